@@ -1,0 +1,256 @@
+//! The syntax tree of a `.tool` file, as written, with spans on every node.
+//!
+//! Built by `syntax::parse`; nothing here is checked beyond the grammar. Spans compare equal to
+//! each other, so trees compare by structure.
+
+use crate::diagnostic::Span;
+
+/// A parsed file: its items in source order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct File {
+    /// Tools, types and enums, in source order.
+    pub items: Vec<Item>,
+}
+
+/// A top-level definition.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    /// `tool name { ... }`
+    Tool(ToolDef),
+    /// `type Name { ... }` or `type Name = T`
+    Type(TypeDef),
+    /// `enum Name { ... }`
+    Enum(EnumDef),
+}
+
+impl Item {
+    /// The item's name.
+    pub fn name(&self) -> &Name {
+        match self {
+            Item::Tool(t) => &t.name,
+            Item::Type(t) => &t.name,
+            Item::Enum(e) => &e.name,
+        }
+    }
+}
+
+/// A name as written: an identifier or a quoted string (already unescaped).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Name {
+    /// The name's text.
+    pub text: String,
+    /// Whether it was written as a quoted string.
+    pub quoted: bool,
+    /// Where.
+    pub span: Span,
+}
+
+/// The `///` lines before a node, joined with `\n` (one leading space of each line removed).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Doc {
+    /// The text.
+    pub text: String,
+    /// Where (all the lines).
+    pub span: Span,
+}
+
+/// `@name` or `@name(args)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attribute {
+    /// The name after `@`.
+    pub name: Name,
+    /// The arguments; `None` without parentheses.
+    pub args: Option<Vec<AttrArg>>,
+    /// The whole attribute.
+    pub span: Span,
+}
+
+impl Attribute {
+    /// The arguments, empty without parentheses.
+    pub fn args(&self) -> &[AttrArg] {
+        self.args.as_deref().unwrap_or(&[])
+    }
+}
+
+/// One attribute argument: `value` or `name: value`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttrArg {
+    /// The name before `:`, if any.
+    pub name: Option<Name>,
+    /// The value.
+    pub value: AttrValue,
+    /// The whole argument.
+    pub span: Span,
+}
+
+/// An attribute argument's value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttrValue {
+    /// A JSON value.
+    Value(Value),
+    /// A bare word such as `raise` or `date-time`.
+    Word(Name),
+}
+
+impl AttrValue {
+    /// The span of the value.
+    pub fn span(&self) -> Span {
+        match self {
+            AttrValue::Value(v) => v.span,
+            AttrValue::Word(w) => w.span,
+        }
+    }
+}
+
+/// A JSON value as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Value {
+    /// What kind of value.
+    pub kind: ValueKind,
+    /// Where.
+    pub span: Span,
+}
+
+/// The kinds of JSON value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ValueKind {
+    /// `null`
+    Null,
+    /// `true` or `false`
+    Bool(bool),
+    /// A number, as its lexeme (converted during checking, which reports overflow).
+    Number(String),
+    /// A string, unescaped.
+    String(String),
+    /// `[ ... ]`
+    Array(Vec<Value>),
+    /// `{ key: value, ... }`
+    Object(Vec<(Name, Value)>),
+}
+
+/// `tool name -> Output { params }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolDef {
+    /// Description.
+    pub doc: Option<Doc>,
+    /// Attributes before `tool`.
+    pub attrs: Vec<Attribute>,
+    /// The tool's name.
+    pub name: Name,
+    /// The `-> T` output type.
+    pub output: Option<TypeExpr>,
+    /// The parameters.
+    pub params: ObjectBody,
+    /// The whole definition.
+    pub span: Span,
+}
+
+/// `type Name { ... }` or `type Name = T`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeDef {
+    /// Description.
+    pub doc: Option<Doc>,
+    /// Attributes before `type`.
+    pub attrs: Vec<Attribute>,
+    /// The type's name.
+    pub name: Name,
+    /// The definition: an object body or an aliased type expression.
+    pub body: TypeExpr,
+    /// The whole definition.
+    pub span: Span,
+}
+
+/// `enum Name { a b "c" 3 }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnumDef {
+    /// Description.
+    pub doc: Option<Doc>,
+    /// Attributes before `enum`.
+    pub attrs: Vec<Attribute>,
+    /// The enum's name.
+    pub name: Name,
+    /// The members.
+    pub members: Vec<EnumMember>,
+    /// The whole definition.
+    pub span: Span,
+}
+
+/// One enum member.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnumMember {
+    /// Description.
+    pub doc: Option<Doc>,
+    /// The value.
+    pub value: EnumValue,
+    /// Where.
+    pub span: Span,
+}
+
+/// An enum member's value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EnumValue {
+    /// A bare identifier, which stands for the string of the same text.
+    Ident(String),
+    /// A quoted string.
+    String(String),
+    /// An integer, as its lexeme.
+    Integer(String),
+}
+
+/// `{ fields ... }` with an optional trailing `...` that opens the object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObjectBody {
+    /// The fields in order.
+    pub fields: Vec<Field>,
+    /// The span of `...` when the object accepts unknown keys.
+    pub open: Option<Span>,
+    /// The braces and everything between.
+    pub span: Span,
+}
+
+/// `name?: T @annotations = default`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    /// Description.
+    pub doc: Option<Doc>,
+    /// The field's name.
+    pub name: Name,
+    /// Whether the name is followed by `?`.
+    pub optional: bool,
+    /// The type.
+    pub ty: TypeExpr,
+    /// Attributes after the type that are not part of it (`@deprecated`, `@example(...)`).
+    pub annotations: Vec<Attribute>,
+    /// The default value.
+    pub default: Option<Value>,
+    /// The whole field.
+    pub span: Span,
+}
+
+/// A type as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeExpr {
+    /// What kind of type.
+    pub kind: TypeKind,
+    /// Where.
+    pub span: Span,
+}
+
+/// The kinds of type expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeKind {
+    /// A built-in (`string`, `integer`, ...) or named type.
+    Named(Name),
+    /// A literal value type: `"a"`, `3`, `true`.
+    Literal(Value),
+    /// `T[]`
+    Array(Box<TypeExpr>),
+    /// `map<T>`
+    Map(Box<TypeExpr>),
+    /// `{ ... }`
+    Object(ObjectBody),
+    /// `A | B | ...` (two or more members)
+    Union(Vec<TypeExpr>),
+    /// `T @constraint ...`
+    Constrained(Box<TypeExpr>, Vec<Attribute>),
+}

@@ -1,0 +1,331 @@
+//! Diagnostics: plain data describing a problem in a `.tool` source.
+//!
+//! The library never formats for a terminal; `render` turns these into reports with source
+//! snippets, and the CLI prints them.
+
+use std::fmt;
+
+/// A byte range in the source text.
+///
+/// Spans are left out of equality (every span equals every other), so ASTs and models built from
+/// differently formatted sources compare equal when their structure does.
+#[derive(Clone, Copy, Debug, Default, Eq)]
+pub struct Span {
+    /// Byte offset of the first byte.
+    pub start: usize,
+    /// Byte offset one past the last byte.
+    pub end: usize,
+}
+
+impl Span {
+    /// A span from `start` to `end` (byte offsets).
+    pub fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+
+    /// The span covering both `self` and `other`.
+    pub fn to(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.end.saturating_sub(self.start)
+    }
+
+    /// Whether the span is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl PartialEq for Span {
+    fn eq(&self, _: &Span) -> bool {
+        true
+    }
+}
+
+impl std::hash::Hash for Span {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The source does not compile.
+    Error,
+    /// The source compiles, but something is probably not what the author meant.
+    Warning,
+}
+
+/// The stable code of a diagnostic. Codes never change meaning once published; the kebab-case
+/// text (`Code::as_str`) is what tools match on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Code {
+    /// The source is not valid UTF-8.
+    InvalidUtf8,
+    /// The text does not follow the grammar.
+    Syntax,
+    /// Brackets, braces, parentheses or `[]` nest deeper than the limit.
+    NestingTooDeep,
+    /// A number literal is out of range (e.g. `1e400`).
+    InvalidNumber,
+    /// Two tools, types, enums, fields or enum values share a name.
+    DuplicateName,
+    /// A type name that is neither built in nor defined in the file.
+    UnknownType,
+    /// An attribute name that tooldef does not know at that position.
+    UnknownAttribute,
+    /// An attribute that does not apply to the type or item it is attached to.
+    AttributeNotApplicable,
+    /// An attribute given twice.
+    DuplicateAttribute,
+    /// Attribute arguments of the wrong number, name or kind.
+    InvalidAttributeArgument,
+    /// Two attributes that contradict each other (`@strict @lax`, `@read_only @destructive`).
+    ConflictingAttributes,
+    /// A range no value can satisfy (`@min(5) @max(1)`), or a negative length.
+    InvalidRange,
+    /// A `= default` that does not fit the field's type, constraints or enum.
+    InvalidDefault,
+    /// An `@example(...)` that does not fit the field's type, constraints or enum.
+    InvalidExample,
+    /// A `@pattern` that is not a valid (linear-time) regular expression.
+    InvalidPattern,
+    /// A tool without a `///` description.
+    MissingDescription,
+    /// A control, zero-width, bidirectional-override or Unicode tag character in text shown to a
+    /// model.
+    ForbiddenCharacter,
+    /// A name that breaks the naming rules (empty, too long, or with characters not allowed).
+    InvalidName,
+    /// A named type that can only be satisfied by an infinitely deep value.
+    InfiniteRecursion,
+    /// A `= default` on a required field (it can never apply).
+    DefaultOnRequired,
+    /// A union with a repeated or redundant member.
+    RedundantUnion,
+    /// The inlined schema of a tool is nested deeper than the limit.
+    SchemaTooDeep,
+}
+
+impl Code {
+    /// Every code, in declaration order.
+    pub const ALL: &'static [Code] = &[
+        Code::InvalidUtf8,
+        Code::Syntax,
+        Code::NestingTooDeep,
+        Code::InvalidNumber,
+        Code::DuplicateName,
+        Code::UnknownType,
+        Code::UnknownAttribute,
+        Code::AttributeNotApplicable,
+        Code::DuplicateAttribute,
+        Code::InvalidAttributeArgument,
+        Code::ConflictingAttributes,
+        Code::InvalidRange,
+        Code::InvalidDefault,
+        Code::InvalidExample,
+        Code::InvalidPattern,
+        Code::MissingDescription,
+        Code::ForbiddenCharacter,
+        Code::InvalidName,
+        Code::InfiniteRecursion,
+        Code::DefaultOnRequired,
+        Code::RedundantUnion,
+        Code::SchemaTooDeep,
+    ];
+
+    /// The stable kebab-case name of the code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::InvalidUtf8 => "invalid-utf8",
+            Code::Syntax => "syntax",
+            Code::NestingTooDeep => "nesting-too-deep",
+            Code::InvalidNumber => "invalid-number",
+            Code::DuplicateName => "duplicate-name",
+            Code::UnknownType => "unknown-type",
+            Code::UnknownAttribute => "unknown-attribute",
+            Code::AttributeNotApplicable => "attribute-not-applicable",
+            Code::DuplicateAttribute => "duplicate-attribute",
+            Code::InvalidAttributeArgument => "invalid-attribute-argument",
+            Code::ConflictingAttributes => "conflicting-attributes",
+            Code::InvalidRange => "invalid-range",
+            Code::InvalidDefault => "invalid-default",
+            Code::InvalidExample => "invalid-example",
+            Code::InvalidPattern => "invalid-pattern",
+            Code::MissingDescription => "missing-description",
+            Code::ForbiddenCharacter => "forbidden-character",
+            Code::InvalidName => "invalid-name",
+            Code::InfiniteRecursion => "infinite-recursion",
+            Code::DefaultOnRequired => "default-on-required",
+            Code::RedundantUnion => "redundant-union",
+            Code::SchemaTooDeep => "schema-too-deep",
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A secondary location that explains a diagnostic ("first defined here").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Related {
+    /// Where.
+    pub span: Span,
+    /// What is there.
+    pub message: String,
+}
+
+/// One problem found in a source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Stable code.
+    pub code: Code,
+    /// Error or warning.
+    pub severity: Severity,
+    /// One sentence saying what is wrong.
+    pub message: String,
+    /// The primary location.
+    pub span: Span,
+    /// A short label for the primary location.
+    pub label: String,
+    /// How to fix it, when there is something useful to say.
+    pub help: Option<String>,
+    /// Other places that explain the problem.
+    pub related: Vec<Related>,
+}
+
+impl Diagnostic {
+    /// A new error at `span` with a label.
+    pub fn error(code: Code, span: Span, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            span,
+            label: String::new(),
+            help: None,
+            related: Vec::new(),
+        }
+    }
+
+    /// A new warning at `span`.
+    pub fn warning(code: Code, span: Span, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, span, message)
+        }
+    }
+
+    /// Sets the label of the primary location.
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+
+    /// Sets the help text.
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Adds a related location.
+    pub fn with_related(mut self, span: Span, message: impl Into<String>) -> Self {
+        self.related.push(Related {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// Whether this diagnostic is an error.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}] {}", self.code, self.message)
+    }
+}
+
+/// The diagnostics that stopped a compilation: at least one is an error. All errors of a file
+/// are here, not only the first.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", summary(.diagnostics))]
+pub struct Errors {
+    /// Every diagnostic, errors and warnings, in source order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+fn summary(diagnostics: &[Diagnostic]) -> String {
+    let errors: Vec<&Diagnostic> = diagnostics.iter().filter(|d| d.is_error()).collect();
+    match errors.as_slice() {
+        [] => "no errors".to_string(),
+        [one] => one.to_string(),
+        [first, rest @ ..] => format!("{first} (and {} more errors)", rest.len()),
+    }
+}
+
+impl Errors {
+    /// Wraps diagnostics, sorted by position.
+    pub fn new(mut diagnostics: Vec<Diagnostic>) -> Self {
+        diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
+        Errors { diagnostics }
+    }
+
+    /// The error diagnostics only.
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.is_error())
+    }
+}
+
+/// Maps byte offsets to 1-based line and column numbers (columns count characters).
+#[derive(Clone, Debug)]
+pub struct LineIndex {
+    line_starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Indexes the line starts of `source`.
+    pub fn new(source: &str) -> Self {
+        let mut line_starts = vec![0];
+        line_starts.extend(source.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { line_starts }
+    }
+
+    /// The 1-based line and column of byte `offset` in `source`.
+    pub fn line_col(&self, source: &str, offset: usize) -> (usize, usize) {
+        let offset = offset.min(source.len());
+        let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
+        let start = self.line_starts[line];
+        let mut end = offset;
+        while !source.is_char_boundary(end) {
+            end -= 1;
+        }
+        let column = source[start..end].chars().count() + 1;
+        (line + 1, column)
+    }
+}
+
+/// Decodes source bytes as UTF-8, or returns an `invalid-utf8` diagnostic pointing at the first
+/// bad byte.
+pub fn decode_source(bytes: &[u8]) -> Result<&str, Diagnostic> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let at = e.valid_up_to();
+        let bad = e.error_len().unwrap_or(bytes.len() - at).max(1);
+        Diagnostic::error(
+            Code::InvalidUtf8,
+            Span::new(at, at + bad),
+            format!("the source is not valid UTF-8 (bad byte 0x{:02X})", bytes[at]),
+        )
+        .with_label("not UTF-8")
+        .with_help("save the file as UTF-8")
+    })
+}

@@ -1,0 +1,319 @@
+//! The canonical target: JSON Schema draft 2020-12.
+//!
+//! Decisions (see docs/language.md, "JSON Schema output"):
+//! - Named types are inlined where used; only types on a reference cycle go to `$defs` and are
+//!   referenced with `$ref`.
+//! - Every object with declared fields is closed with `"additionalProperties": false`; `map<T>`
+//!   emits `"additionalProperties": <T>`; an open object (`...`) leaves the keyword out.
+//! - `T | null` becomes a type array (`"type": ["string", "null"]`) when `T` has a single
+//!   `type`, `null` joins the `enum` of an enum, and `anyOf` with `{"type": "null"}` is used
+//!   otherwise.
+//! - Descriptions of enum values are folded into the description ("One of: ...").
+
+use indexmap::IndexSet;
+use serde_json::{json, Map, Value};
+
+use crate::model::*;
+
+/// The `$schema` URI of draft 2020-12.
+pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// The schema of a tool's parameters.
+pub fn parameters(module: &Module, tool: &Tool) -> Value {
+    let mut e = Emitter::new(module);
+    let body = e.object(&tool.params);
+    e.root(body)
+}
+
+/// The schema of a tool's `-> T` output, if it declares one.
+pub fn output(module: &Module, tool: &Tool) -> Option<Value> {
+    let ty = tool.output.as_ref()?;
+    let mut e = Emitter::new(module);
+    let body = e.schema(ty);
+    Some(e.root(body))
+}
+
+/// The schema of a named type or enum on its own.
+pub fn named_type(module: &Module, id: TypeId) -> Value {
+    let mut e = Emitter::new(module);
+    let body = e.inline(id);
+    e.root(body)
+}
+
+struct Emitter<'m> {
+    module: &'m Module,
+    /// Recursive types referenced so far, in order of first use.
+    defs: IndexSet<TypeId>,
+}
+
+impl<'m> Emitter<'m> {
+    fn new(module: &'m Module) -> Self {
+        Emitter {
+            module,
+            defs: IndexSet::new(),
+        }
+    }
+
+    /// Adds `$schema` in front and the `$defs` that the body needs behind.
+    fn root(&mut self, body: Map<String, Value>) -> Value {
+        let mut root = Map::new();
+        root.insert("$schema".into(), Value::String(DRAFT_2020_12.into()));
+        root.extend(body);
+        let mut defs = Map::new();
+        let mut i = 0;
+        while let Some(&id) = self.defs.get_index(i) {
+            let schema = self.inline(id);
+            defs.insert(self.module.get(id).name.clone(), Value::Object(schema));
+            i += 1;
+        }
+        if !defs.is_empty() {
+            root.insert("$defs".into(), Value::Object(defs));
+        }
+        Value::Object(root)
+    }
+
+    /// The body of a named type with its description.
+    fn inline(&mut self, id: TypeId) -> Map<String, Value> {
+        let named = self.module.get(id);
+        let mut m = self.schema(&named.ty);
+        if let Some(d) = join(named.description.as_deref(), enum_fold(self.module, &named.ty)) {
+            describe(&mut m, d);
+        }
+        if named.deprecated {
+            m.insert("deprecated".into(), Value::Bool(true));
+        }
+        m
+    }
+
+    fn schema(&mut self, ty: &Ty) -> Map<String, Value> {
+        let mut m = Map::new();
+        match ty {
+            Ty::Any => {}
+            Ty::Null => {
+                m.insert("type".into(), json!("null"));
+            }
+            Ty::Boolean => {
+                m.insert("type".into(), json!("boolean"));
+            }
+            Ty::Integer(r) | Ty::Number(r) => {
+                let name = if matches!(ty, Ty::Integer(_)) { "integer" } else { "number" };
+                m.insert("type".into(), json!(name));
+                let bounds = [
+                    ("minimum", &r.minimum),
+                    ("maximum", &r.maximum),
+                    ("exclusiveMinimum", &r.exclusive_minimum),
+                    ("exclusiveMaximum", &r.exclusive_maximum),
+                    ("multipleOf", &r.multiple_of),
+                ];
+                for (key, bound) in bounds {
+                    if let Some(b) = bound {
+                        m.insert(key.into(), Value::Number(b.value.clone()));
+                    }
+                }
+            }
+            Ty::String(r) => {
+                m.insert("type".into(), json!("string"));
+                if let Some(n) = &r.min_length {
+                    m.insert("minLength".into(), json!(n.value));
+                }
+                if let Some(n) = &r.max_length {
+                    m.insert("maxLength".into(), json!(n.value));
+                }
+                if let Some(p) = &r.pattern {
+                    m.insert("pattern".into(), json!(p.value));
+                }
+                if let Some(f) = &r.format {
+                    m.insert("format".into(), json!(f.value.as_str()));
+                }
+            }
+            Ty::Const(v) => {
+                if let Some(t) = scalar_type([v]) {
+                    m.insert("type".into(), json!(t));
+                }
+                m.insert("const".into(), v.clone());
+            }
+            Ty::Enum(members) => {
+                if let Some(t) = scalar_type(members.iter().map(|x| &x.value)) {
+                    m.insert("type".into(), json!(t));
+                }
+                let values = members.iter().map(|x| x.value.clone()).collect();
+                m.insert("enum".into(), Value::Array(values));
+            }
+            Ty::Array(a) => {
+                m.insert("type".into(), json!("array"));
+                m.insert("items".into(), Value::Object(self.schema(&a.items)));
+                if let Some(n) = &a.min_items {
+                    m.insert("minItems".into(), json!(n.value));
+                }
+                if let Some(n) = &a.max_items {
+                    m.insert("maxItems".into(), json!(n.value));
+                }
+                if let Some(u) = &a.unique {
+                    m.insert("uniqueItems".into(), json!(u.value));
+                }
+            }
+            Ty::Object(o) => return self.object(o),
+            Ty::Ref(id) => {
+                if self.module.get(*id).recursive {
+                    self.defs.insert(*id);
+                    let name = &self.module.get(*id).name;
+                    m.insert("$ref".into(), json!(format!("#/$defs/{name}")));
+                } else {
+                    return self.inline(*id);
+                }
+            }
+            Ty::Nullable(inner) => return self.nullable(inner),
+            Ty::AnyOf(members) => {
+                let schemas = members.iter().map(|t| Value::Object(self.schema(t))).collect();
+                m.insert("anyOf".into(), Value::Array(schemas));
+            }
+        }
+        m
+    }
+
+    fn nullable(&mut self, inner: &Ty) -> Map<String, Value> {
+        let mut m = self.schema(inner);
+        if m.is_empty() {
+            return m; // `any` already accepts null
+        }
+        let is_enum = m.contains_key("enum") || m.contains_key("const");
+        match m.get("type") {
+            Some(Value::String(t)) => {
+                let t = t.clone();
+                m.insert("type".into(), json!([t, "null"]));
+                if let Some(c) = m.shift_remove("const") {
+                    m.insert("enum".into(), json!([c, null]));
+                } else if let Some(Value::Array(values)) = m.get_mut("enum") {
+                    values.push(Value::Null);
+                }
+                m
+            }
+            None if is_enum => {
+                if let Some(c) = m.shift_remove("const") {
+                    m.insert("enum".into(), json!([c, null]));
+                } else if let Some(Value::Array(values)) = m.get_mut("enum") {
+                    values.push(Value::Null);
+                }
+                m
+            }
+            _ => {
+                let mut wrapper = Map::new();
+                wrapper.insert("anyOf".into(), json!([Value::Object(m), {"type": "null"}]));
+                wrapper
+            }
+        }
+    }
+
+    fn object(&mut self, o: &ObjectTy) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("type".into(), json!("object"));
+        if !o.is_map() {
+            let mut props = Map::new();
+            for f in &o.fields {
+                props.insert(f.name.clone(), Value::Object(self.field(f)));
+            }
+            m.insert("properties".into(), Value::Object(props));
+            let required: Vec<Value> = o
+                .fields
+                .iter()
+                .filter(|f| f.required)
+                .map(|f| Value::String(f.name.clone()))
+                .collect();
+            if !required.is_empty() {
+                m.insert("required".into(), Value::Array(required));
+            }
+        }
+        match &o.additional {
+            Additional::Closed => {
+                m.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            Additional::Open => {}
+            Additional::Schema(t) => {
+                let s = self.schema(t);
+                m.insert("additionalProperties".into(), Value::Object(s));
+            }
+        }
+        m
+    }
+
+    fn field(&mut self, f: &Field) -> Map<String, Value> {
+        let mut m = self.schema(&f.ty);
+        if let Some(d) = &f.description {
+            let d = join(Some(d), enum_fold(self.module, &f.ty)).unwrap_or_default();
+            describe(&mut m, d);
+        }
+        if let Some(v) = &f.default {
+            m.insert("default".into(), v.clone());
+        }
+        if !f.examples.is_empty() {
+            m.insert("examples".into(), Value::Array(f.examples.clone()));
+        }
+        if f.deprecated {
+            m.insert("deprecated".into(), Value::Bool(true));
+        }
+        m
+    }
+}
+
+/// Sets the description as the first key, where people and models read first.
+fn describe(m: &mut Map<String, Value>, description: String) {
+    m.shift_remove("description");
+    m.shift_insert(0, "description".into(), Value::String(description));
+}
+
+/// The JSON Schema `type` shared by all values, if they share one.
+fn scalar_type<'a>(values: impl IntoIterator<Item = &'a Value>) -> Option<&'static str> {
+    let mut shared: Option<&'static str> = None;
+    for v in values {
+        let t = match v {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        };
+        match shared {
+            None => shared = Some(t),
+            Some(s) if s == t => {}
+            Some(_) => return None,
+        }
+    }
+    shared
+}
+
+/// "One of: ..." listing an enum's values with their descriptions, when any value has one.
+pub fn enum_fold(module: &Module, ty: &Ty) -> Option<String> {
+    let members = match module.resolve(ty) {
+        Ty::Enum(m) => m,
+        Ty::Nullable(inner) => match module.resolve(inner) {
+            Ty::Enum(m) => m,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    if members.iter().all(|m| m.description.is_none()) {
+        return None;
+    }
+    let items: Vec<String> = members
+        .iter()
+        .map(|m| match &m.description {
+            Some(d) => format!("{} ({})", m.value, d.trim_end_matches('.')),
+            None => m.value.to_string(),
+        })
+        .collect();
+    Some(format!("One of: {}.", items.join(", ")))
+}
+
+/// Joins a description and a folded note into one text.
+fn join(description: Option<&str>, fold: Option<String>) -> Option<String> {
+    match (description, fold) {
+        (Some(d), Some(f)) => {
+            let sep = if d.ends_with(['.', '!', '?', ':']) { " " } else { ". " };
+            Some(format!("{d}{sep}{f}"))
+        }
+        (Some(d), None) => Some(d.to_string()),
+        (None, f) => f,
+    }
+}

@@ -1,0 +1,76 @@
+//! # tooldef
+//!
+//! A small declarative language for the tools (function-calling definitions) that LLMs call.
+//! A `.tool` file is parsed (`grammar/tool.pest` → [`syntax`] → [`ast`]), checked ([`check`],
+//! every problem as a [`Diagnostic`]) into an immutable [`Module`], and emitted as JSON Schema
+//! ([`emit`]).
+//!
+//! ```
+//! let source = r#"
+//! /// Return the current weather for a city.
+//! @read_only
+//! tool get_weather {
+//!   /// The city, e.g. "Paris".
+//!   city: string @min_length(1)
+//!   days?: integer @min(1) @max(14) = 1
+//!   unit?: "celsius" | "fahrenheit"
+//! }
+//! "#;
+//!
+//! let compiled = tooldef::compile(source).expect("the example compiles");
+//! let tool = compiled.module.tool("get_weather").unwrap();
+//! assert_eq!(tool.hints.read_only, Some(true));
+//!
+//! let schema = tooldef::emit::json_schema::parameters(&compiled.module, tool);
+//! assert_eq!(schema["properties"]["days"]["maximum"], 14);
+//! assert_eq!(schema["required"], serde_json::json!(["city"]));
+//! assert_eq!(schema["additionalProperties"], false);
+//!
+//! // Every error of a file is reported at once, each with a stable code and a span.
+//! let errors = tooldef::compile("tool t { a: strng }").unwrap_err();
+//! let codes: Vec<&str> = errors.errors().map(|d| d.code.as_str()).collect();
+//! assert_eq!(codes, ["missing-description", "unknown-type"]);
+//! ```
+
+pub mod ast;
+pub mod check;
+pub mod diagnostic;
+pub mod emit;
+pub mod model;
+pub mod render;
+pub mod suggest;
+pub mod syntax;
+pub mod validate;
+
+pub use diagnostic::{Code, Diagnostic, Errors, Severity, Span};
+pub use model::Module;
+
+/// A successfully compiled source: the module and any warnings.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The checked model.
+    pub module: Module,
+    /// Warnings (never errors), in source order.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Parses a source into its syntax tree, without semantic checks.
+pub fn parse(source: &str) -> Result<ast::File, Errors> {
+    syntax::parse(source).map_err(Errors::new)
+}
+
+/// Compiles a `.tool` source: parse, check, and build the model. On failure, every error found
+/// (and every warning) is returned, in source order.
+pub fn compile(source: &str) -> Result<Compiled, Errors> {
+    let file = parse(source)?;
+    match check::check(&file) {
+        (Some(module), warnings) => Ok(Compiled { module, warnings }),
+        (None, diagnostics) => Err(Errors::new(diagnostics)),
+    }
+}
+
+/// Compiles source bytes, reporting invalid UTF-8 as a diagnostic.
+pub fn compile_bytes(bytes: &[u8]) -> Result<Compiled, Errors> {
+    let source = diagnostic::decode_source(bytes).map_err(|d| Errors::new(vec![d]))?;
+    compile(source)
+}

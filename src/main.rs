@@ -1,0 +1,240 @@
+//! The `tooldef` command line: a thin layer over the library.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::Value;
+
+use tooldef::diagnostic::{decode_source, LineIndex};
+use tooldef::emit::{self, Target};
+use tooldef::render::{self, Style};
+use tooldef::Diagnostic;
+
+/// tooldef: define the tools LLMs call, once; emit their JSON Schema; validate what comes back.
+#[derive(Parser)]
+#[command(name = "tooldef", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check `.tool` files and print every diagnostic.
+    Check {
+        /// Files to check; `-` reads standard input.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// How to print diagnostics.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Compile a `.tool` file and print its tools as JSON.
+    Compile {
+        /// The file to compile; `-` reads standard input.
+        file: PathBuf,
+        /// Print only this tool (an object instead of an array).
+        #[arg(long)]
+        tool: Option<String>,
+        /// The output shape.
+        #[arg(long, value_enum, default_value_t = TargetArg::JsonSchema)]
+        target: TargetArg,
+        /// Write the JSON here instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// How to print diagnostics (on standard error).
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// Reports with source snippets.
+    Human,
+    /// One JSON array of diagnostics.
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TargetArg {
+    /// JSON Schema draft 2020-12 (the canonical form).
+    JsonSchema,
+}
+
+impl From<TargetArg> for Target {
+    fn from(t: TargetArg) -> Target {
+        match t {
+            TargetArg::JsonSchema => Target::JsonSchema,
+        }
+    }
+}
+
+/// Exit codes: 0 success, 1 the source has errors, 2 usage or I/O errors.
+const EXIT_ERRORS: u8 = 1;
+const EXIT_USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check { files, format } => check(&files, format),
+        Command::Compile {
+            file,
+            tool,
+            target,
+            output,
+            format,
+        } => compile(&file, tool.as_deref(), target.into(), output.as_deref(), format),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+/// A source file read into memory.
+struct Input {
+    name: String,
+    bytes: Vec<u8>,
+}
+
+fn read_input(path: &std::path::Path) -> Result<Input, String> {
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        return Ok(Input {
+            name: "<stdin>".into(),
+            bytes,
+        });
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(Input {
+        name: path.display().to_string(),
+        bytes,
+    })
+}
+
+fn style() -> Style {
+    if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) || !std::io::stderr().is_terminal() {
+        Style::Plain
+    } else {
+        Style::Color
+    }
+}
+
+/// Compiles one input; returns the module (if it compiled) and every diagnostic with the text
+/// they point into.
+fn compile_input(input: &Input) -> (Option<tooldef::Module>, Vec<Diagnostic>, String) {
+    let text = match decode_source(&input.bytes) {
+        Ok(s) => s.to_string(),
+        Err(d) => return (None, vec![d], String::from_utf8_lossy(&input.bytes).into_owned()),
+    };
+    match tooldef::compile(&text) {
+        Ok(c) => (Some(c.module), c.warnings, text),
+        Err(e) => (None, e.diagnostics, text),
+    }
+}
+
+fn print_diagnostics(all: &[(String, String, Vec<Diagnostic>)], format: Format, to_stdout: bool) {
+    match format {
+        Format::Human => {
+            let style = style();
+            for (name, text, diags) in all {
+                if !diags.is_empty() {
+                    eprint!("{}", render::reports(diags, name, text, style));
+                }
+            }
+        }
+        Format::Json => {
+            let mut out = Vec::new();
+            for (name, text, diags) in all {
+                let index = LineIndex::new(text);
+                out.extend(diags.iter().map(|d| render::json(d, name, text, &index)));
+            }
+            let json = serde_json::to_string_pretty(&Value::Array(out)).unwrap_or_default();
+            if to_stdout {
+                println!("{json}");
+            } else {
+                eprintln!("{json}");
+            }
+        }
+    }
+}
+
+fn summary(all: &[(String, String, Vec<Diagnostic>)]) -> (usize, usize) {
+    let diags = all.iter().flat_map(|(_, _, d)| d);
+    let errors = diags.clone().filter(|d| d.is_error()).count();
+    (errors, diags.count() - errors)
+}
+
+fn check(files: &[PathBuf], format: Format) -> Result<u8, String> {
+    let mut all = Vec::new();
+    for path in files {
+        let input = read_input(path)?;
+        let (_, diags, text) = compile_input(&input);
+        all.push((input.name, text, diags));
+    }
+    print_diagnostics(&all, format, true);
+    let (errors, warnings) = summary(&all);
+    if format == Format::Human {
+        let files = all.len();
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        eprintln!(
+            "checked {}: {}, {}",
+            plural(files, "file"),
+            plural(errors, "error"),
+            plural(warnings, "warning")
+        );
+    }
+    Ok(if errors > 0 { EXIT_ERRORS } else { 0 })
+}
+
+fn compile(
+    path: &std::path::Path,
+    tool: Option<&str>,
+    target: Target,
+    output: Option<&std::path::Path>,
+    format: Format,
+) -> Result<u8, String> {
+    let input = read_input(path)?;
+    let (module, diags, text) = compile_input(&input);
+    let all = vec![(input.name, text, diags)];
+    if !all[0].2.is_empty() {
+        print_diagnostics(&all, format, false);
+    }
+    let Some(module) = module else {
+        return Ok(EXIT_ERRORS);
+    };
+    let json = match tool {
+        None => emit::tools(&module, target),
+        Some(name) => match module.tool(name) {
+            Some(t) => emit::tool(&module, t, target),
+            None => {
+                let names: Vec<&str> = module.tools.iter().map(|t| t.name.as_str()).collect();
+                let hint = tooldef::suggest::did_you_mean(name, names.iter().copied())
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_else(|| format!("; the file defines: {}", names.join(", ")));
+                return Err(format!("no tool named `{name}`{hint}"));
+            }
+        },
+    };
+    let mut text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+    text.push('\n');
+    match output {
+        Some(p) => std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?,
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(text.as_bytes())
+                .map_err(|e| format!("cannot write to standard output: {e}"))?;
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,413 @@
+//! The compiled model: checked, immutable tool definitions that every later stage (emitters,
+//! validators) reads. Nothing in it refers back to the syntax tree; spans are kept only so that
+//! later stages can point diagnostics at the source.
+
+use indexmap::IndexMap;
+use serde_json::{Number, Value};
+
+use crate::diagnostic::Span;
+
+/// Everything a `.tool` file defines, checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module {
+    /// The tools, in source order.
+    pub tools: Vec<Tool>,
+    /// The named types and enums, in source order; [`Ty::Ref`] indexes this list.
+    pub types: Vec<NamedType>,
+}
+
+impl Module {
+    /// The tool called `name`.
+    pub fn tool(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// The named type or enum called `name`.
+    pub fn named(&self, name: &str) -> Option<(TypeId, &NamedType)> {
+        self.types
+            .iter()
+            .enumerate()
+            .find(|(_, t)| t.name == name)
+            .map(|(i, t)| (TypeId(i), t))
+    }
+
+    /// The named type behind an id.
+    ///
+    /// # Panics
+    /// Never for ids taken from this module's types; an id from another module may be out of
+    /// range.
+    pub fn get(&self, id: TypeId) -> &NamedType {
+        &self.types[id.0]
+    }
+
+    /// Follows references until a type that is not a [`Ty::Ref`] (at most once per named type,
+    /// so an alias cycle, which the checker rejects, cannot loop).
+    pub fn resolve<'a>(&'a self, mut ty: &'a Ty) -> &'a Ty {
+        for _ in 0..=self.types.len() {
+            match ty {
+                Ty::Ref(id) => ty = &self.get(*id).ty,
+                _ => return ty,
+            }
+        }
+        ty
+    }
+}
+
+/// The index of a named type in [`Module::types`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TypeId(pub usize);
+
+/// Which keyword defined a named type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NamedKind {
+    /// `type Name { ... }`
+    Object,
+    /// `type Name = T`
+    Alias,
+    /// `enum Name { ... }`
+    Enum,
+}
+
+/// A `type` or `enum` definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedType {
+    /// The name.
+    pub name: String,
+    /// Which keyword defined it.
+    pub kind: NamedKind,
+    /// The `///` description.
+    pub description: Option<String>,
+    /// The type it stands for.
+    pub ty: Ty,
+    /// Whether it takes part in a reference cycle; recursive types are emitted once under
+    /// `$defs` and referenced with `$ref`, all others are inlined.
+    pub recursive: bool,
+    /// `@deprecated`
+    pub deprecated: bool,
+    /// The definition's span.
+    pub span: Span,
+}
+
+/// A value with the place it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spanned<T> {
+    /// The value.
+    pub value: T,
+    /// Where the attribute that set it was written.
+    pub span: Span,
+}
+
+impl<T> Spanned<T> {
+    /// Pairs a value with its span.
+    pub fn new(value: T, span: Span) -> Self {
+        Spanned { value, span }
+    }
+}
+
+/// A type in the model.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ty {
+    /// Any JSON value.
+    Any,
+    /// Only `null`.
+    Null,
+    /// `true` or `false`.
+    Boolean,
+    /// A number with zero fractional part (1.0 counts, as in JSON Schema).
+    Integer(NumberRules),
+    /// Any JSON number.
+    Number(NumberRules),
+    /// A string.
+    String(StringRules),
+    /// Exactly one value (a literal type).
+    Const(Value),
+    /// One of several values (a union of literals, or an `enum`).
+    Enum(Vec<EnumMember>),
+    /// An array.
+    Array(Box<ArrayTy>),
+    /// An object: fields, and what other keys may hold (`map<T>` is an object without fields).
+    Object(Box<ObjectTy>),
+    /// A named type or enum.
+    Ref(TypeId),
+    /// The inner type or `null`.
+    Nullable(Box<Ty>),
+    /// A value that matches at least one member.
+    AnyOf(Vec<Ty>),
+}
+
+impl Ty {
+    /// A short name of the kind of type, for messages.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Ty::Any => "any",
+            Ty::Null => "null",
+            Ty::Boolean => "boolean",
+            Ty::Integer(_) => "integer",
+            Ty::Number(_) => "number",
+            Ty::String(_) => "string",
+            Ty::Const(_) => "literal",
+            Ty::Enum(_) => "enum",
+            Ty::Array(_) => "array",
+            Ty::Object(o) if o.is_map() => "map",
+            Ty::Object(_) => "object",
+            Ty::Ref(_) => "named type",
+            Ty::Nullable(_) => "nullable type",
+            Ty::AnyOf(_) => "union",
+        }
+    }
+}
+
+/// Constraints on numbers. `minimum` and `exclusive_minimum` may both be set (JSON Schema allows
+/// it); the tighter one binds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NumberRules {
+    /// `@min`
+    pub minimum: Option<Spanned<Number>>,
+    /// `@max`
+    pub maximum: Option<Spanned<Number>>,
+    /// `@exclusive_min`
+    pub exclusive_minimum: Option<Spanned<Number>>,
+    /// `@exclusive_max`
+    pub exclusive_maximum: Option<Spanned<Number>>,
+    /// `@multiple_of` (positive)
+    pub multiple_of: Option<Spanned<Number>>,
+}
+
+/// Constraints on strings. Lengths count Unicode code points, as in JSON Schema.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StringRules {
+    /// `@min_length`
+    pub min_length: Option<Spanned<u64>>,
+    /// `@max_length`
+    pub max_length: Option<Spanned<u64>>,
+    /// `@pattern` (regex crate syntax, unanchored)
+    pub pattern: Option<Spanned<String>>,
+    /// `@format`
+    pub format: Option<Spanned<Format>>,
+}
+
+/// The string formats tooldef knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// RFC 3339 full-date
+    Date,
+    /// RFC 3339 date-time
+    DateTime,
+    /// RFC 3339 full-time
+    Time,
+    /// ISO 8601 duration
+    Duration,
+    /// RFC 5321 mailbox
+    Email,
+    /// RFC 1123 host name
+    Hostname,
+    /// dotted-quad IPv4 address
+    Ipv4,
+    /// RFC 4291 IPv6 address
+    Ipv6,
+    /// RFC 3986 URI
+    Uri,
+    /// RFC 4122 UUID
+    Uuid,
+}
+
+impl Format {
+    /// Every format.
+    pub const ALL: &'static [Format] = &[
+        Format::Date,
+        Format::DateTime,
+        Format::Time,
+        Format::Duration,
+        Format::Email,
+        Format::Hostname,
+        Format::Ipv4,
+        Format::Ipv6,
+        Format::Uri,
+        Format::Uuid,
+    ];
+
+    /// The JSON Schema name of the format.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Date => "date",
+            Format::DateTime => "date-time",
+            Format::Time => "time",
+            Format::Duration => "duration",
+            Format::Email => "email",
+            Format::Hostname => "hostname",
+            Format::Ipv4 => "ipv4",
+            Format::Ipv6 => "ipv6",
+            Format::Uri => "uri",
+            Format::Uuid => "uuid",
+        }
+    }
+
+    /// The format called `name`.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.iter().copied().find(|f| f.as_str() == name)
+    }
+}
+
+/// Constraints and element type of an array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayTy {
+    /// The type of every element.
+    pub items: Ty,
+    /// `@min_items`
+    pub min_items: Option<Spanned<u64>>,
+    /// `@max_items`
+    pub max_items: Option<Spanned<u64>>,
+    /// `@unique`: no two elements equal (1 and 1.0 are equal, as in JSON Schema).
+    pub unique: Option<Spanned<bool>>,
+}
+
+/// One value of an enum, with its description.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnumMember {
+    /// The value (a string, an integer, or for unions of literals any scalar).
+    pub value: Value,
+    /// The `///` description of the value.
+    pub description: Option<String>,
+}
+
+/// An object type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObjectTy {
+    /// The declared fields, in order.
+    pub fields: Vec<Field>,
+    /// What keys other than the fields may hold.
+    pub additional: Additional,
+}
+
+impl ObjectTy {
+    /// Whether this is a `map<T>`: no fields, values of one type.
+    pub fn is_map(&self) -> bool {
+        self.fields.is_empty() && matches!(self.additional, Additional::Schema(_))
+    }
+
+    /// The field called `name`.
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+/// What an object accepts besides its declared fields.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Additional {
+    /// Nothing: an unknown key is an error (the default).
+    Closed,
+    /// Any value under any other key (`...`).
+    Open,
+    /// Values of this type under any other key (`map<T>`).
+    Schema(Ty),
+}
+
+/// One field of an object or one parameter of a tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    /// The key.
+    pub name: String,
+    /// The `///` description.
+    pub description: Option<String>,
+    /// Whether the key must be present.
+    pub required: bool,
+    /// The type of the value.
+    pub ty: Ty,
+    /// The value used when the key is absent.
+    pub default: Option<Value>,
+    /// `@example(...)` values.
+    pub examples: Vec<Value>,
+    /// `@deprecated`
+    pub deprecated: bool,
+    /// The field's span.
+    pub span: Span,
+}
+
+/// A tool that a model can call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tool {
+    /// The name the model calls it by.
+    pub name: String,
+    /// What it does (required).
+    pub description: String,
+    /// `@title("...")`: a human-readable name.
+    pub title: Option<String>,
+    /// The parameters: always an object.
+    pub params: ObjectTy,
+    /// The `-> T` output type.
+    pub output: Option<Ty>,
+    /// MCP behaviour hints.
+    pub hints: Hints,
+    /// `@requires_approval`: a human must approve each call.
+    pub requires_approval: bool,
+    /// `@scope(name)`: free access-scope metadata (e.g. `admin`).
+    pub scope: Option<String>,
+    /// `@strict` / `@lax`: the default validation mode.
+    pub mode: Option<Mode>,
+    /// `@on_error(...)`: what a runtime does when the tool fails.
+    pub on_error: Option<OnError>,
+    /// `@retry(...)`: how a runtime retries a failed call.
+    pub retry: Option<Retry>,
+    /// `@deprecated`
+    pub deprecated: bool,
+    /// `@meta(key: value, ...)`: free metadata, in order.
+    pub meta: IndexMap<String, Value>,
+    /// The definition's span.
+    pub span: Span,
+}
+
+/// MCP tool annotations. `None` means "not said" (MCP's defaults then apply: not read-only,
+/// destructive, not idempotent, open world).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hints {
+    /// `@read_only`: the tool does not change its environment.
+    pub read_only: Option<bool>,
+    /// `@destructive`: the tool may destroy or overwrite data.
+    pub destructive: Option<bool>,
+    /// `@idempotent`: calling twice with the same arguments has no further effect.
+    pub idempotent: Option<bool>,
+    /// `@open_world`: the tool talks to an open set of external entities.
+    pub open_world: Option<bool>,
+}
+
+/// How arguments are validated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Exactly the emitted JSON Schema.
+    Strict,
+    /// The schema plus documented coercions ("42" → 42).
+    Lax,
+}
+
+/// What a runtime does when the tool itself fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnError {
+    /// Propagate the error to the caller, stopping the agent.
+    Raise,
+    /// Return a description of the error to the model so it can recover.
+    Suppress,
+}
+
+/// A retry policy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Retry {
+    /// How many times to retry after the first failure.
+    pub times: u32,
+    /// How long to wait between attempts.
+    pub wait: Wait,
+    /// The base wait in seconds for `linear` and `exponential`.
+    pub base: f64,
+}
+
+/// The wait between retries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Wait {
+    /// A fixed number of seconds (0 retries at once).
+    Fixed(f64),
+    /// `base × attempt` seconds.
+    Linear,
+    /// `base × 2^(attempt-1)` seconds.
+    Exponential,
+}

@@ -1,0 +1,643 @@
+//! Parsing: source text → pest pairs (`grammar/tool.pest`) → the syntax tree in `ast`.
+//!
+//! Before pest runs, a linear pre-scan rejects nesting deeper than [`MAX_NESTING`], so no input
+//! can exhaust the stack of the recursive-descent parser or of the later stages. Pest's errors are
+//! reworded for humans: every grammar rule has a description in [`describe_rule`].
+
+use pest::iterators::Pair;
+use pest::Parser as _;
+
+use crate::ast::*;
+use crate::diagnostic::{Code, Diagnostic, Span};
+
+#[derive(pest_derive::Parser)]
+#[grammar = "../grammar/tool.pest"]
+struct ToolParser;
+
+pub use self::Rule as GrammarRule;
+
+/// The deepest nesting of `{`, `[`, `(`, `<` and `T[]` suffixes that the parser accepts.
+pub const MAX_NESTING: usize = 64;
+
+/// Parses a whole `.tool` source into its syntax tree.
+///
+/// Errors are syntax errors (`syntax`), nesting beyond [`MAX_NESTING`] (`nesting-too-deep`), and
+/// malformed string escapes (`syntax`).
+pub fn parse(source: &str) -> Result<File, Vec<Diagnostic>> {
+    prescan_nesting(source)?;
+    let mut pairs = ToolParser::parse(Rule::file, source).map_err(|_| vec![detailed_syntax_error(source)])?;
+    let file = pairs.next().ok_or_else(|| {
+        vec![Diagnostic::error(Code::Syntax, Span::default(), "empty parse")]
+    })?;
+    let mut lower = Lower { errors: Vec::new() };
+    let mut items = Vec::new();
+    for pair in file.into_inner() {
+        match pair.as_rule() {
+            Rule::tool_def => items.push(Item::Tool(lower.tool_def(pair))),
+            Rule::type_def => items.push(Item::Type(lower.type_def(pair))),
+            Rule::enum_def => items.push(Item::Enum(lower.enum_def(pair))),
+            _ => {}
+        }
+    }
+    if lower.errors.is_empty() {
+        Ok(File { items })
+    } else {
+        Err(lower.errors)
+    }
+}
+
+/// Rejects sources whose brackets nest deeper than [`MAX_NESTING`], in one pass over the bytes
+/// that skips strings and comments.
+fn prescan_nesting(source: &str) -> Result<(), Vec<Diagnostic>> {
+    let bytes = source.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'-' if bytes.get(i + 1) == Some(&b'>') => i += 1,
+            b'{' | b'[' | b'(' | b'<' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(vec![Diagnostic::error(
+                        Code::NestingTooDeep,
+                        Span::new(i, i + 1),
+                        format!("nesting is deeper than {MAX_NESTING} levels"),
+                    )
+                    .with_label("too deep")
+                    .with_help("flatten the definition, for example with named types")]);
+                }
+            }
+            b'}' | b']' | b')' | b'>' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+fn span_of(pair: &Pair<Rule>) -> Span {
+    let s = pair.as_span();
+    Span::new(s.start(), s.end())
+}
+
+/// Turns pairs into AST nodes, one function per construct.
+struct Lower {
+    errors: Vec<Diagnostic>,
+}
+
+impl Lower {
+    fn tool_def(&mut self, pair: Pair<Rule>) -> ToolDef {
+        let span = span_of(&pair);
+        let mut doc = None;
+        let mut attrs = Vec::new();
+        let mut name = None;
+        let mut output = None;
+        let mut params = None;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::docs => doc = self.docs(p),
+                Rule::attribute => attrs.push(self.attribute(p)),
+                Rule::ident | Rule::string => name = Some(self.name(p)),
+                Rule::output => {
+                    if let Some(t) = p.into_inner().next() {
+                        output = Some(self.type_expr(t, 0));
+                    }
+                }
+                Rule::object_body => params = Some(self.object_body(p, 0)),
+                _ => {}
+            }
+        }
+        ToolDef {
+            doc,
+            attrs,
+            name: name.unwrap_or_else(|| missing_name(span)),
+            output,
+            params: params.unwrap_or(ObjectBody {
+                fields: Vec::new(),
+                open: None,
+                span,
+            }),
+            span,
+        }
+    }
+
+    fn type_def(&mut self, pair: Pair<Rule>) -> TypeDef {
+        let span = span_of(&pair);
+        let mut doc = None;
+        let mut attrs = Vec::new();
+        let mut name = None;
+        let mut body = None;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::docs => doc = self.docs(p),
+                Rule::attribute => attrs.push(self.attribute(p)),
+                Rule::ident => name = Some(self.name(p)),
+                Rule::object_body => {
+                    let s = span_of(&p);
+                    body = Some(TypeExpr {
+                        kind: TypeKind::Object(self.object_body(p, 0)),
+                        span: s,
+                    });
+                }
+                Rule::type_expr => body = Some(self.type_expr(p, 0)),
+                _ => {}
+            }
+        }
+        TypeDef {
+            doc,
+            attrs,
+            name: name.unwrap_or_else(|| missing_name(span)),
+            body: body.unwrap_or(TypeExpr {
+                kind: TypeKind::Named(missing_name(span)),
+                span,
+            }),
+            span,
+        }
+    }
+
+    fn enum_def(&mut self, pair: Pair<Rule>) -> EnumDef {
+        let span = span_of(&pair);
+        let mut doc = None;
+        let mut attrs = Vec::new();
+        let mut name = None;
+        let mut members = Vec::new();
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::docs => doc = self.docs(p),
+                Rule::attribute => attrs.push(self.attribute(p)),
+                Rule::ident => name = Some(self.name(p)),
+                Rule::enum_member => members.push(self.enum_member(p)),
+                _ => {}
+            }
+        }
+        EnumDef {
+            doc,
+            attrs,
+            name: name.unwrap_or_else(|| missing_name(span)),
+            members,
+            span,
+        }
+    }
+
+    fn enum_member(&mut self, pair: Pair<Rule>) -> EnumMember {
+        let span = span_of(&pair);
+        let mut doc = None;
+        let mut value = EnumValue::Ident(String::new());
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::docs => doc = self.docs(p),
+                Rule::ident => value = EnumValue::Ident(p.as_str().to_string()),
+                Rule::integer => value = EnumValue::Integer(p.as_str().to_string()),
+                Rule::string => value = EnumValue::String(self.string(&p)),
+                _ => {}
+            }
+        }
+        EnumMember { doc, value, span }
+    }
+
+    fn docs(&mut self, pair: Pair<Rule>) -> Option<Doc> {
+        let mut span: Option<Span> = None;
+        let mut lines = Vec::new();
+        for line in pair.into_inner().filter(|p| p.as_rule() == Rule::doc_line) {
+            let s = span_of(&line);
+            span = Some(span.map_or(s, |all| all.to(s)));
+            let text = line.into_inner().next().map_or("", |t| t.as_str());
+            lines.push(text.strip_prefix(' ').unwrap_or(text).trim_end());
+        }
+        Some(Doc {
+            text: lines.join("\n").trim().to_string(),
+            span: span?,
+        })
+    }
+
+    fn attribute(&mut self, pair: Pair<Rule>) -> Attribute {
+        let span = span_of(&pair);
+        let mut name = missing_name(span);
+        let mut args = None;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::ident => name = self.name(p),
+                Rule::attr_args => {
+                    args = Some(p.into_inner().map(|a| self.attr_arg(a)).collect());
+                }
+                _ => {}
+            }
+        }
+        Attribute { name, args, span }
+    }
+
+    fn attr_arg(&mut self, pair: Pair<Rule>) -> AttrArg {
+        let span = span_of(&pair);
+        let mut name = None;
+        let mut value = None;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::ident => name = Some(self.name(p)),
+                Rule::word => value = Some(AttrValue::Word(self.name(p))),
+                _ => value = Some(AttrValue::Value(self.value(p, 0))),
+            }
+        }
+        AttrArg {
+            name,
+            value: value.unwrap_or(AttrValue::Value(Value {
+                kind: ValueKind::Null,
+                span,
+            })),
+            span,
+        }
+    }
+
+    fn object_body(&mut self, pair: Pair<Rule>, depth: usize) -> ObjectBody {
+        let span = span_of(&pair);
+        let mut fields = Vec::new();
+        let mut open = None;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::field => fields.push(self.field(p, depth)),
+                Rule::open_marker => open = Some(span_of(&p)),
+                _ => {}
+            }
+        }
+        ObjectBody { fields, open, span }
+    }
+
+    fn field(&mut self, pair: Pair<Rule>, depth: usize) -> Field {
+        let span = span_of(&pair);
+        let mut doc = None;
+        let mut name = missing_name(span);
+        let mut optional = false;
+        let mut ty = None;
+        let mut annotations = Vec::new();
+        let mut default = None;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::docs => doc = self.docs(p),
+                Rule::ident | Rule::string => name = self.name(p),
+                Rule::optional_mark => optional = true,
+                Rule::type_expr => ty = Some(self.type_expr(p, depth)),
+                Rule::attribute => annotations.push(self.attribute(p)),
+                Rule::default => {
+                    if let Some(v) = p.into_inner().next() {
+                        default = Some(self.value(v, depth));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Field {
+            doc,
+            name,
+            optional,
+            ty: ty.unwrap_or(TypeExpr {
+                kind: TypeKind::Named(missing_name(span)),
+                span,
+            }),
+            annotations,
+            default,
+            span,
+        }
+    }
+
+    fn type_expr(&mut self, pair: Pair<Rule>, depth: usize) -> TypeExpr {
+        let span = span_of(&pair);
+        let mut members: Vec<TypeExpr> = pair
+            .into_inner()
+            .filter(|p| p.as_rule() == Rule::postfix_type)
+            .map(|p| self.postfix_type(p, depth))
+            .collect();
+        if members.len() == 1 {
+            members.pop().unwrap_or_else(|| placeholder(span))
+        } else {
+            TypeExpr {
+                kind: TypeKind::Union(members),
+                span,
+            }
+        }
+    }
+
+    fn postfix_type(&mut self, pair: Pair<Rule>, mut depth: usize) -> TypeExpr {
+        let mut inner = pair.into_inner();
+        let Some(first) = inner.next() else {
+            return placeholder(Span::default());
+        };
+        let mut ty = self.primary_type(first, depth);
+        for op in inner {
+            let op_span = span_of(&op);
+            let span = ty.span.to(op_span);
+            match op.as_rule() {
+                Rule::array_suffix => {
+                    depth += 1;
+                    if depth > MAX_NESTING {
+                        self.errors.push(
+                            Diagnostic::error(
+                                Code::NestingTooDeep,
+                                op_span,
+                                format!("types nest deeper than {MAX_NESTING} levels"),
+                            )
+                            .with_label("too deep"),
+                        );
+                        return placeholder(span);
+                    }
+                    ty = TypeExpr {
+                        kind: TypeKind::Array(Box::new(ty)),
+                        span,
+                    };
+                }
+                _ => {
+                    let attr = self.attribute(op);
+                    ty = match ty.kind {
+                        TypeKind::Constrained(inner, mut attrs) => {
+                            attrs.push(attr);
+                            TypeExpr {
+                                kind: TypeKind::Constrained(inner, attrs),
+                                span,
+                            }
+                        }
+                        kind => TypeExpr {
+                            kind: TypeKind::Constrained(
+                                Box::new(TypeExpr {
+                                    kind,
+                                    span: ty.span,
+                                }),
+                                vec![attr],
+                            ),
+                            span,
+                        },
+                    };
+                }
+            }
+        }
+        ty
+    }
+
+    fn primary_type(&mut self, pair: Pair<Rule>, depth: usize) -> TypeExpr {
+        let span = span_of(&pair);
+        let kind = match pair.as_rule() {
+            Rule::paren_type => match pair.into_inner().next() {
+                Some(t) => return self.type_expr(t, depth + 1),
+                None => return placeholder(span),
+            },
+            Rule::map_type => {
+                let inner = pair
+                    .into_inner()
+                    .find(|p| p.as_rule() == Rule::type_expr)
+                    .map(|t| self.type_expr(t, depth + 1))
+                    .unwrap_or_else(|| placeholder(span));
+                TypeKind::Map(Box::new(inner))
+            }
+            Rule::object_body => TypeKind::Object(self.object_body(pair, depth + 1)),
+            Rule::literal_type => match pair.into_inner().next() {
+                Some(v) => TypeKind::Literal(self.value(v, depth)),
+                None => return placeholder(span),
+            },
+            Rule::named_type => match pair.into_inner().next() {
+                Some(n) => TypeKind::Named(self.name(n)),
+                None => return placeholder(span),
+            },
+            _ => return placeholder(span),
+        };
+        TypeExpr { kind, span }
+    }
+
+    fn value(&mut self, pair: Pair<Rule>, depth: usize) -> Value {
+        let span = span_of(&pair);
+        let kind = match pair.as_rule() {
+            Rule::kw_null => ValueKind::Null,
+            Rule::kw_true => ValueKind::Bool(true),
+            Rule::kw_false => ValueKind::Bool(false),
+            Rule::number | Rule::integer => ValueKind::Number(pair.as_str().to_string()),
+            Rule::string => ValueKind::String(self.string(&pair)),
+            Rule::array_value => ValueKind::Array(
+                pair.into_inner()
+                    .map(|v| self.value(v, depth + 1))
+                    .collect(),
+            ),
+            Rule::object_value => ValueKind::Object(
+                pair.into_inner()
+                    .filter_map(|entry| {
+                        let mut parts = entry.into_inner();
+                        let key = parts.next()?;
+                        let value = parts.next()?;
+                        Some((self.name(key), self.value(value, depth + 1)))
+                    })
+                    .collect(),
+            ),
+            _ => ValueKind::Null,
+        };
+        Value { kind, span }
+    }
+
+    fn name(&mut self, pair: Pair<Rule>) -> Name {
+        let span = span_of(&pair);
+        if pair.as_rule() == Rule::string {
+            Name {
+                text: self.string(&pair),
+                quoted: true,
+                span,
+            }
+        } else {
+            Name {
+                text: pair.as_str().to_string(),
+                quoted: false,
+                span,
+            }
+        }
+    }
+
+    /// Unescapes a string literal (its pair includes the quotes) with serde_json, whose escapes
+    /// are ours.
+    fn string(&mut self, pair: &Pair<Rule>) -> String {
+        match serde_json::from_str::<String>(pair.as_str()) {
+            Ok(s) => s,
+            Err(e) => {
+                self.errors.push(
+                    Diagnostic::error(
+                        Code::Syntax,
+                        span_of(pair),
+                        format!("invalid string literal: {}", strip_position(&e.to_string())),
+                    )
+                    .with_label("invalid escape")
+                    .with_help("a `\\u` escape of a surrogate must be followed by its pair, e.g. \"\\ud83d\\ude00\""),
+                );
+                String::new()
+            }
+        }
+    }
+}
+
+fn strip_position(message: &str) -> &str {
+    message.split(" at line ").next().unwrap_or(message)
+}
+
+fn missing_name(span: Span) -> Name {
+    Name {
+        text: String::new(),
+        quoted: false,
+        span,
+    }
+}
+
+fn placeholder(span: Span) -> TypeExpr {
+    TypeExpr {
+        kind: TypeKind::Named(Name {
+            text: "any".into(),
+            quoted: false,
+            span,
+        }),
+        span,
+    }
+}
+
+/// A human description of what a grammar rule stands for, used to reword pest's errors.
+pub fn describe_rule(rule: Rule) -> &'static str {
+    match rule {
+        Rule::EOI => "end of file",
+        Rule::WHITESPACE | Rule::COMMENT => "a blank or comment",
+        Rule::file => "a file",
+        Rule::item => "`tool`, `type` or `enum`",
+        Rule::docs | Rule::doc_line | Rule::doc_text => "a `///` doc comment",
+        Rule::attribute | Rule::constraint => "an attribute such as `@min(1)`",
+        Rule::annotation_name => "`@deprecated` or `@example`",
+        Rule::attr_args => "attribute arguments in parentheses",
+        Rule::attr_arg => "an attribute argument",
+        Rule::attr_value => "an attribute argument",
+        Rule::word => "a word such as `raise`",
+        Rule::enum_def => "an enum definition",
+        Rule::enum_member | Rule::enum_value => "an enum value (a name, string or integer)",
+        Rule::type_def => "a type definition",
+        Rule::tool_def => "a tool definition",
+        Rule::tool_name => "a tool name",
+        Rule::output => "`-> Type`",
+        Rule::object_body => "`{`",
+        Rule::open_marker => "`...`",
+        Rule::field => "a field such as `city: string`",
+        Rule::field_name => "a field name",
+        Rule::optional_mark => "`?`",
+        Rule::default => "`= default`",
+        Rule::type_expr
+        | Rule::postfix_type
+        | Rule::primary_type
+        | Rule::paren_type
+        | Rule::named_type => "a type such as `string` or `integer[]`",
+        Rule::array_suffix => "`[]`",
+        Rule::map_type => "`map<T>`",
+        Rule::literal_type => "a literal type such as `\"a\"` or `3`",
+        Rule::value => "a value (string, number, `true`, `false`, `null`, array or object)",
+        Rule::object_value => "an object value `{ ... }`",
+        Rule::object_entry => "a key and value such as `\"key\": 1`",
+        Rule::array_value => "an array value `[ ... ]`",
+        Rule::string | Rule::string_inner => "a string in double quotes",
+        Rule::number => "a number",
+        Rule::integer => "an integer",
+        Rule::ident | Rule::ident_char => "a name",
+        Rule::kw_enum => "`enum`",
+        Rule::kw_type => "`type`",
+        Rule::kw_tool => "`tool`",
+        Rule::kw_map => "`map`",
+        Rule::kw_true => "`true`",
+        Rule::kw_false => "`false`",
+        Rule::kw_null => "`null`",
+    }
+}
+
+/// Parses again with pest's error detail switched on (a global switch, off by default and off
+/// again afterwards, so the fast path pays nothing) to learn which tokens would have fitted.
+fn detailed_syntax_error(source: &str) -> Diagnostic {
+    pest::set_error_detail(true);
+    let result = ToolParser::parse(Rule::file, source);
+    pest::set_error_detail(false);
+    match result {
+        Err(e) => syntax_error(source, &e),
+        Ok(_) => Diagnostic::error(Code::Syntax, Span::default(), "the parser failed once and then succeeded; please report this"),
+    }
+}
+
+/// Punctuation worth naming in "expected ..." messages.
+const TOKENS: &[&str] = &[":", "?", "=", "|", ",", "->", "...", "{", "}", "(", ")", "[", "]", "<", ">"];
+
+fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Diagnostic {
+    let pos = match err.location {
+        pest::error::InputLocation::Pos(p) => p,
+        pest::error::InputLocation::Span((s, _)) => s,
+    };
+    let mut expected: Vec<String> = Vec::new();
+    if let Some(attempts) = err.parse_attempts() {
+        for token in attempts.expected_tokens() {
+            let token = token.to_string();
+            if let Some(t) = TOKENS.iter().find(|t| **t == token) {
+                let t = format!("`{t}`");
+                if !expected.contains(&t) {
+                    expected.push(t);
+                }
+            }
+        }
+    }
+    if let pest::error::ErrorVariant::ParsingError { positives, .. } = &err.variant {
+        for rule in positives {
+            if matches!(rule, Rule::WHITESPACE | Rule::COMMENT | Rule::docs | Rule::doc_line) {
+                continue;
+            }
+            let d = describe_rule(*rule).to_string();
+            if !expected.contains(&d) {
+                expected.push(d);
+            }
+        }
+    }
+    let found = found_at(source, pos);
+    let end = (pos + found.len().max(1)).min(source.len()).max(pos);
+    let expected_text = match expected.as_slice() {
+        [] => "something else".to_string(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} or {}", init.join(", "), last),
+    };
+    let shown = if found.is_empty() {
+        "end of file".to_string()
+    } else {
+        format!("`{found}`")
+    };
+    let mut d = Diagnostic::error(
+        Code::Syntax,
+        Span::new(pos, end),
+        format!("expected {expected_text}, found {shown}"),
+    )
+    .with_label(format!("expected {expected_text}"));
+    let before = source[..pos.min(source.len())].trim_end();
+    let last_line = before.rsplit('\n').next().unwrap_or("").trim_start();
+    if found.starts_with("///") || last_line.contains("///") {
+        d = d.with_help("a `///` doc comment must come right before a tool, type, enum, field or enum value; use `//` for other comments");
+    } else if found == "," || found == ";" {
+        d = d.with_help("fields and enum values are separated by line breaks (a comma is optional)");
+    }
+    d
+}
+
+/// The token at `pos`: a word, a `///`, or one character; empty at the end.
+fn found_at(source: &str, pos: usize) -> &str {
+    let rest = source.get(pos..).unwrap_or("");
+    if rest.starts_with("///") {
+        return "///";
+    }
+    let Some(first) = rest.chars().next() else {
+        return "";
+    };
+    if first.is_alphanumeric() || first == '_' {
+        let len = rest
+            .char_indices()
+            .find(|(_, c)| !(c.is_alphanumeric() || *c == '_'))
+            .map_or(rest.len(), |(i, _)| i);
+        &rest[..len]
+    } else {
+        &rest[..first.len_utf8()]
+    }
+}
