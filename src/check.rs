@@ -150,8 +150,12 @@ impl Checker {
                     "example"
                 };
                 self.error(
-                    Diagnostic::error(p.code, p.span, format!("the {what} does not fit the type: {problem}"))
-                        .with_label(format!("invalid {what}")),
+                    Diagnostic::error(
+                        p.code,
+                        p.span,
+                        format!("the {what} does not fit the type: {problem}"),
+                    )
+                    .with_label(format!("invalid {what}")),
                 );
             }
         }
@@ -213,7 +217,9 @@ impl Checker {
                     format!("`{}` is not a valid tool name", name.text),
                 )
                 .with_label("invalid tool name")
-                .with_help("tool names are 1 to 128 characters from A-Z, a-z, 0-9, `_`, `-` and `.`"),
+                .with_help(
+                    "tool names are 1 to 128 characters from A-Z, a-z, 0-9, `_`, `-` and `.`",
+                ),
             );
         }
     }
@@ -253,8 +259,16 @@ impl Checker {
                     None => continue,
                 },
             };
-            if let Some(i) = members.iter().position(|x| validate::json_equal(&x.value, &value)) {
-                self.error(duplicate("enum value", &value.to_string(), m.span, spans[i]));
+            if let Some(i) = members
+                .iter()
+                .position(|x| validate::json_equal(&x.value, &value))
+            {
+                self.error(duplicate(
+                    "enum value",
+                    &value.to_string(),
+                    m.span,
+                    spans[i],
+                ));
                 continue;
             }
             spans.push(m.span);
@@ -271,7 +285,9 @@ impl Checker {
                     format!("enum `{}` has no values", e.name.text),
                 )
                 .with_label("empty enum")
-                .with_help("an enum needs at least one value; no argument could ever match an empty one"),
+                .with_help(
+                    "an enum needs at least one value; no argument could ever match an empty one",
+                ),
             );
         }
         NamedType {
@@ -299,7 +315,10 @@ impl Checker {
     /// Rejects characters that hide text from a human reviewer but not from a model (a guard
     /// against tool poisoning).
     fn shown_text(&mut self, text: &str, span: Span, what: &str) {
-        if let Some(c) = text.chars().find(|&c| forbidden_char(c, what == "description")) {
+        if let Some(c) = text
+            .chars()
+            .find(|&c| forbidden_char(c, what == "description"))
+        {
             self.error(
                 Diagnostic::error(
                     Code::ForbiddenCharacter,
@@ -357,7 +376,11 @@ impl Checker {
                     } else {
                         Mode::Lax
                     };
-                    let other = if mode == Mode::Strict { "lax" } else { "strict" };
+                    let other = if mode == Mode::Strict {
+                        "lax"
+                    } else {
+                        "strict"
+                    };
                     if let Some(first) = seen.get(other) {
                         self.error(
                             Diagnostic::error(
@@ -433,7 +456,9 @@ impl Checker {
                     "a read-only tool cannot be destructive",
                 )
                 .with_label("conflicts with `@read_only`")
-                .with_help("remove `@destructive`, or `@read_only` if the tool changes its environment"),
+                .with_help(
+                    "remove `@destructive`, or `@read_only` if the tool changes its environment",
+                ),
             );
         }
     }
@@ -452,23 +477,35 @@ impl Checker {
                     match self.value(v).as_ref().and_then(Value::as_u64) {
                         Some(n) if n <= u64::from(u32::MAX) => retry.times = n as u32,
                         _ => {
-                            self.bad_arg(v.span, "`times` is a whole number of retries, e.g. `times: 3`");
+                            self.bad_arg(
+                                v.span,
+                                "`times` is a whole number of retries, e.g. `times: 3`",
+                            );
                             ok = false;
                         }
                     }
                 }
-                (Some("wait"), AttrValue::Word(w)) if w.text == "linear" => retry.wait = Wait::Linear,
+                (Some("wait"), AttrValue::Word(w)) if w.text == "linear" => {
+                    retry.wait = Wait::Linear
+                }
                 (Some("wait"), AttrValue::Word(w)) if w.text == "exponential" => {
                     retry.wait = Wait::Exponential
                 }
-                (Some("wait"), AttrValue::Value(v)) if non_negative(self.value(v).as_ref()).is_some() => {
+                (Some("wait"), AttrValue::Value(v))
+                    if non_negative(self.value(v).as_ref()).is_some() =>
+                {
                     retry.wait = Wait::Fixed(non_negative(self.value(v).as_ref()).unwrap_or(0.0));
                 }
                 (Some("wait"), v) => {
-                    self.bad_arg(v.span(), "`wait` is `linear`, `exponential` or a number of seconds");
+                    self.bad_arg(
+                        v.span(),
+                        "`wait` is `linear`, `exponential` or a number of seconds",
+                    );
                     ok = false;
                 }
-                (Some("base"), AttrValue::Value(v)) if non_negative(self.value(v).as_ref()).is_some() => {
+                (Some("base"), AttrValue::Value(v))
+                    if non_negative(self.value(v).as_ref()).is_some() =>
+                {
                     retry.base = non_negative(self.value(v).as_ref()).unwrap_or(1.0);
                 }
                 (Some("base"), v) => {
@@ -524,9 +561,14 @@ impl Checker {
                 list(known)
             ));
         } else if let Some(s) = did_you_mean(name, all.copied()) {
-            d = d.with_help(format!("did you mean `@{s}`? (it does not apply to {applies_to})"));
+            d = d.with_help(format!(
+                "did you mean `@{s}`? (it does not apply to {applies_to})"
+            ));
         } else {
-            d = d.with_help(format!("the attributes for {applies_to} are {}", list(known)));
+            d = d.with_help(format!(
+                "the attributes for {applies_to} are {}",
+                list(known)
+            ));
         }
         self.error(d);
     }
@@ -554,12 +596,18 @@ impl Checker {
                     ..
                 }) => Some(*b),
                 v => {
-                    self.bad_arg(v.span(), &format!("`@{}` takes `true`, `false` or nothing", a.name.text));
+                    self.bad_arg(
+                        v.span(),
+                        &format!("`@{}` takes `true`, `false` or nothing", a.name.text),
+                    );
                     None
                 }
             },
             _ => {
-                self.bad_arg(a.span, &format!("`@{}` takes `true`, `false` or nothing", a.name.text));
+                self.bad_arg(
+                    a.span,
+                    &format!("`@{}` takes `true`, `false` or nothing", a.name.text),
+                );
                 None
             }
         }
@@ -570,7 +618,10 @@ impl Checker {
         match a.args() {
             [arg] if arg.name.is_none() => Some(arg),
             _ => {
-                self.bad_arg(a.span, &format!("`@{}` takes exactly one argument", a.name.text));
+                self.bad_arg(
+                    a.span,
+                    &format!("`@{}` takes exactly one argument", a.name.text),
+                );
                 None
             }
         }
@@ -583,7 +634,10 @@ impl Checker {
                 ..
             }) => Some(s.clone()),
             v => {
-                self.bad_arg(v.span(), &format!("`@{}` takes a string in double quotes", a.name.text));
+                self.bad_arg(
+                    v.span(),
+                    &format!("`@{}` takes a string in double quotes", a.name.text),
+                );
                 None
             }
         }
@@ -602,7 +656,10 @@ impl Checker {
         match text {
             Some(t) if words.contains(&t.as_str()) => Some(t),
             _ => {
-                self.bad_arg(arg.value.span(), &format!("`@{}` takes one of {}", a.name.text, list(words)));
+                self.bad_arg(
+                    arg.value.span(),
+                    &format!("`@{}` takes one of {}", a.name.text, list(words)),
+                );
                 None
             }
         }
@@ -717,8 +774,12 @@ impl Checker {
     fn field(&mut self, f: &ast::Field) -> Field {
         if f.name.text.is_empty() {
             self.error(
-                Diagnostic::error(Code::InvalidName, f.name.span, "a field name cannot be empty")
-                    .with_label("empty name"),
+                Diagnostic::error(
+                    Code::InvalidName,
+                    f.name.span,
+                    "a field name cannot be empty",
+                )
+                .with_label("empty name"),
             );
         }
         self.shown_text(&f.name.text, f.name.span, "field name");
@@ -780,7 +841,10 @@ impl Checker {
                     Diagnostic::error(
                         Code::DefaultOnRequired,
                         d.span,
-                        format!("required field `{}` has a default, which can never apply", f.name.text),
+                        format!(
+                            "required field `{}` has a default, which can never apply",
+                            f.name.text
+                        ),
                     )
                     .with_label("default on a required field")
                     .with_help(format!("make the field optional: `{}?: ...`", f.name.text)),
@@ -854,12 +918,9 @@ impl Checker {
                 if let Some((id, _)) = self.names.get(name) {
                     return Ty::Ref(*id);
                 }
-                let mut d = Diagnostic::error(
-                    Code::UnknownType,
-                    n.span,
-                    format!("unknown type `{name}`"),
-                )
-                .with_label("not defined");
+                let mut d =
+                    Diagnostic::error(Code::UnknownType, n.span, format!("unknown type `{name}`"))
+                        .with_label("not defined");
                 let candidates: Vec<&str> = BUILTIN_TYPES
                     .iter()
                     .copied()
@@ -914,14 +975,20 @@ impl Checker {
             }
         }
         if out.contains(&Ty::Any) {
-            self.redundant(span, "`any` in a union accepts every value, so the union is `any`");
+            self.redundant(
+                span,
+                "`any` in a union accepts every value, so the union is `any`",
+            );
             return Ty::Any;
         }
         let ty = if !out.is_empty() && out.iter().all(|t| matches!(t, Ty::Const(_))) {
             let mut values: Vec<EnumMember> = Vec::new();
             for t in out {
                 if let Ty::Const(value) = t {
-                    if values.iter().any(|m| validate::json_equal(&m.value, &value)) {
+                    if values
+                        .iter()
+                        .any(|m| validate::json_equal(&m.value, &value))
+                    {
                         self.redundant(span, "a literal appears twice in this union");
                     } else {
                         values.push(EnumMember {
@@ -965,17 +1032,27 @@ impl Checker {
                     format!("unknown constraint `@{}`", a.name.text),
                 )
                 .with_label("unknown constraint");
-                let all = NUMBER_CONSTRAINTS.iter().chain(STRING_CONSTRAINTS).chain(ARRAY_CONSTRAINTS);
+                let all = NUMBER_CONSTRAINTS
+                    .iter()
+                    .chain(STRING_CONSTRAINTS)
+                    .chain(ARRAY_CONSTRAINTS);
                 if let Some(s) = did_you_mean(&a.name.text, known.iter().copied())
                     .or_else(|| did_you_mean(&a.name.text, all.copied()))
                 {
                     d = d.with_help(format!("did you mean `@{s}`?"));
                 } else if TOOL_ATTRIBUTES.contains(&a.name.text.as_str()) {
-                    d = d.with_help(format!("`@{}` is a tool attribute; write it before `tool`", a.name.text));
+                    d = d.with_help(format!(
+                        "`@{}` is a tool attribute; write it before `tool`",
+                        a.name.text
+                    ));
                 } else if known.is_empty() {
                     d = d.with_help(format!("a {} takes no constraints", ty.kind_name()));
                 } else {
-                    d = d.with_help(format!("constraints for {} are {}", ty.kind_name(), list(&known)));
+                    d = d.with_help(format!(
+                        "constraints for {} are {}",
+                        ty.kind_name(),
+                        list(&known)
+                    ));
                 }
                 self.error(d);
                 continue;
@@ -1006,8 +1083,12 @@ impl Checker {
                     _ => {
                         if n.as_f64().is_none_or(|x| x <= 0.0) {
                             self.error(
-                                Diagnostic::error(Code::InvalidRange, a.span, "`@multiple_of` must be greater than 0")
-                                    .with_label("not positive"),
+                                Diagnostic::error(
+                                    Code::InvalidRange,
+                                    a.span,
+                                    "`@multiple_of` must be greater than 0",
+                                )
+                                .with_label("not positive"),
                             );
                             return;
                         }
@@ -1046,7 +1127,9 @@ impl Checker {
                 r.pattern = Some(Spanned::new(p, a.span));
             }
             (Ty::String(r), "format") => {
-                let Some(arg) = self.single_arg(a) else { return };
+                let Some(arg) = self.single_arg(a) else {
+                    return;
+                };
                 let text = match &arg.value {
                     AttrValue::Word(w) => w.text.clone(),
                     AttrValue::Value(ast::Value {
@@ -1098,7 +1181,10 @@ impl Checker {
                 let mut d = Diagnostic::error(
                     Code::AttributeNotApplicable,
                     a.span,
-                    format!("`@{name}` applies to {applies}, not to {kind_name}"),
+                    format!(
+                        "`@{name}` applies to {applies}, not to {}",
+                        article(kind_name)
+                    ),
                 )
                 .with_label(format!("not for {kind_name}"))
                 .with_related(ty_span, format!("this is {}", article(kind_name)));
@@ -1117,10 +1203,12 @@ impl Checker {
 
     fn number_arg(&mut self, a: &Attribute) -> Option<Number> {
         let arg = self.single_arg(a)?;
-        if let AttrValue::Value(v @ ast::Value {
-            kind: ValueKind::Number(lexeme),
-            ..
-        }) = &arg.value
+        if let AttrValue::Value(
+            v @ ast::Value {
+                kind: ValueKind::Number(lexeme),
+                ..
+            },
+        ) = &arg.value
         {
             return self.number(lexeme, v.span);
         }
@@ -1150,7 +1238,13 @@ impl Checker {
                 return None;
             }
         }
-        self.bad_arg(arg.span, &format!("`@{}` takes a whole number, e.g. `@{}(1)`", a.name.text, a.name.text));
+        self.bad_arg(
+            arg.span,
+            &format!(
+                "`@{}` takes a whole number, e.g. `@{}(1)`",
+                a.name.text, a.name.text
+            ),
+        );
         None
     }
 
@@ -1166,21 +1260,33 @@ impl Checker {
                 if let (Some((lo, lo_ex, lo_span)), Some((hi, hi_ex, hi_span))) = (lower, upper) {
                     if lo > hi || (lo == hi && (lo_ex || hi_ex)) {
                         self.error(
-                            Diagnostic::error(Code::InvalidRange, hi_span, "no number satisfies both bounds")
-                                .with_label("upper bound")
-                                .with_related(lo_span, "lower bound")
-                                .with_help("the lower bound must be below the upper bound"),
+                            Diagnostic::error(
+                                Code::InvalidRange,
+                                hi_span,
+                                "no number satisfies both bounds",
+                            )
+                            .with_label("upper bound")
+                            .with_related(lo_span, "lower bound")
+                            .with_help("the lower bound must be below the upper bound"),
                         );
                     }
                 }
             }
-            Ty::String(r) => self.length_range(&r.min_length, &r.max_length, "min_length", "max_length"),
+            Ty::String(r) => {
+                self.length_range(&r.min_length, &r.max_length, "min_length", "max_length")
+            }
             Ty::Array(a) => self.length_range(&a.min_items, &a.max_items, "min_items", "max_items"),
             _ => {}
         }
     }
 
-    fn length_range(&mut self, min: &Option<Spanned<u64>>, max: &Option<Spanned<u64>>, lo: &str, hi: &str) {
+    fn length_range(
+        &mut self,
+        min: &Option<Spanned<u64>>,
+        max: &Option<Spanned<u64>>,
+        lo: &str,
+        hi: &str,
+    ) {
         if let (Some(min), Some(max)) = (min, max) {
             if min.value > max.value {
                 self.error(
@@ -1232,8 +1338,16 @@ impl Checker {
             if !cyclic {
                 continue;
             }
-            let mut names: Vec<&str> = component.iter().map(|&i| module.types[i].name.as_str()).collect();
+            let mut names: Vec<&str> = component
+                .iter()
+                .map(|&i| module.types[i].name.as_str())
+                .collect();
             names.sort_unstable();
+            let shown = if names.len() > 6 {
+                format!("{} → … ({} types)", names[..6].join(" → "), names.len())
+            } else {
+                names.join(" → ")
+            };
             for &i in &component {
                 let span = name_spans.get(i).copied().unwrap_or(module.types[i].span);
                 self.error(
@@ -1243,7 +1357,7 @@ impl Checker {
                         format!(
                             "type `{}` contains itself through required fields ({}), so no finite value fits it",
                             module.types[i].name,
-                            names.join(" → ")
+                            shown
                         ),
                     )
                     .with_label("infinitely recursive")
@@ -1274,7 +1388,10 @@ impl Checker {
                 .map(|f| ty_depth(module, &depths, &f.ty))
                 .max()
                 .unwrap_or(0);
-            let output = tool.output.as_ref().map_or(0, |o| ty_depth(module, &depths, o));
+            let output = tool
+                .output
+                .as_ref()
+                .map_or(0, |o| ty_depth(module, &depths, o));
             if params.max(output) > MAX_SCHEMA_DEPTH {
                 self.error(
                     Diagnostic::error(
@@ -1302,11 +1419,15 @@ fn duplicate(what: &str, name: &str, span: Span, first: Span) -> Diagnostic {
     )
     .with_label(format!("duplicate {what}"))
     .with_related(first, "first defined here")
-    .with_help(format!("rename or remove one of the two; {what} names must be unique"))
+    .with_help(format!(
+        "rename or remove one of the two; {what} names must be unique"
+    ))
 }
 
 fn is_constraint(name: &str) -> bool {
-    NUMBER_CONSTRAINTS.contains(&name) || STRING_CONSTRAINTS.contains(&name) || ARRAY_CONSTRAINTS.contains(&name)
+    NUMBER_CONSTRAINTS.contains(&name)
+        || STRING_CONSTRAINTS.contains(&name)
+        || ARRAY_CONSTRAINTS.contains(&name)
 }
 
 fn applicable(ty: &Ty) -> &'static [&'static str] {
@@ -1320,7 +1441,11 @@ fn applicable(ty: &Ty) -> &'static [&'static str] {
 }
 
 fn list(names: &[&str]) -> String {
-    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn article(kind: &str) -> String {
@@ -1331,14 +1456,18 @@ fn article(kind: &str) -> String {
 }
 
 fn first_line(s: &str) -> &str {
-    s.lines().rev().find(|l| l.starts_with("error:")).map_or_else(
-        || s.lines().next().unwrap_or(s),
-        |l| l.trim_start_matches("error:").trim(),
-    )
+    s.lines()
+        .rev()
+        .find(|l| l.starts_with("error:"))
+        .map_or_else(
+            || s.lines().next().unwrap_or(s),
+            |l| l.trim_start_matches("error:").trim(),
+        )
 }
 
 fn non_negative(v: Option<&Value>) -> Option<f64> {
-    v.and_then(Value::as_f64).filter(|x| *x >= 0.0 && x.is_finite())
+    v.and_then(Value::as_f64)
+        .filter(|x| *x >= 0.0 && x.is_finite())
 }
 
 /// The tighter of an inclusive and an exclusive bound: (value, exclusive, span).
@@ -1347,8 +1476,12 @@ fn tighter(
     exclusive: &Option<Spanned<Number>>,
     lower: bool,
 ) -> Option<(f64, bool, Span)> {
-    let inc = inclusive.as_ref().and_then(|b| Some((b.value.as_f64()?, false, b.span)));
-    let exc = exclusive.as_ref().and_then(|b| Some((b.value.as_f64()?, true, b.span)));
+    let inc = inclusive
+        .as_ref()
+        .and_then(|b| Some((b.value.as_f64()?, false, b.span)));
+    let exc = exclusive
+        .as_ref()
+        .and_then(|b| Some((b.value.as_f64()?, true, b.span)));
     match (inc, exc) {
         (Some(i), Some(e)) => {
             let e_wins = if lower { e.0 >= i.0 } else { e.0 <= i.0 };
@@ -1379,11 +1512,7 @@ pub fn forbidden_char(c: char, in_description: bool) -> bool {
 
 fn collect_refs(ty: &Ty, out: &mut Vec<usize>) {
     match ty {
-        Ty::Ref(id) => {
-            if !out.contains(&id.0) {
-                out.push(id.0)
-            }
-        }
+        Ty::Ref(id) if !out.contains(&id.0) => out.push(id.0),
         Ty::Array(a) => collect_refs(&a.items, out),
         Ty::Object(o) => {
             for f in &o.fields {
@@ -1434,7 +1563,13 @@ fn ty_depth(module: &Module, named: &[usize], ty: &Ty) -> usize {
             1 + fields.max().unwrap_or(0).max(extra)
         }
         Ty::Nullable(t) => 1 + ty_depth(module, named, t),
-        Ty::AnyOf(ts) => 1 + ts.iter().map(|t| ty_depth(module, named, t)).max().unwrap_or(0),
+        Ty::AnyOf(ts) => {
+            1 + ts
+                .iter()
+                .map(|t| ty_depth(module, named, t))
+                .max()
+                .unwrap_or(0)
+        }
         _ => 0,
     }
 }
@@ -1514,13 +1649,18 @@ mod tests {
         sorted.sort();
         assert_eq!(sorted, vec![vec![0], vec![1, 2], vec![3]]);
         let pos = |x: usize| sccs.iter().position(|c| c.contains(&x)).unwrap();
-        assert!(pos(1) < pos(0), "the cycle is emitted before what reaches it");
+        assert!(
+            pos(1) < pos(0),
+            "the cycle is emitted before what reaches it"
+        );
     }
 
     #[test]
     fn deep_chains_do_not_recurse() {
         let n = 200_000;
-        let adj: Vec<Vec<usize>> = (0..n).map(|i| if i + 1 < n { vec![i + 1] } else { vec![] }).collect();
+        let adj: Vec<Vec<usize>> = (0..n)
+            .map(|i| if i + 1 < n { vec![i + 1] } else { vec![] })
+            .collect();
         assert_eq!(strongly_connected(&adj).len(), n);
     }
 }

@@ -323,7 +323,10 @@ pub fn decode_source(bytes: &[u8]) -> Result<&str, Diagnostic> {
         Diagnostic::error(
             Code::InvalidUtf8,
             Span::new(at, at + bad),
-            format!("the source is not valid UTF-8 (bad byte 0x{:02X})", bytes[at]),
+            format!(
+                "the source is not valid UTF-8 (bad byte 0x{:02X})",
+                bytes[at]
+            ),
         )
         .with_label("not UTF-8")
         .with_help("save the file as UTF-8")

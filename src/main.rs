@@ -86,7 +86,13 @@ fn main() -> ExitCode {
             target,
             output,
             format,
-        } => compile(&file, tool.as_deref(), target.into(), output.as_deref(), format),
+        } => compile(
+            &file,
+            tool.as_deref(),
+            target.into(),
+            output.as_deref(),
+            format,
+        ),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -122,7 +128,9 @@ fn read_input(path: &std::path::Path) -> Result<Input, String> {
 }
 
 fn style() -> Style {
-    if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) || !std::io::stderr().is_terminal() {
+    if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+        || !std::io::stderr().is_terminal()
+    {
         Style::Plain
     } else {
         Style::Color
@@ -134,7 +142,13 @@ fn style() -> Style {
 fn compile_input(input: &Input) -> (Option<tooldef::Module>, Vec<Diagnostic>, String) {
     let text = match decode_source(&input.bytes) {
         Ok(s) => s.to_string(),
-        Err(d) => return (None, vec![d], String::from_utf8_lossy(&input.bytes).into_owned()),
+        Err(d) => {
+            return (
+                None,
+                vec![d],
+                String::from_utf8_lossy(&input.bytes).into_owned(),
+            )
+        }
     };
     match tooldef::compile(&text) {
         Ok(c) => (Some(c.module), c.warnings, text),
@@ -228,7 +242,9 @@ fn compile(
     let mut text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
     text.push('\n');
     match output {
-        Some(p) => std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?,
+        Some(p) => {
+            std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?
+        }
         None => {
             let mut stdout = std::io::stdout().lock();
             stdout

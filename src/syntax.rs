@@ -25,9 +25,14 @@ pub const MAX_NESTING: usize = 64;
 /// malformed string escapes (`syntax`).
 pub fn parse(source: &str) -> Result<File, Vec<Diagnostic>> {
     prescan_nesting(source)?;
-    let mut pairs = ToolParser::parse(Rule::file, source).map_err(|_| vec![detailed_syntax_error(source)])?;
+    let mut pairs =
+        ToolParser::parse(Rule::file, source).map_err(|_| vec![detailed_syntax_error(source)])?;
     let file = pairs.next().ok_or_else(|| {
-        vec![Diagnostic::error(Code::Syntax, Span::default(), "empty parse")]
+        vec![Diagnostic::error(
+            Code::Syntax,
+            Span::default(),
+            "empty parse",
+        )]
     })?;
     let mut lower = Lower { errors: Vec::new() };
     let mut items = Vec::new();
@@ -245,7 +250,7 @@ impl Lower {
             match p.as_rule() {
                 Rule::ident => name = Some(self.name(p)),
                 Rule::word => value = Some(AttrValue::Word(self.name(p))),
-                _ => value = Some(AttrValue::Value(self.value(p, 0))),
+                _ => value = Some(AttrValue::Value(self.value(p))),
             }
         }
         AttrArg {
@@ -289,7 +294,7 @@ impl Lower {
                 Rule::attribute => annotations.push(self.attribute(p)),
                 Rule::default => {
                     if let Some(v) = p.into_inner().next() {
-                        default = Some(self.value(v, depth));
+                        default = Some(self.value(v));
                     }
                 }
                 _ => {}
@@ -398,7 +403,7 @@ impl Lower {
             }
             Rule::object_body => TypeKind::Object(self.object_body(pair, depth + 1)),
             Rule::literal_type => match pair.into_inner().next() {
-                Some(v) => TypeKind::Literal(self.value(v, depth)),
+                Some(v) => TypeKind::Literal(self.value(v)),
                 None => return placeholder(span),
             },
             Rule::named_type => match pair.into_inner().next() {
@@ -410,7 +415,7 @@ impl Lower {
         TypeExpr { kind, span }
     }
 
-    fn value(&mut self, pair: Pair<Rule>, depth: usize) -> Value {
+    fn value(&mut self, pair: Pair<Rule>) -> Value {
         let span = span_of(&pair);
         let kind = match pair.as_rule() {
             Rule::kw_null => ValueKind::Null,
@@ -418,18 +423,16 @@ impl Lower {
             Rule::kw_false => ValueKind::Bool(false),
             Rule::number | Rule::integer => ValueKind::Number(pair.as_str().to_string()),
             Rule::string => ValueKind::String(self.string(&pair)),
-            Rule::array_value => ValueKind::Array(
-                pair.into_inner()
-                    .map(|v| self.value(v, depth + 1))
-                    .collect(),
-            ),
+            Rule::array_value => {
+                ValueKind::Array(pair.into_inner().map(|v| self.value(v)).collect())
+            }
             Rule::object_value => ValueKind::Object(
                 pair.into_inner()
                     .filter_map(|entry| {
                         let mut parts = entry.into_inner();
                         let key = parts.next()?;
                         let value = parts.next()?;
-                        Some((self.name(key), self.value(value, depth + 1)))
+                        Some((self.name(key), self.value(value)))
                     })
                     .collect(),
             ),
@@ -559,12 +562,18 @@ fn detailed_syntax_error(source: &str) -> Diagnostic {
     pest::set_error_detail(false);
     match result {
         Err(e) => syntax_error(source, &e),
-        Ok(_) => Diagnostic::error(Code::Syntax, Span::default(), "the parser failed once and then succeeded; please report this"),
+        Ok(_) => Diagnostic::error(
+            Code::Syntax,
+            Span::default(),
+            "the parser failed once and then succeeded; please report this",
+        ),
     }
 }
 
 /// Punctuation worth naming in "expected ..." messages.
-const TOKENS: &[&str] = &[":", "?", "=", "|", ",", "->", "...", "{", "}", "(", ")", "[", "]", "<", ">"];
+const TOKENS: &[&str] = &[
+    ":", "?", "=", "|", ",", "->", "...", "{", "}", "(", ")", "[", "]", "<", ">",
+];
 
 fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Diagnostic {
     let pos = match err.location {
@@ -585,7 +594,10 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Diagnostic {
     }
     if let pest::error::ErrorVariant::ParsingError { positives, .. } = &err.variant {
         for rule in positives {
-            if matches!(rule, Rule::WHITESPACE | Rule::COMMENT | Rule::docs | Rule::doc_line) {
+            if matches!(
+                rule,
+                Rule::WHITESPACE | Rule::COMMENT | Rule::docs | Rule::doc_line
+            ) {
                 continue;
             }
             let d = describe_rule(*rule).to_string();
@@ -617,7 +629,8 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Diagnostic {
     if found.starts_with("///") || last_line.contains("///") {
         d = d.with_help("a `///` doc comment must come right before a tool, type, enum, field or enum value; use `//` for other comments");
     } else if found == "," || found == ";" {
-        d = d.with_help("fields and enum values are separated by line breaks (a comma is optional)");
+        d = d
+            .with_help("fields and enum values are separated by line breaks (a comma is optional)");
     }
     d
 }

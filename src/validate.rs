@@ -16,7 +16,8 @@ pub fn json_equal(a: &Value, b: &Value) -> bool {
         }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
-                && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
         }
         _ => a == b,
     }
@@ -57,7 +58,9 @@ fn violation(module: &Module, ty: &Ty, value: &Value, path: &mut String) -> Opti
     match ty {
         Ty::Any => None,
         Ty::Null => (!value.is_null()).then(|| format!("expected null, got {}", describe(value))),
-        Ty::Boolean => (!value.is_boolean()).then(|| format!("expected a boolean, got {}", describe(value))),
+        Ty::Boolean => {
+            (!value.is_boolean()).then(|| format!("expected a boolean, got {}", describe(value)))
+        }
         Ty::Integer(rules) => match value {
             Value::Number(n) if is_integer(n) => number_rules(rules, n),
             _ => expected("an integer"),
@@ -70,13 +73,19 @@ fn violation(module: &Module, ty: &Ty, value: &Value, path: &mut String) -> Opti
             Value::String(s) => string_rules(rules, s),
             _ => expected("a string"),
         },
-        Ty::Const(c) => (!json_equal(c, value)).then(|| format!("expected {c}, got {}", describe(value))),
+        Ty::Const(c) => {
+            (!json_equal(c, value)).then(|| format!("expected {c}, got {}", describe(value)))
+        }
         Ty::Enum(members) => {
             if members.iter().any(|m| json_equal(&m.value, value)) {
                 None
             } else {
                 let values: Vec<String> = members.iter().map(|m| m.value.to_string()).collect();
-                Some(format!("expected one of {}, got {}", values.join(", "), describe(value)))
+                Some(format!(
+                    "expected one of {}, got {}",
+                    values.join(", "),
+                    describe(value)
+                ))
             }
         }
         Ty::Array(a) => {
@@ -126,7 +135,9 @@ fn violation(module: &Module, ty: &Ty, value: &Value, path: &mut String) -> Opti
                         }
                         path.truncate(len);
                     }
-                    None if f.required => return Some(format!("missing required field `{}`", f.name)),
+                    None if f.required => {
+                        return Some(format!("missing required field `{}`", f.name))
+                    }
                     None => {}
                 }
             }
@@ -210,18 +221,27 @@ fn string_rules(r: &StringRules, s: &str) -> Option<String> {
     let len = s.chars().count() as u64;
     if let Some(min) = &r.min_length {
         if len < min.value {
-            return Some(format!("expected at least {} characters, got {len}", min.value));
+            return Some(format!(
+                "expected at least {} characters, got {len}",
+                min.value
+            ));
         }
     }
     if let Some(max) = &r.max_length {
         if len > max.value {
-            return Some(format!("expected at most {} characters, got {len}", max.value));
+            return Some(format!(
+                "expected at most {} characters, got {len}",
+                max.value
+            ));
         }
     }
     if let Some(p) = &r.pattern {
         if let Ok(re) = regex::Regex::new(&p.value) {
             if !re.is_match(s) {
-                return Some(format!("expected a string matching /{}/, got {s:?}", p.value));
+                return Some(format!(
+                    "expected a string matching /{}/, got {s:?}",
+                    p.value
+                ));
             }
         }
     }

@@ -76,7 +76,10 @@ impl<'m> Emitter<'m> {
     fn inline(&mut self, id: TypeId) -> Map<String, Value> {
         let named = self.module.get(id);
         let mut m = self.schema(&named.ty);
-        if let Some(d) = join(named.description.as_deref(), enum_fold(self.module, &named.ty)) {
+        if let Some(d) = join(
+            named.description.as_deref(),
+            enum_fold(self.module, &named.ty),
+        ) {
             describe(&mut m, d);
         }
         if named.deprecated {
@@ -96,7 +99,11 @@ impl<'m> Emitter<'m> {
                 m.insert("type".into(), json!("boolean"));
             }
             Ty::Integer(r) | Ty::Number(r) => {
-                let name = if matches!(ty, Ty::Integer(_)) { "integer" } else { "number" };
+                let name = if matches!(ty, Ty::Integer(_)) {
+                    "integer"
+                } else {
+                    "number"
+                };
                 m.insert("type".into(), json!(name));
                 let bounds = [
                     ("minimum", &r.minimum),
@@ -164,7 +171,10 @@ impl<'m> Emitter<'m> {
             }
             Ty::Nullable(inner) => return self.nullable(inner),
             Ty::AnyOf(members) => {
-                let schemas = members.iter().map(|t| Value::Object(self.schema(t))).collect();
+                let schemas = members
+                    .iter()
+                    .map(|t| Value::Object(self.schema(t)))
+                    .collect();
                 m.insert("anyOf".into(), Value::Array(schemas));
             }
         }
@@ -193,6 +203,12 @@ impl<'m> Emitter<'m> {
                     m.insert("enum".into(), json!([c, null]));
                 } else if let Some(Value::Array(values)) = m.get_mut("enum") {
                     values.push(Value::Null);
+                }
+                m
+            }
+            None if m.len() == 1 && m.contains_key("anyOf") => {
+                if let Some(Value::Array(members)) = m.get_mut("anyOf") {
+                    members.push(json!({"type": "null"}));
                 }
                 m
             }
@@ -310,7 +326,11 @@ pub fn enum_fold(module: &Module, ty: &Ty) -> Option<String> {
 fn join(description: Option<&str>, fold: Option<String>) -> Option<String> {
     match (description, fold) {
         (Some(d), Some(f)) => {
-            let sep = if d.ends_with(['.', '!', '?', ':']) { " " } else { ". " };
+            let sep = if d.ends_with(['.', '!', '?', ':']) {
+                " "
+            } else {
+                ". "
+            };
             Some(format!("{d}{sep}{f}"))
         }
         (Some(d), None) => Some(d.to_string()),

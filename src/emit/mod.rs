@@ -34,7 +34,10 @@ pub fn tool(module: &Module, tool: &Tool, target: Target) -> Value {
         Target::JsonSchema => {
             let mut out = Map::new();
             out.insert("name".into(), Value::String(tool.name.clone()));
-            out.insert("description".into(), Value::String(tool.description.clone()));
+            out.insert(
+                "description".into(),
+                Value::String(tool.description.clone()),
+            );
             out.insert("parameters".into(), json_schema::parameters(module, tool));
             if let Some(output) = json_schema::output(module, tool) {
                 out.insert("output".into(), output);
@@ -46,5 +49,11 @@ pub fn tool(module: &Module, tool: &Tool, target: Target) -> Value {
 
 /// Every tool of the module in the given target's shape, in source order.
 pub fn tools(module: &Module, target: Target) -> Value {
-    Value::Array(module.tools.iter().map(|t| tool(module, t, target)).collect())
+    Value::Array(
+        module
+            .tools
+            .iter()
+            .map(|t| tool(module, t, target))
+            .collect(),
+    )
 }

@@ -1,0 +1,219 @@
+//! The `tooldef` binary, run for real: outputs, exit codes (0 ok, 1 source errors, 2 usage or
+//! I/O errors) and machine-readable diagnostics.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn tooldef(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tooldef"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tooldef");
+    let mut input = child.stdin.take().expect("stdin");
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).expect("write stdin");
+    }
+    drop(input);
+    child.wait_with_output().expect("wait")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const BROKEN: &str = "/// A tool.\ntool t {\n  a: strng\n  b: string @min(1)\n}\n";
+
+#[test]
+fn compile_prints_every_tool_in_file_order() {
+    let out = tooldef(&["compile", "tests/fixtures/valid/objects.tool"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let names: Vec<&str> = json
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|t| t["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["objects", "ping"]);
+    let keys: Vec<&String> = json[0].as_object().expect("object").keys().collect();
+    assert_eq!(keys, ["name", "description", "parameters"]);
+}
+
+#[test]
+fn compile_one_tool_prints_an_object_with_its_output() {
+    let out = tooldef(
+        &[
+            "compile",
+            "examples/weather.tool",
+            "--tool",
+            "get_weather_by_locality",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    assert_eq!(json["name"], "get_weather_by_locality");
+    assert_eq!(json["parameters"]["type"], "object");
+    assert_eq!(json["output"]["type"], "object");
+}
+
+#[test]
+fn compile_unknown_tool_is_a_usage_error_with_a_suggestion() {
+    let out = tooldef(
+        &[
+            "compile",
+            "examples/weather.tool",
+            "--tool",
+            "get_weather_by_localty",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("did you mean `get_weather_by_locality`?"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn compile_writes_to_a_file_with_o() {
+    let dir = std::env::temp_dir().join(format!("tooldef-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("out.json");
+    let out = tooldef(
+        &[
+            "compile",
+            "examples/weather.tool",
+            "-o",
+            path.to_str().expect("utf8"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty());
+    let text = std::fs::read_to_string(&path).expect("written");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(json[0]["name"], "get_weather_by_locality");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn compile_errors_exit_1_with_snippets() {
+    let out = tooldef(&["compile", "-"], Some(BROKEN));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).is_empty());
+    let err = stderr(&out);
+    assert!(err.contains("unknown type `strng`"), "{err}");
+    assert!(err.contains("<stdin>:3:6"), "{err}");
+    assert!(err.contains("did you mean `string`?"), "{err}");
+    assert!(
+        !err.contains('\u{1b}'),
+        "NO_COLOR output has no escape codes"
+    );
+}
+
+#[test]
+fn check_reports_all_errors_and_exits_1() {
+    let out = tooldef(&["check", "-"], Some(BROKEN));
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("tooldef::unknown-type"), "{err}");
+    assert!(err.contains("tooldef::attribute-not-applicable"), "{err}");
+    assert!(
+        err.contains("checked 1 file: 2 errors, 0 warnings"),
+        "{err}"
+    );
+}
+
+#[test]
+fn check_clean_files_exit_0() {
+    let out = tooldef(
+        &[
+            "check",
+            "examples/weather.tool",
+            "tests/fixtures/valid/scalars.tool",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("checked 2 files: 0 errors, 0 warnings"));
+}
+
+#[test]
+fn check_json_format_has_every_field() {
+    let out = tooldef(&["check", "--format", "json", "-"], Some(BROKEN));
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON on stdout");
+    let first = &json[0];
+    assert_eq!(first["code"], "unknown-type");
+    assert_eq!(first["severity"], "error");
+    assert_eq!(first["file"], "<stdin>");
+    assert_eq!(first["line"], 3);
+    assert_eq!(first["column"], 6);
+    assert_eq!(first["end_line"], 3);
+    assert_eq!(first["end_column"], 11);
+    let start = BROKEN.find("strng").expect("offset");
+    assert_eq!(first["span"]["start"], start);
+    assert_eq!(first["span"]["end"], start + 5);
+    assert_eq!(first["help"], "did you mean `string`?");
+    assert!(first["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("strng")));
+    assert!(first["related"].is_array());
+    assert_eq!(json[1]["code"], "attribute-not-applicable");
+    assert_eq!(json[1]["related"][0]["message"], "this is a string");
+}
+
+#[test]
+fn check_warnings_do_not_fail() {
+    let out = tooldef(&["check", "tests/fixtures/valid/warnings.tool"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("4 warnings"), "{}", stderr(&out));
+}
+
+#[test]
+fn missing_files_and_bad_flags_exit_2() {
+    let out = tooldef(&["check", "does/not/exist.tool"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("cannot read does/not/exist.tool"));
+    let out = tooldef(
+        &["compile", "examples/weather.tool", "--target", "nope"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let out = tooldef(&["check"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn invalid_utf8_on_stdin_is_a_diagnostic() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tooldef"))
+        .args(["check", "--format", "json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"/// t\ntool t { a: \xff }")
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json[0]["code"], "invalid-utf8");
+    assert_eq!(json[0]["line"], 2);
+    assert_eq!(json[0]["column"], 13);
+}

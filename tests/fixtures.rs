@@ -1,0 +1,170 @@
+//! Fixture-driven tests: every file in `tests/fixtures/valid` compiles, its JSON Schema is
+//! snapshotted and valid against the draft 2020-12 meta-schema; every file in
+//! `tests/fixtures/invalid` fails with exactly the error codes its first line names
+//! (`// expect: code, code`), and its rendered diagnostics are snapshotted.
+
+use std::path::{Path, PathBuf};
+
+use tooldef::emit::{self, json_schema, Target};
+use tooldef::render::{self, Style};
+
+fn fixtures(dir: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", root.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "tool"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no fixtures in {}", root.display());
+    files
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .expect("file name")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Asserts that a schema is valid draft 2020-12 and that a validator can be built from it
+/// (every `$ref` resolves).
+pub fn assert_valid_schema(schema: &serde_json::Value, what: &str) {
+    if let Err(e) = jsonschema::draft202012::meta::validate(schema) {
+        panic!("{what}: not a valid draft 2020-12 schema: {e}\n{schema:#}");
+    }
+    if let Err(e) = jsonschema::validator_for(schema) {
+        panic!("{what}: the jsonschema crate cannot compile it: {e}\n{schema:#}");
+    }
+}
+
+#[test]
+fn valid_fixtures_compile_to_meta_valid_schemas() {
+    for path in fixtures("valid") {
+        let bytes = std::fs::read(&path).expect("read fixture");
+        let compiled = tooldef::compile_bytes(&bytes)
+            .unwrap_or_else(|e| panic!("{} should compile: {e:?}", path.display()));
+        let json = emit::tools(&compiled.module, Target::JsonSchema);
+        for tool in json.as_array().expect("an array of tools") {
+            let name = tool["name"].as_str().unwrap_or_default();
+            assert_valid_schema(
+                &tool["parameters"],
+                &format!("{}: {name} parameters", path.display()),
+            );
+            if let Some(output) = tool.get("output") {
+                assert_valid_schema(output, &format!("{}: {name} output", path.display()));
+            }
+        }
+        let source = String::from_utf8_lossy(&bytes);
+        let mut snapshot = serde_json::to_string_pretty(&json).expect("serialize");
+        if !compiled.warnings.is_empty() {
+            snapshot.push_str("\n\n");
+            snapshot.push_str(&render::reports(
+                &compiled.warnings,
+                &stem(&path),
+                &source,
+                Style::Plain,
+            ));
+        }
+        insta::assert_snapshot!(format!("valid__{}", stem(&path)), snapshot);
+    }
+}
+
+#[test]
+fn invalid_fixtures_fail_with_their_expected_codes() {
+    for path in fixtures("invalid") {
+        let source = std::fs::read_to_string(&path).expect("read fixture");
+        let expected: Vec<&str> = source
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("// expect:"))
+            .unwrap_or_else(|| panic!("{} must start with `// expect: codes`", path.display()))
+            .split(',')
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect();
+        assert!(
+            !expected.is_empty(),
+            "{}: no expected codes",
+            path.display()
+        );
+        let errors = match tooldef::compile(&source) {
+            Ok(_) => panic!(
+                "{} compiled, but it must fail with {expected:?}",
+                path.display()
+            ),
+            Err(e) => e,
+        };
+        let got: Vec<&str> = errors.errors().map(|d| d.code.as_str()).collect();
+        assert_eq!(got, expected, "{}: error codes", path.display());
+        for d in errors.errors() {
+            assert!(
+                d.span.end <= source.len(),
+                "{}: span past the end",
+                path.display()
+            );
+            assert!(!d.message.is_empty());
+        }
+        let rendered = render::reports(&errors.diagnostics, &stem(&path), &source, Style::Plain);
+        insta::assert_snapshot!(format!("invalid__{}", stem(&path)), rendered);
+    }
+}
+
+#[test]
+fn every_error_code_has_a_fixture() {
+    let mut covered = std::collections::HashSet::new();
+    for path in fixtures("invalid") {
+        let source = std::fs::read_to_string(&path).expect("read fixture");
+        if let Err(e) = tooldef::compile(&source) {
+            covered.extend(e.errors().map(|d| d.code));
+        }
+    }
+    // Codes exercised elsewhere: invalid UTF-8 and nesting limits in tests/hostile.rs; the
+    // redundant-union warning in tests/fixtures/valid/warnings.tool.
+    let elsewhere = [
+        tooldef::Code::InvalidUtf8,
+        tooldef::Code::NestingTooDeep,
+        tooldef::Code::RedundantUnion,
+    ];
+    for code in tooldef::Code::ALL {
+        assert!(
+            covered.contains(code) || elsewhere.contains(code),
+            "no invalid fixture produces `{code}`"
+        );
+    }
+}
+
+#[test]
+fn examples_compile_to_meta_valid_schemas() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&root).expect("examples/") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|x| x != "tool") {
+            continue;
+        }
+        count += 1;
+        let source = std::fs::read_to_string(&path).expect("read example");
+        let compiled = tooldef::compile(&source)
+            .unwrap_or_else(|e| panic!("{} should compile: {e:?}", path.display()));
+        assert!(
+            compiled.warnings.is_empty(),
+            "{} has warnings: {:?}",
+            path.display(),
+            compiled.warnings
+        );
+        for tool in &compiled.module.tools {
+            let params = json_schema::parameters(&compiled.module, tool);
+            assert_valid_schema(&params, &format!("{}: {}", path.display(), tool.name));
+            if let Some(output) = json_schema::output(&compiled.module, tool) {
+                assert_valid_schema(
+                    &output,
+                    &format!("{}: {} output", path.display(), tool.name),
+                );
+            }
+        }
+    }
+    assert!(count > 0, "no examples found");
+}
