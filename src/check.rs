@@ -22,6 +22,9 @@ pub const MAX_SCHEMA_DEPTH: usize = 40;
 /// The deepest a literal value (`= default`, `@example`, `@meta`) may nest.
 pub const MAX_VALUE_DEPTH: usize = 32;
 
+/// The most subschemas a tool's schema may have once named types are inlined.
+pub const MAX_SCHEMA_NODES: usize = 20_000;
+
 /// Built-in type names; a named type may not reuse them.
 pub const BUILTIN_TYPES: &[&str] = &["string", "integer", "number", "boolean", "any", "null"];
 
@@ -1367,46 +1370,114 @@ impl Checker {
         }
     }
 
-    /// Rejects tools whose inlined schema nests deeper than [`MAX_SCHEMA_DEPTH`].
+    /// Rejects tools whose inlined schema nests deeper than [`MAX_SCHEMA_DEPTH`] or has more
+    /// than [`MAX_SCHEMA_NODES`] schemas (a type used twice by each of 30 nested types inlines
+    /// to 2^30 copies).
     fn depth(&mut self, module: &Module) {
         let n = module.types.len();
         let mut refs = vec![Vec::new(); n];
         for (i, t) in module.types.iter().enumerate() {
             collect_refs(&t.ty, &mut refs[i]);
         }
-        let mut depths = vec![0usize; n];
+        let mut shape = Shape {
+            depths: vec![0; n],
+            sizes: vec![1; n],
+        };
         for component in strongly_connected(&refs) {
             for &i in &component {
-                depths[i] = ty_depth(module, &depths, &module.types[i].ty);
+                shape.depths[i] = shape.depth(module, &module.types[i].ty);
+                shape.sizes[i] = shape.size(module, &module.types[i].ty);
             }
         }
         for tool in &module.tools {
-            let params = 1 + tool
-                .params
-                .fields
+            let fields = tool.params.fields.iter().map(|f| &f.ty);
+            let all: Vec<&Ty> = fields.chain(tool.output.as_ref()).collect();
+            let depth = 1 + all
                 .iter()
-                .map(|f| ty_depth(module, &depths, &f.ty))
+                .map(|t| shape.depth(module, t))
                 .max()
                 .unwrap_or(0);
-            let output = tool
-                .output
-                .as_ref()
-                .map_or(0, |o| ty_depth(module, &depths, o));
-            if params.max(output) > MAX_SCHEMA_DEPTH {
+            let size = all
+                .iter()
+                .fold(1usize, |acc, t| acc.saturating_add(shape.size(module, t)));
+            if depth > MAX_SCHEMA_DEPTH {
                 self.error(
                     Diagnostic::error(
                         Code::SchemaTooDeep,
                         tool.span,
                         format!(
-                            "the schema of tool `{}` nests {} levels deep once named types are inlined; the limit is {MAX_SCHEMA_DEPTH}",
-                            tool.name,
-                            params.max(output)
+                            "the schema of tool `{}` nests {depth} levels deep once named types are inlined; the limit is {MAX_SCHEMA_DEPTH}",
+                            tool.name
                         ),
                     )
                     .with_label("too deep")
                     .with_help("flatten the arguments; models handle shallow schemas far better"),
                 );
+            } else if size > MAX_SCHEMA_NODES {
+                self.error(
+                    Diagnostic::error(
+                        Code::SchemaTooLarge,
+                        tool.span,
+                        format!(
+                            "the schema of tool `{}` has {} subschemas once named types are inlined; the limit is {MAX_SCHEMA_NODES}",
+                            tool.name,
+                            if size == usize::MAX { "too many".to_string() } else { size.to_string() }
+                        ),
+                    )
+                    .with_label("too large")
+                    .with_help("named types used many times are copied at every use; simplify the types"),
+                );
             }
+        }
+    }
+}
+
+/// Depth and size of named types once inlined, filled in dependency order.
+struct Shape {
+    depths: Vec<usize>,
+    sizes: Vec<usize>,
+}
+
+impl Shape {
+    /// Nesting depth of a type once non-recursive named types are inlined.
+    fn depth(&self, module: &Module, ty: &Ty) -> usize {
+        match ty {
+            Ty::Ref(id) if module.types.get(id.0).is_some_and(|t| t.recursive) => 1,
+            Ty::Ref(id) => self.depths.get(id.0).copied().unwrap_or(1),
+            Ty::Array(a) => 1 + self.depth(module, &a.items),
+            Ty::Object(o) => {
+                let fields = o.fields.iter().map(|f| self.depth(module, &f.ty));
+                let extra = match &o.additional {
+                    Additional::Schema(t) => self.depth(module, t),
+                    _ => 0,
+                };
+                1 + fields.max().unwrap_or(0).max(extra)
+            }
+            Ty::Nullable(t) => 1 + self.depth(module, t),
+            Ty::AnyOf(ts) => 1 + ts.iter().map(|t| self.depth(module, t)).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    /// Number of subschemas of a type once non-recursive named types are inlined (saturating).
+    fn size(&self, module: &Module, ty: &Ty) -> usize {
+        let sum = |ts: &mut dyn Iterator<Item = &Ty>| {
+            ts.fold(1usize, |acc, t| acc.saturating_add(self.size(module, t)))
+        };
+        match ty {
+            Ty::Ref(id) if module.types.get(id.0).is_some_and(|t| t.recursive) => 1,
+            Ty::Ref(id) => self.sizes.get(id.0).copied().unwrap_or(1),
+            Ty::Array(a) => sum(&mut std::iter::once(&a.items)),
+            Ty::Object(o) => {
+                let extra = match &o.additional {
+                    Additional::Schema(t) => Some(t),
+                    _ => None,
+                };
+                sum(&mut o.fields.iter().map(|f| &f.ty).chain(extra))
+            }
+            Ty::Nullable(t) => sum(&mut std::iter::once(t.as_ref())),
+            Ty::AnyOf(ts) => sum(&mut ts.iter()),
+            _ => 1,
         }
     }
 }
@@ -1545,32 +1616,6 @@ fn must_contain(ty: &Ty) -> HashSet<TypeId> {
             sets.fold(first, |acc, s| acc.intersection(&s).copied().collect())
         }
         _ => HashSet::new(),
-    }
-}
-
-/// Nesting depth of a type once non-recursive named types are inlined.
-fn ty_depth(module: &Module, named: &[usize], ty: &Ty) -> usize {
-    match ty {
-        Ty::Ref(id) if module.types.get(id.0).is_some_and(|t| t.recursive) => 1,
-        Ty::Ref(id) => named.get(id.0).copied().unwrap_or(1),
-        Ty::Array(a) => 1 + ty_depth(module, named, &a.items),
-        Ty::Object(o) => {
-            let fields = o.fields.iter().map(|f| ty_depth(module, named, &f.ty));
-            let extra = match &o.additional {
-                Additional::Schema(t) => ty_depth(module, named, t),
-                _ => 0,
-            };
-            1 + fields.max().unwrap_or(0).max(extra)
-        }
-        Ty::Nullable(t) => 1 + ty_depth(module, named, t),
-        Ty::AnyOf(ts) => {
-            1 + ts
-                .iter()
-                .map(|t| ty_depth(module, named, t))
-                .max()
-                .unwrap_or(0)
-        }
-        _ => 0,
     }
 }
 

@@ -108,6 +108,8 @@ pub enum Code {
     RedundantUnion,
     /// The inlined schema of a tool is nested deeper than the limit.
     SchemaTooDeep,
+    /// The inlined schema of a tool has more subschemas than the limit.
+    SchemaTooLarge,
 }
 
 impl Code {
@@ -135,6 +137,7 @@ impl Code {
         Code::DefaultOnRequired,
         Code::RedundantUnion,
         Code::SchemaTooDeep,
+        Code::SchemaTooLarge,
     ];
 
     /// The stable kebab-case name of the code.
@@ -162,6 +165,7 @@ impl Code {
             Code::DefaultOnRequired => "default-on-required",
             Code::RedundantUnion => "redundant-union",
             Code::SchemaTooDeep => "schema-too-deep",
+            Code::SchemaTooLarge => "schema-too-large",
         }
     }
 }

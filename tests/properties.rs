@@ -7,9 +7,19 @@ use proptest::prelude::*;
 /// A type expression to print, with enough structure to stay valid by construction.
 #[derive(Clone, Debug)]
 enum Gen {
-    String { min: Option<u8>, extra: Option<u8>, pattern: bool, format: bool },
-    Integer { min: Option<i32>, span: Option<u16> },
-    Number { exclusive: bool },
+    String {
+        min: Option<u8>,
+        extra: Option<u8>,
+        pattern: bool,
+        format: bool,
+    },
+    Integer {
+        min: Option<i32>,
+        span: Option<u16>,
+    },
+    Number {
+        exclusive: bool,
+    },
     Boolean,
     Any,
     LiteralString(String),
@@ -25,16 +35,28 @@ enum Gen {
 
 fn leaf() -> impl Strategy<Value = Gen> {
     prop_oneof![
-        (any::<Option<u8>>(), any::<Option<u8>>(), any::<bool>(), any::<bool>())
-            .prop_map(|(min, extra, pattern, format)| Gen::String { min, extra, pattern, format }),
-        (any::<Option<i32>>(), any::<Option<u16>>()).prop_map(|(min, span)| Gen::Integer { min, span }),
+        (
+            any::<Option<u8>>(),
+            any::<Option<u8>>(),
+            any::<bool>(),
+            any::<bool>()
+        )
+            .prop_map(|(min, extra, pattern, format)| Gen::String {
+                min,
+                extra,
+                pattern,
+                format
+            }),
+        (any::<Option<i32>>(), any::<Option<u16>>())
+            .prop_map(|(min, span)| Gen::Integer { min, span }),
         any::<bool>().prop_map(|exclusive| Gen::Number { exclusive }),
         Just(Gen::Boolean),
         Just(Gen::Any),
         "[a-z]{1,8}".prop_map(Gen::LiteralString),
         any::<i64>().prop_map(Gen::LiteralInt),
         any::<usize>().prop_map(Gen::Ref),
-        prop::collection::btree_set("[a-z]{1,6}", 2..5).prop_map(|s| Gen::Union(s.into_iter().collect())),
+        prop::collection::btree_set("[a-z]{1,6}", 2..5)
+            .prop_map(|s| Gen::Union(s.into_iter().collect())),
     ]
 }
 
@@ -53,7 +75,12 @@ fn gen() -> impl Strategy<Value = Gen> {
 /// Prints a type; `types` is how many named types precede the use (references stay acyclic).
 fn print(g: &Gen, types: usize, out: &mut String) {
     match g {
-        Gen::String { min, extra, pattern, format } => {
+        Gen::String {
+            min,
+            extra,
+            pattern,
+            format,
+        } => {
             out.push_str("(string");
             if let Some(m) = min {
                 out.push_str(&format!(" @min_length({m})"));
@@ -79,9 +106,11 @@ fn print(g: &Gen, types: usize, out: &mut String) {
             }
             out.push(')');
         }
-        Gen::Number { exclusive } => {
-            out.push_str(if *exclusive { "(number @exclusive_min(0) @exclusive_max(1.5))" } else { "number" })
-        }
+        Gen::Number { exclusive } => out.push_str(if *exclusive {
+            "(number @exclusive_min(0) @exclusive_max(1.5))"
+        } else {
+            "number"
+        }),
         Gen::Boolean => out.push_str("boolean"),
         Gen::Any => out.push_str("any"),
         Gen::LiteralString(s) => out.push_str(&format!("\"{s}\"")),
