@@ -253,10 +253,7 @@ impl Checker {
         let mut spans: Vec<Span> = Vec::new();
         for m in &e.members {
             let value = match &m.value {
-                ast::EnumValue::Ident(s) | ast::EnumValue::String(s) => {
-                    self.shown_text(s, m.span, "enum value");
-                    Value::String(s.clone())
-                }
+                ast::EnumValue::Ident(s) | ast::EnumValue::String(s) => Value::String(s.clone()),
                 ast::EnumValue::Integer(lexeme) => match self.number(lexeme, m.span) {
                     Some(n) => Value::Number(n),
                     None => continue,
@@ -411,8 +408,11 @@ impl Checker {
                         Some(AttrValue::Word(w)) => Some(w.text.clone()),
                         Some(AttrValue::Value(ast::Value {
                             kind: ValueKind::String(s),
-                            ..
-                        })) => Some(s.clone()),
+                            span,
+                        })) => {
+                            self.shown_text(s, *span, "scope");
+                            Some(s.clone())
+                        }
                         Some(v) => {
                             self.bad_arg(v.span(), "`@scope` takes a name, e.g. `@scope(admin)`");
                             None
@@ -431,16 +431,8 @@ impl Checker {
                             AttrValue::Value(v) => self.value(v),
                         };
                         if let Some(value) = value {
-                            if tool.meta.insert(key.text.clone(), value).is_some() {
-                                self.error(
-                                    Diagnostic::error(
-                                        Code::DuplicateName,
-                                        key.span,
-                                        format!("`@meta` key `{}` is given twice", key.text),
-                                    )
-                                    .with_label("duplicate key"),
-                                );
-                            }
+                            // A repeated key is reported with the attribute's arguments.
+                            tool.meta.insert(key.text.clone(), value);
                         }
                     }
                 }
@@ -539,6 +531,21 @@ impl Checker {
             return false;
         }
         seen.insert(a.name.text.clone(), a.span);
+        let mut names: HashMap<&str, Span> = HashMap::new();
+        for arg in a.args() {
+            let Some(n) = &arg.name else { continue };
+            if let Some(first) = names.insert(&n.text, n.span) {
+                self.error(
+                    Diagnostic::error(
+                        Code::InvalidAttributeArgument,
+                        n.span,
+                        format!("argument `{}` is given twice", n.text),
+                    )
+                    .with_label("repeated argument")
+                    .with_related(first, "first given here"),
+                );
+            }
+        }
         true
     }
 
@@ -676,8 +683,10 @@ impl Checker {
         self.value_at(v, 0)
     }
 
+    /// `depth` counts the arrays and objects around `v`.
     fn value_at(&mut self, v: &ast::Value, depth: usize) -> Option<Value> {
-        if depth > MAX_VALUE_DEPTH {
+        let container = matches!(v.kind, ValueKind::Array(_) | ValueKind::Object(_));
+        if container && depth >= MAX_VALUE_DEPTH {
             self.error(
                 Diagnostic::error(
                     Code::NestingTooDeep,
@@ -722,6 +731,14 @@ impl Checker {
 
     fn number(&mut self, lexeme: &str, span: Span) -> Option<Number> {
         let integral = !lexeme.contains(['.', 'e', 'E']);
+        if integral {
+            if let Ok(n) = lexeme.parse::<i64>() {
+                return Some(Number::from(n));
+            }
+            if let Ok(n) = lexeme.parse::<u64>() {
+                return Some(Number::from(n));
+            }
+        }
         match lexeme.parse::<Number>() {
             Ok(n) if integral && !(n.is_i64() || n.is_u64()) => {
                 self.error(
@@ -815,7 +832,6 @@ impl Checker {
                             }
                         };
                         if let Some(v) = value {
-                            self.shown_value(&v, arg.span, "example");
                             self.pending.push(Pending {
                                 ty: field.ty.clone(),
                                 value: v.clone(),
@@ -854,7 +870,6 @@ impl Checker {
                 );
             }
             if let Some(v) = self.value(d) {
-                self.shown_value(&v, d.span, "default");
                 self.pending.push(Pending {
                     ty: field.ty.clone(),
                     value: v.clone(),
@@ -867,26 +882,11 @@ impl Checker {
         field
     }
 
-    fn shown_value(&mut self, v: &Value, span: Span, what: &str) {
-        match v {
-            Value::String(s) => self.shown_text(s, span, what),
-            Value::Array(items) => items.iter().for_each(|i| self.shown_value(i, span, what)),
-            Value::Object(map) => map.iter().for_each(|(k, i)| {
-                self.shown_text(k, span, what);
-                self.shown_value(i, span, what);
-            }),
-            _ => {}
-        }
-    }
-
     fn ty(&mut self, e: &TypeExpr) -> Ty {
         match &e.kind {
             TypeKind::Named(n) => self.named(n),
             TypeKind::Literal(v) => match self.value(v) {
-                Some(value) => {
-                    self.shown_value(&value, v.span, "literal");
-                    Ty::Const(value)
-                }
+                Some(value) => Ty::Const(value),
                 None => Ty::Any,
             },
             TypeKind::Array(items) => Ty::Array(Box::new(ArrayTy {
@@ -1038,7 +1038,8 @@ impl Checker {
                 let all = NUMBER_CONSTRAINTS
                     .iter()
                     .chain(STRING_CONSTRAINTS)
-                    .chain(ARRAY_CONSTRAINTS);
+                    .chain(ARRAY_CONSTRAINTS)
+                    .chain(FIELD_ANNOTATIONS);
                 if let Some(s) = did_you_mean(&a.name.text, known.iter().copied())
                     .or_else(|| did_you_mean(&a.name.text, all.copied()))
                 {
@@ -1520,6 +1521,9 @@ fn list(names: &[&str]) -> String {
 }
 
 fn article(kind: &str) -> String {
+    if kind.starts_with("union") {
+        return format!("a {kind}");
+    }
     match kind.chars().next() {
         Some('a' | 'e' | 'i' | 'o' | 'u') => format!("an {kind}"),
         _ => format!("a {kind}"),

@@ -97,10 +97,20 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(message) => {
-            eprintln!("error: {message}");
+            to_stderr(&format!("error: {message}\n"));
             ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+/// Writes to standard output; a closed pipe (`tooldef ... | head`) is not an error worth a panic.
+fn to_stdout(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+/// Writes to standard error, ignoring a closed pipe.
+fn to_stderr(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// A source file read into memory.
@@ -162,7 +172,7 @@ fn print_diagnostics(all: &[(String, String, Vec<Diagnostic>)], format: Format, 
             let style = style();
             for (name, text, diags) in all {
                 if !diags.is_empty() {
-                    eprint!("{}", render::reports(diags, name, text, style));
+                    to_stderr(&render::reports(diags, name, text, style));
                 }
             }
         }
@@ -172,11 +182,12 @@ fn print_diagnostics(all: &[(String, String, Vec<Diagnostic>)], format: Format, 
                 let index = LineIndex::new(text);
                 out.extend(diags.iter().map(|d| render::json(d, name, text, &index)));
             }
-            let json = serde_json::to_string_pretty(&Value::Array(out)).unwrap_or_default();
+            let mut json = serde_json::to_string_pretty(&Value::Array(out)).unwrap_or_default();
+            json.push('\n');
             if to_stdout {
-                println!("{json}");
+                self::to_stdout(&json);
             } else {
-                eprintln!("{json}");
+                to_stderr(&json);
             }
         }
     }
@@ -190,24 +201,39 @@ fn summary(all: &[(String, String, Vec<Diagnostic>)]) -> (usize, usize) {
 
 fn check(files: &[PathBuf], format: Format) -> Result<u8, String> {
     let mut all = Vec::new();
+    let mut unreadable = false;
     for path in files {
-        let input = read_input(path)?;
-        let (_, diags, text) = compile_input(&input);
-        all.push((input.name, text, diags));
+        match read_input(path) {
+            Ok(input) => {
+                let (_, diags, text) = compile_input(&input);
+                all.push((input.name, text, diags));
+            }
+            Err(message) => {
+                // Report it and go on: the other files still get checked.
+                to_stderr(&format!("error: {message}\n"));
+                unreadable = true;
+            }
+        }
     }
     print_diagnostics(&all, format, true);
     let (errors, warnings) = summary(&all);
     if format == Format::Human {
         let files = all.len();
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-        eprintln!(
-            "checked {}: {}, {}",
+        to_stderr(&format!(
+            "checked {}: {}, {}\n",
             plural(files, "file"),
             plural(errors, "error"),
             plural(warnings, "warning")
-        );
+        ));
     }
-    Ok(if errors > 0 { EXIT_ERRORS } else { 0 })
+    Ok(if unreadable {
+        EXIT_USAGE
+    } else if errors > 0 {
+        EXIT_ERRORS
+    } else {
+        0
+    })
 }
 
 fn compile(
@@ -245,12 +271,7 @@ fn compile(
         Some(p) => {
             std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?
         }
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(text.as_bytes())
-                .map_err(|e| format!("cannot write to standard output: {e}"))?;
-        }
+        None => to_stdout(&text),
     }
     Ok(0)
 }

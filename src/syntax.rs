@@ -321,13 +321,16 @@ impl Lower {
             .filter(|p| p.as_rule() == Rule::postfix_type)
             .map(|p| self.postfix_type(p, depth))
             .collect();
-        if members.len() == 1 {
-            members.pop().unwrap_or_else(|| placeholder(span))
-        } else {
-            TypeExpr {
-                kind: TypeKind::Union(members),
-                span,
+        match (members.first(), members.last()) {
+            (Some(first), Some(last)) if members.len() > 1 => {
+                // The pair's own span runs on over the blanks after the last member.
+                let span = first.span.to(last.span);
+                TypeExpr {
+                    kind: TypeKind::Union(members),
+                    span,
+                }
             }
+            _ => members.pop().unwrap_or_else(|| placeholder(span)),
         }
     }
 
@@ -507,7 +510,7 @@ pub fn describe_rule(rule: Rule) -> &'static str {
     match rule {
         Rule::EOI => "end of file",
         Rule::WHITESPACE | Rule::COMMENT => "a blank or comment",
-        Rule::file => "a file",
+        Rule::file => "a `tool`, `type` or `enum` definition",
         Rule::item => "`tool`, `type` or `enum`",
         Rule::docs | Rule::doc_line | Rule::doc_text => "a `///` doc comment",
         Rule::attribute | Rule::constraint => "an attribute such as `@min(1)`",
@@ -576,12 +579,22 @@ const TOKENS: &[&str] = &[
 ];
 
 fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Diagnostic {
-    let pos = match err.location {
+    let mut pos = match err.location {
         pest::error::InputLocation::Pos(p) => p,
         pest::error::InputLocation::Span((s, _)) => s,
     };
     let mut expected: Vec<String> = Vec::new();
-    if let Some(attempts) = err.parse_attempts() {
+    let attempts = err.parse_attempts();
+    // Pest places rule failures where the rule started; the farthest token attempt is where the
+    // text really went wrong (`a: string[ }` fails at `}`, not at `[`).
+    let rule_pos = pos;
+    let mut farther = attempts.as_ref().is_some_and(|a| a.max_position > pos);
+    if let Some(a) = &attempts {
+        if farther {
+            pos = a.max_position;
+        }
+    }
+    if let Some(attempts) = attempts {
         for token in attempts.expected_tokens() {
             let token = token.to_string();
             if let Some(t) = TOKENS.iter().find(|t| **t == token) {
@@ -592,12 +605,27 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Diagnostic {
             }
         }
     }
+    if farther && expected.is_empty() {
+        // No token worth naming at the farthest point: report where the rule failed instead.
+        farther = false;
+        pos = rule_pos;
+    }
     if let pest::error::ErrorVariant::ParsingError { positives, .. } = &err.variant {
         for rule in positives {
-            if matches!(
+            // Rules that are one token are already named by the token.
+            let token_like = matches!(
+                rule,
+                Rule::default
+                    | Rule::array_suffix
+                    | Rule::open_marker
+                    | Rule::optional_mark
+                    | Rule::output
+            );
+            let blank = matches!(
                 rule,
                 Rule::WHITESPACE | Rule::COMMENT | Rule::docs | Rule::doc_line
-            ) {
+            );
+            if farther || token_like || blank {
                 continue;
             }
             let d = describe_rule(*rule).to_string();

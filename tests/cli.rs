@@ -217,3 +217,44 @@ fn invalid_utf8_on_stdin_is_a_diagnostic() {
     assert_eq!(json[0]["line"], 2);
     assert_eq!(json[0]["column"], 13);
 }
+
+#[test]
+fn a_closed_stdout_is_not_a_crash() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tooldef"))
+        .args(["compile", "tests/fixtures/invalid/schema_too_deep.tool"])
+        .args(["--format", "json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert_ne!(out.status.code(), Some(101), "panicked: {}", stderr(&out));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tooldef"))
+        .args(["compile", "examples/weather.tool"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert_ne!(out.status.code(), Some(101), "panicked: {}", stderr(&out));
+}
+
+#[test]
+fn check_goes_on_past_an_unreadable_file() {
+    let out = tooldef(
+        &[
+            "check",
+            "tests/fixtures/invalid/duplicates.tool",
+            "no/such.tool",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("cannot read no/such.tool"), "{err}");
+    assert!(err.contains("tooldef::duplicate-name"), "{err}");
+}

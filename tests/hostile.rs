@@ -181,3 +181,30 @@ fn truncated_sources_never_panic() {
         }
     });
 }
+
+#[test]
+fn value_nesting_limit_counts_containers() {
+    let at = |d: usize| {
+        format!(
+            "/// t\ntool t {{ a?: any = {}1{} }}",
+            "[".repeat(d),
+            "]".repeat(d)
+        )
+    };
+    assert_eq!(
+        codes(at(tooldef::check::MAX_VALUE_DEPTH)),
+        Vec::<Code>::new()
+    );
+    assert_eq!(
+        codes(at(tooldef::check::MAX_VALUE_DEPTH + 1)),
+        vec![Code::NestingTooDeep]
+    );
+}
+
+#[test]
+fn negative_zero_is_a_number() {
+    assert_eq!(
+        codes("/// t\ntool t { a?: integer @min(-0) = -0 }".into()),
+        Vec::<Code>::new()
+    );
+}
