@@ -108,6 +108,15 @@ pub enum Code {
     RedundantUnion,
     /// The inlined schema of a tool is nested deeper than the limit.
     SchemaTooDeep,
+    /// A provider target cannot express a type or a tool at all (recursion for Gemini, a map in
+    /// OpenAI strict mode); reported only when compiling for that target.
+    NotRepresentable,
+    /// A provider target's limit is exceeded (OpenAI strict mode: properties, nesting, enum
+    /// values); reported only when compiling for that target.
+    TargetLimit,
+    /// A constraint the target cannot express was folded into a description; the validator still
+    /// enforces it.
+    FoldedConstraint,
 }
 
 impl Code {
@@ -135,6 +144,9 @@ impl Code {
         Code::DefaultOnRequired,
         Code::RedundantUnion,
         Code::SchemaTooDeep,
+        Code::NotRepresentable,
+        Code::TargetLimit,
+        Code::FoldedConstraint,
     ];
 
     /// The stable kebab-case name of the code.
@@ -162,6 +174,9 @@ impl Code {
             Code::DefaultOnRequired => "default-on-required",
             Code::RedundantUnion => "redundant-union",
             Code::SchemaTooDeep => "schema-too-deep",
+            Code::NotRepresentable => "not-representable",
+            Code::TargetLimit => "target-limit",
+            Code::FoldedConstraint => "folded-constraint",
         }
     }
 }

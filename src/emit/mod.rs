@@ -1,12 +1,21 @@
 //! Emitting: the compiled model → JSON, one module per target.
 //!
 //! `json_schema` is the canonical, complete form (JSON Schema draft 2020-12); provider targets
-//! derive from the same model.
+//! derive from the same model. What a provider cannot express is folded into descriptions
+//! (`fold`) with a warning; what it cannot represent at all is an error for that target only.
+//! docs/targets.md lists every transformation and the source of each rule.
 
+pub mod anthropic;
+pub mod fold;
+pub mod gemini;
 pub mod json_schema;
+mod lower;
+pub mod mcp;
+pub mod openai;
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
+use crate::diagnostic::{Diagnostic, Errors};
 use crate::model::{Module, Tool};
 
 /// The output formats `tooldef compile` can produce.
@@ -14,37 +23,179 @@ use crate::model::{Module, Tool};
 pub enum Target {
     /// JSON Schema draft 2020-12: `{"name", "description", "parameters"[, "output"]}` per tool.
     JsonSchema,
+    /// OpenAI Chat Completions: `{"type": "function", "function": {name, description,
+    /// parameters}}` per tool.
+    OpenAi,
+    /// OpenAI Chat Completions with `"strict": true` and the Structured Outputs schema subset.
+    OpenAiStrict,
+    /// The OpenAI Responses API's flat tool: `{"type": "function", name, description,
+    /// parameters, strict}`.
+    OpenAiResponses,
+    /// Anthropic Messages: `{name, description, input_schema}` per tool.
+    Anthropic,
+    /// Gemini: `[{"functionDeclarations": [{name, description, parameters}]}]` in Gemini's
+    /// OpenAPI 3.0 schema subset.
+    Gemini,
+    /// MCP: a `tools/list` result, `{"tools": [{name, title?, description, inputSchema,
+    /// outputSchema?, annotations?}]}`.
+    Mcp,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: &'static [Target] = &[Target::JsonSchema];
+    pub const ALL: &'static [Target] = &[
+        Target::JsonSchema,
+        Target::OpenAi,
+        Target::OpenAiStrict,
+        Target::OpenAiResponses,
+        Target::Anthropic,
+        Target::Gemini,
+        Target::Mcp,
+    ];
 
     /// The name used on the command line.
     pub fn as_str(self) -> &'static str {
         match self {
             Target::JsonSchema => "json-schema",
+            Target::OpenAi => "openai",
+            Target::OpenAiStrict => "openai-strict",
+            Target::OpenAiResponses => "openai-responses",
+            Target::Anthropic => "anthropic",
+            Target::Gemini => "gemini",
+            Target::Mcp => "mcp",
         }
+    }
+
+    /// The target called `name` on the command line.
+    pub fn from_name(name: &str) -> Option<Target> {
+        Target::ALL.iter().copied().find(|t| t.as_str() == name)
     }
 }
 
-/// One tool in the given target's shape.
-pub fn tool(module: &Module, tool: &Tool, target: Target) -> Value {
+/// How to emit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Report a warning for every constraint folded into a description (on by default; the
+    /// CLI's `--quiet` turns it off). Errors are always reported.
+    pub warnings: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { warnings: true }
+    }
+}
+
+/// A successful emission: the JSON and the warnings about what was folded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Emitted {
+    /// The output in the target's shape.
+    pub json: Value,
+    /// Warnings (never errors), in source order; empty when [`Options::warnings`] is off.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// One tool in the given target's shape. Fails with every error when the target cannot
+/// represent the tool (the other targets are unaffected).
+pub fn tool(
+    module: &Module,
+    tool: &Tool,
+    target: Target,
+    options: &Options,
+) -> Result<Emitted, Errors> {
+    let (json, diagnostics) = one(module, tool, target);
+    finish(json, diagnostics, options)
+}
+
+/// Every tool of the module in the given target's shape, in source order: an array, except for
+/// `gemini` (one `Tool` object holding every declaration, in an array) and `mcp` (a
+/// `tools/list` result).
+pub fn tools(module: &Module, target: Target, options: &Options) -> Result<Emitted, Errors> {
+    let mut all = Vec::new();
+    let mut diagnostics = Vec::new();
+    for t in &module.tools {
+        let (json, d) = one(module, t, target);
+        all.push(json);
+        diagnostics.extend(d);
+    }
+    let json = match target {
+        Target::Gemini => json!([{ "functionDeclarations": all }]),
+        Target::Mcp => json!({ "tools": all }),
+        _ => Value::Array(all),
+    };
+    finish(json, diagnostics, options)
+}
+
+fn one(module: &Module, t: &Tool, target: Target) -> (Value, Vec<Diagnostic>) {
     match target {
         Target::JsonSchema => {
             let mut out = Map::new();
-            out.insert("name".into(), Value::String(tool.name.clone()));
-            out.insert("description".into(), Value::String(tool.description.clone()));
-            out.insert("parameters".into(), json_schema::parameters(module, tool));
-            if let Some(output) = json_schema::output(module, tool) {
+            out.insert("name".into(), Value::String(t.name.clone()));
+            out.insert("description".into(), Value::String(t.description.clone()));
+            out.insert("parameters".into(), json_schema::parameters(module, t));
+            if let Some(output) = json_schema::output(module, t) {
                 out.insert("output".into(), output);
             }
-            Value::Object(out)
+            (Value::Object(out), Vec::new())
         }
+        Target::OpenAi => openai::chat(module, t),
+        Target::OpenAiStrict => openai::strict(module, t),
+        Target::OpenAiResponses => openai::responses(module, t),
+        Target::Anthropic => anthropic::tool(module, t),
+        Target::Gemini => gemini::declaration(module, t),
+        Target::Mcp => mcp::tool(module, t),
     }
 }
 
-/// Every tool of the module in the given target's shape, in source order.
-pub fn tools(module: &Module, target: Target) -> Value {
-    Value::Array(module.tools.iter().map(|t| tool(module, t, target)).collect())
+fn finish(json: Value, diagnostics: Vec<Diagnostic>, options: &Options) -> Result<Emitted, Errors> {
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        let kept = diagnostics
+            .into_iter()
+            .filter(|d| options.warnings || d.is_error())
+            .collect();
+        return Err(Errors::new(kept));
+    }
+    let mut warnings: Vec<Diagnostic> = if options.warnings {
+        diagnostics
+    } else {
+        Vec::new()
+    };
+    warnings.sort_by_key(|d| (d.span.start, d.span.end));
+    Ok(Emitted { json, warnings })
+}
+
+/// The canonical parameter schema without `$schema`, which provider APIs do not need (and
+/// some reject).
+fn plain_parameters(module: &Module, tool: &Tool) -> Value {
+    strip_schema_uri(json_schema::parameters(module, tool))
+}
+
+fn strip_schema_uri(mut v: Value) -> Value {
+    if let Value::Object(m) = &mut v {
+        m.shift_remove("$schema");
+    }
+    v
+}
+
+/// Whether every character of `name` passes `allowed` and its length is within `1..=max`.
+fn name_fits(name: &str, max: usize, allowed: impl Fn(char) -> bool) -> bool {
+    !name.is_empty() && name.chars().count() <= max && name.chars().all(allowed)
+}
+
+/// The error for a tool name the target forbids.
+fn bad_tool_name(tool: &Tool, target: Target, rule: &str) -> Diagnostic {
+    Diagnostic::error(
+        crate::Code::InvalidName,
+        tool.span,
+        format!(
+            "tool name `{}` is not allowed by target {}",
+            tool.name,
+            target.as_str()
+        ),
+    )
+    .with_label(format!("not a valid {} tool name", target.as_str()))
+    .with_help(format!(
+        "{} tool names {rule}; rename the tool",
+        target.as_str()
+    ))
 }
