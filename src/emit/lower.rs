@@ -638,6 +638,12 @@ impl<'m> Lowering<'m> {
                         node
                     }
                     Some(Value::String(_)) => node, // already `null`
+                    None if m.len() == 1 && m.contains_key("anyOf") => {
+                        if let Some(Value::Array(members)) = m.get_mut("anyOf") {
+                            members.push(json!({"type": "null"}));
+                        }
+                        node
+                    }
                     _ => {
                         let inner = std::mem::take(&mut node.map);
                         node.map.insert(
