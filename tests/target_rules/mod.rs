@@ -12,7 +12,7 @@ use tooldef::emit::Target;
 pub fn check(target: Target, output: &Value) -> Vec<String> {
     let mut errors = Vec::new();
     match target {
-        Target::JsonSchema => each(output, &mut errors, |t, e| json_schema_tool(t, e)),
+        Target::JsonSchema => each(output, &mut errors, json_schema_tool),
         Target::OpenAi => each(output, &mut errors, |t, e| openai_chat(t, false, e)),
         Target::OpenAiStrict => each(output, &mut errors, |t, e| openai_chat(t, true, e)),
         Target::OpenAiResponses => each(output, &mut errors, openai_responses),
