@@ -376,3 +376,22 @@ fn strict_mode_limits_are_checked() {
         .expect_err("too many enum values");
     assert!(err.errors().any(|d| d.code == Code::TargetLimit), "{err:?}");
 }
+
+#[test]
+fn a_schema_that_would_explode_when_inlined_is_an_error_not_a_hang() {
+    // Each level uses the previous one twice: 2^30 schemas once inlined.
+    let mut source = String::from("type A0 { v: string }\n");
+    for i in 1..=30 {
+        source.push_str(&format!("type A{i} {{ x: A{}, y: A{} }}\n", i - 1, i - 1));
+    }
+    source.push_str("/// T.\ntool t { a: A30 }\n");
+    let module = tooldef::compile(&source).expect("compiles").module;
+    for &target in Target::ALL {
+        let err = emit::tools(&module, target, &Options::default()).expect_err("too large");
+        assert!(
+            err.errors().all(|d| d.code == Code::TargetLimit),
+            "{}: {err:?}",
+            target.as_str()
+        );
+    }
+}
