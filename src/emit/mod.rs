@@ -110,6 +110,24 @@ pub fn tool(
 /// Every tool of the module in the given target's shape, in source order: an array, except for
 /// `gemini` (one `Tool` object holding every declaration, in an array) and `mcp` (a
 /// `tools/list` result).
+///
+/// ```
+/// use tooldef::emit::{self, Options, Target};
+///
+/// let source = "/// Book a table.\ntool book { guests: integer @exclusive_min(0) @multiple_of(2) }";
+/// let module = tooldef::compile(source).unwrap().module;
+///
+/// let gemini = emit::tools(&module, Target::Gemini, &Options::default()).unwrap();
+/// let guests = &gemini.json[0]["functionDeclarations"][0]["parameters"]["properties"]["guests"];
+/// assert_eq!(guests["type"], "INTEGER");
+/// assert_eq!(guests["minimum"], 1); // `> 0` on an integer, exactly
+/// assert_eq!(guests["description"], "Must be a multiple of 2."); // folded, with a warning
+/// assert_eq!(gemini.warnings[0].code, tooldef::Code::FoldedConstraint);
+///
+/// let strict = emit::tools(&module, Target::OpenAiStrict, &Options::default()).unwrap();
+/// assert_eq!(strict.json[0]["function"]["strict"], true);
+/// assert!(strict.warnings.is_empty());
+/// ```
 pub fn tools(module: &Module, target: Target, options: &Options) -> Result<Emitted, Errors> {
     let mut all = Vec::new();
     let mut diagnostics = Vec::new();
