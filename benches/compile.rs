@@ -28,11 +28,14 @@ fn bench(c: &mut Criterion) {
         ("generated_100", generated(100)),
     ] {
         let compiled = tooldef::compile(&source).expect("compiles");
-        let json = serde_json::to_string(&tooldef::emit::tools(
+        let options = tooldef::emit::Options::default();
+        let emitted = tooldef::emit::tools(
             &compiled.module,
             tooldef::emit::Target::JsonSchema,
-        ))
-        .expect("json");
+            &options,
+        )
+        .expect("emits");
+        let json = serde_json::to_string(&emitted.json).expect("json");
         let mut group = c.benchmark_group(format!("compile/{name}"));
         group.bench_function("tooldef_compile", |b| {
             b.iter(|| tooldef::compile(black_box(&source)).is_ok())

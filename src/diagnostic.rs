@@ -110,6 +110,15 @@ pub enum Code {
     SchemaTooDeep,
     /// The inlined schema of a tool has more subschemas than the limit.
     SchemaTooLarge,
+    /// A provider target cannot express a type or a tool at all (recursion for Gemini, a map in
+    /// OpenAI strict mode); reported only when compiling for that target.
+    NotRepresentable,
+    /// A provider target's limit is exceeded (OpenAI strict mode: properties, nesting, enum
+    /// values); reported only when compiling for that target.
+    TargetLimit,
+    /// A constraint the target cannot express was folded into a description; the validator still
+    /// enforces it.
+    FoldedConstraint,
 }
 
 impl Code {
@@ -138,6 +147,9 @@ impl Code {
         Code::RedundantUnion,
         Code::SchemaTooDeep,
         Code::SchemaTooLarge,
+        Code::NotRepresentable,
+        Code::TargetLimit,
+        Code::FoldedConstraint,
     ];
 
     /// The stable kebab-case name of the code.
@@ -166,6 +178,9 @@ impl Code {
             Code::RedundantUnion => "redundant-union",
             Code::SchemaTooDeep => "schema-too-deep",
             Code::SchemaTooLarge => "schema-too-large",
+            Code::NotRepresentable => "not-representable",
+            Code::TargetLimit => "target-limit",
+            Code::FoldedConstraint => "folded-constraint",
         }
     }
 }

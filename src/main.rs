@@ -47,6 +47,9 @@ enum Command {
         /// How to print diagnostics (on standard error).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Do not print warnings (constraints folded into descriptions); errors still print.
+        #[arg(short, long)]
+        quiet: bool,
     },
 }
 
@@ -62,12 +65,30 @@ enum Format {
 enum TargetArg {
     /// JSON Schema draft 2020-12 (the canonical form).
     JsonSchema,
+    /// OpenAI Chat Completions tools.
+    Openai,
+    /// OpenAI Chat Completions tools in strict mode (Structured Outputs).
+    OpenaiStrict,
+    /// OpenAI Responses API function tools.
+    OpenaiResponses,
+    /// Anthropic Messages API tools.
+    Anthropic,
+    /// Gemini function declarations.
+    Gemini,
+    /// An MCP `tools/list` result.
+    Mcp,
 }
 
 impl From<TargetArg> for Target {
     fn from(t: TargetArg) -> Target {
         match t {
             TargetArg::JsonSchema => Target::JsonSchema,
+            TargetArg::Openai => Target::OpenAi,
+            TargetArg::OpenaiStrict => Target::OpenAiStrict,
+            TargetArg::OpenaiResponses => Target::OpenAiResponses,
+            TargetArg::Anthropic => Target::Anthropic,
+            TargetArg::Gemini => Target::Gemini,
+            TargetArg::Mcp => Target::Mcp,
         }
     }
 }
@@ -86,12 +107,14 @@ fn main() -> ExitCode {
             target,
             output,
             format,
+            quiet,
         } => compile(
             &file,
             tool.as_deref(),
             target.into(),
             output.as_deref(),
             format,
+            quiet,
         ),
     };
     match result {
@@ -242,20 +265,22 @@ fn compile(
     target: Target,
     output: Option<&std::path::Path>,
     format: Format,
+    quiet: bool,
 ) -> Result<u8, String> {
     let input = read_input(path)?;
-    let (module, diags, text) = compile_input(&input);
-    let all = vec![(input.name, text, diags)];
-    if !all[0].2.is_empty() {
-        print_diagnostics(&all, format, false);
+    let (module, mut diags, text) = compile_input(&input);
+    if quiet {
+        diags.retain(Diagnostic::is_error);
     }
     let Some(module) = module else {
+        print_diagnostics(&[(input.name, text, diags)], format, false);
         return Ok(EXIT_ERRORS);
     };
-    let json = match tool {
-        None => emit::tools(&module, target),
+    let options = emit::Options { warnings: !quiet };
+    let emitted = match tool {
+        None => emit::tools(&module, target, &options),
         Some(name) => match module.tool(name) {
-            Some(t) => emit::tool(&module, t, target),
+            Some(t) => emit::tool(&module, t, target, &options),
             None => {
                 let names: Vec<&str> = module.tools.iter().map(|t| t.name.as_str()).collect();
                 let hint = tooldef::suggest::did_you_mean(name, names.iter().copied())
@@ -264,6 +289,20 @@ fn compile(
                 return Err(format!("no tool named `{name}`{hint}"));
             }
         },
+    };
+    let json = match emitted {
+        Ok(e) => {
+            diags.extend(e.warnings);
+            if !diags.is_empty() {
+                print_diagnostics(&[(input.name, text, diags)], format, false);
+            }
+            e.json
+        }
+        Err(e) => {
+            diags.extend(e.diagnostics);
+            print_diagnostics(&[(input.name, text, diags)], format, false);
+            return Ok(EXIT_ERRORS);
+        }
     };
     let mut text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
     text.push('\n');

@@ -46,7 +46,13 @@ fn valid_fixtures_compile_to_meta_valid_schemas() {
         let bytes = std::fs::read(&path).expect("read fixture");
         let compiled = tooldef::compile_bytes(&bytes)
             .unwrap_or_else(|e| panic!("{} should compile: {e:?}", path.display()));
-        let json = emit::tools(&compiled.module, Target::JsonSchema);
+        let json = emit::tools(
+            &compiled.module,
+            Target::JsonSchema,
+            &emit::Options::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}: json-schema target failed: {e:?}", path.display()))
+        .json;
         for tool in json.as_array().expect("an array of tools") {
             let name = tool["name"].as_str().unwrap_or_default();
             assert_valid_schema(
@@ -122,11 +128,15 @@ fn every_error_code_has_a_fixture() {
         }
     }
     // Codes exercised elsewhere: invalid UTF-8 and nesting limits in tests/hostile.rs; the
-    // redundant-union warning in tests/fixtures/valid/warnings.tool.
+    // redundant-union warning in tests/fixtures/valid/warnings.tool; the per-target codes in
+    // tests/targets.rs.
     let elsewhere = [
         tooldef::Code::InvalidUtf8,
         tooldef::Code::NestingTooDeep,
         tooldef::Code::RedundantUnion,
+        tooldef::Code::NotRepresentable,
+        tooldef::Code::TargetLimit,
+        tooldef::Code::FoldedConstraint,
     ];
     for code in tooldef::Code::ALL {
         assert!(

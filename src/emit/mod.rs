@@ -1,59 +1,295 @@
 //! Emitting: the compiled model → JSON, one module per target.
 //!
 //! `json_schema` is the canonical, complete form (JSON Schema draft 2020-12); provider targets
-//! derive from the same model.
+//! derive from the same model. What a provider cannot express is folded into descriptions
+//! (`fold`) with a warning; what it cannot represent at all is an error for that target only.
+//! docs/targets.md lists every transformation and the source of each rule.
 
+pub mod anthropic;
+pub mod fold;
+pub mod gemini;
 pub mod json_schema;
+mod lower;
+pub mod mcp;
+pub mod openai;
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
-use crate::model::{Module, Tool};
+use crate::diagnostic::{Diagnostic, Errors};
+use crate::model::{Additional, Module, ObjectTy, Tool, Ty};
 
 /// The output formats `tooldef compile` can produce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
     /// JSON Schema draft 2020-12: `{"name", "description", "parameters"[, "output"]}` per tool.
     JsonSchema,
+    /// OpenAI Chat Completions: `{"type": "function", "function": {name, description,
+    /// parameters}}` per tool.
+    OpenAi,
+    /// OpenAI Chat Completions with `"strict": true` and the Structured Outputs schema subset.
+    OpenAiStrict,
+    /// The OpenAI Responses API's flat tool: `{"type": "function", name, description,
+    /// parameters, strict}`.
+    OpenAiResponses,
+    /// Anthropic Messages: `{name, description, input_schema}` per tool.
+    Anthropic,
+    /// Gemini: `[{"functionDeclarations": [{name, description, parameters}]}]` in Gemini's
+    /// OpenAPI 3.0 schema subset.
+    Gemini,
+    /// MCP: a `tools/list` result, `{"tools": [{name, title?, description, inputSchema,
+    /// outputSchema?, annotations?}]}`.
+    Mcp,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: &'static [Target] = &[Target::JsonSchema];
+    pub const ALL: &'static [Target] = &[
+        Target::JsonSchema,
+        Target::OpenAi,
+        Target::OpenAiStrict,
+        Target::OpenAiResponses,
+        Target::Anthropic,
+        Target::Gemini,
+        Target::Mcp,
+    ];
 
     /// The name used on the command line.
     pub fn as_str(self) -> &'static str {
         match self {
             Target::JsonSchema => "json-schema",
+            Target::OpenAi => "openai",
+            Target::OpenAiStrict => "openai-strict",
+            Target::OpenAiResponses => "openai-responses",
+            Target::Anthropic => "anthropic",
+            Target::Gemini => "gemini",
+            Target::Mcp => "mcp",
         }
+    }
+
+    /// The target called `name` on the command line.
+    pub fn from_name(name: &str) -> Option<Target> {
+        Target::ALL.iter().copied().find(|t| t.as_str() == name)
     }
 }
 
-/// One tool in the given target's shape.
-pub fn tool(module: &Module, tool: &Tool, target: Target) -> Value {
+/// How to emit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Report a warning for every constraint folded into a description (on by default; the
+    /// CLI's `--quiet` turns it off). Errors are always reported.
+    pub warnings: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { warnings: true }
+    }
+}
+
+/// A successful emission: the JSON and the warnings about what was folded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Emitted {
+    /// The output in the target's shape.
+    pub json: Value,
+    /// Warnings (never errors), in source order; empty when [`Options::warnings`] is off.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// One tool in the given target's shape. Fails with every error when the target cannot
+/// represent the tool (the other targets are unaffected).
+pub fn tool(
+    module: &Module,
+    tool: &Tool,
+    target: Target,
+    options: &Options,
+) -> Result<Emitted, Errors> {
+    let (json, diagnostics) = one(module, tool, target);
+    finish(json, diagnostics, options)
+}
+
+/// Every tool of the module in the given target's shape, in source order: an array, except for
+/// `gemini` (one `Tool` object holding every declaration, in an array) and `mcp` (a
+/// `tools/list` result).
+///
+/// ```
+/// use tooldef::emit::{self, Options, Target};
+///
+/// let source = "/// Book a table.\ntool book { guests: integer @exclusive_min(0) @multiple_of(2) }";
+/// let module = tooldef::compile(source).unwrap().module;
+///
+/// let gemini = emit::tools(&module, Target::Gemini, &Options::default()).unwrap();
+/// let guests = &gemini.json[0]["functionDeclarations"][0]["parameters"]["properties"]["guests"];
+/// assert_eq!(guests["type"], "INTEGER");
+/// assert_eq!(guests["minimum"], 1); // `> 0` on an integer, exactly
+/// assert_eq!(guests["description"], "Must be a multiple of 2."); // folded, with a warning
+/// assert_eq!(gemini.warnings[0].code, tooldef::Code::FoldedConstraint);
+///
+/// let strict = emit::tools(&module, Target::OpenAiStrict, &Options::default()).unwrap();
+/// assert_eq!(strict.json[0]["function"]["strict"], true);
+/// assert!(strict.warnings.is_empty());
+/// ```
+pub fn tools(module: &Module, target: Target, options: &Options) -> Result<Emitted, Errors> {
+    let mut all = Vec::new();
+    let mut diagnostics = Vec::new();
+    for t in &module.tools {
+        let (json, d) = one(module, t, target);
+        all.push(json);
+        diagnostics.extend(d);
+    }
+    let json = match target {
+        Target::Gemini => json!([{ "functionDeclarations": all }]),
+        Target::Mcp => json!({ "tools": all }),
+        _ => Value::Array(all),
+    };
+    finish(json, diagnostics, options)
+}
+
+/// The most schemas one tool may expand to once named types are inlined. Inlining a type used
+/// twice at every level doubles the output per level, so a short file could otherwise ask for
+/// billions of schemas.
+pub const MAX_INLINED_SCHEMAS: u64 = 50_000;
+
+fn one(module: &Module, t: &Tool, target: Target) -> (Value, Vec<Diagnostic>) {
+    let size = inlined_size(module, t);
+    if size > MAX_INLINED_SCHEMAS {
+        let d = Diagnostic::error(
+            crate::Code::TargetLimit,
+            t.span,
+            format!(
+                "the schema of tool `{}` expands to {} schemas once named types are inlined; the limit is {MAX_INLINED_SCHEMAS}",
+                t.name,
+                if size == u64::MAX { "too many".to_string() } else { size.to_string() }
+            ),
+        )
+        .with_label("schema too large")
+        .with_help("a named type used several times at every level doubles the schema per level; flatten the parameters");
+        return (Value::Null, vec![d]);
+    }
     match target {
         Target::JsonSchema => {
             let mut out = Map::new();
-            out.insert("name".into(), Value::String(tool.name.clone()));
-            out.insert(
-                "description".into(),
-                Value::String(tool.description.clone()),
-            );
-            out.insert("parameters".into(), json_schema::parameters(module, tool));
-            if let Some(output) = json_schema::output(module, tool) {
+            out.insert("name".into(), Value::String(t.name.clone()));
+            out.insert("description".into(), Value::String(t.description.clone()));
+            out.insert("parameters".into(), json_schema::parameters(module, t));
+            if let Some(output) = json_schema::output(module, t) {
                 out.insert("output".into(), output);
             }
-            Value::Object(out)
+            (Value::Object(out), Vec::new())
         }
+        Target::OpenAi => openai::chat(module, t),
+        Target::OpenAiStrict => openai::strict(module, t),
+        Target::OpenAiResponses => openai::responses(module, t),
+        Target::Anthropic => anthropic::tool(module, t),
+        Target::Gemini => gemini::declaration(module, t),
+        Target::Mcp => mcp::tool(module, t),
     }
 }
 
-/// Every tool of the module in the given target's shape, in source order.
-pub fn tools(module: &Module, target: Target) -> Value {
-    Value::Array(
-        module
-            .tools
+fn finish(json: Value, diagnostics: Vec<Diagnostic>, options: &Options) -> Result<Emitted, Errors> {
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        let kept = diagnostics
+            .into_iter()
+            .filter(|d| options.warnings || d.is_error())
+            .collect();
+        return Err(Errors::new(kept));
+    }
+    let mut warnings: Vec<Diagnostic> = if options.warnings {
+        diagnostics
+    } else {
+        Vec::new()
+    };
+    warnings.sort_by_key(|d| (d.span.start, d.span.end));
+    Ok(Emitted { json, warnings })
+}
+
+/// How many schemas a tool's parameters and output expand to when every non-recursive named
+/// type is inlined (a recursive type counts once: it is referenced, or rejected).
+fn inlined_size(module: &Module, tool: &Tool) -> u64 {
+    let mut memo: Vec<Option<u64>> = vec![None; module.types.len()];
+    let params = object_size(module, &tool.params, &mut memo);
+    let output = tool
+        .output
+        .as_ref()
+        .map_or(0, |o| ty_size(module, o, &mut memo));
+    params.saturating_add(output)
+}
+
+fn object_size(module: &Module, o: &ObjectTy, memo: &mut Vec<Option<u64>>) -> u64 {
+    let mut n: u64 = 1;
+    for f in &o.fields {
+        n = n.saturating_add(ty_size(module, &f.ty, memo));
+    }
+    if let Additional::Schema(t) = &o.additional {
+        n = n.saturating_add(ty_size(module, t, memo));
+    }
+    n
+}
+
+fn ty_size(module: &Module, ty: &Ty, memo: &mut Vec<Option<u64>>) -> u64 {
+    match ty {
+        Ty::Array(a) => 1u64.saturating_add(ty_size(module, &a.items, memo)),
+        Ty::Object(o) => object_size(module, o, memo),
+        Ty::Nullable(t) => 1u64.saturating_add(ty_size(module, t, memo)),
+        Ty::AnyOf(ts) => ts
             .iter()
-            .map(|t| tool(module, t, target))
-            .collect(),
+            .fold(1u64, |n, t| n.saturating_add(ty_size(module, t, memo))),
+        Ty::Ref(id) => {
+            let Some(named) = module.types.get(id.0) else {
+                return 1;
+            };
+            if named.recursive {
+                return 1;
+            }
+            if let Some(Some(n)) = memo.get(id.0) {
+                return *n;
+            }
+            // The checker rejects alias cycles, and a cycle through fields makes the types
+            // recursive; mark the type while it is counted all the same.
+            if let Some(slot) = memo.get_mut(id.0) {
+                *slot = Some(1);
+            }
+            let n = ty_size(module, &named.ty, memo);
+            if let Some(slot) = memo.get_mut(id.0) {
+                *slot = Some(n);
+            }
+            n
+        }
+        _ => 1,
+    }
+}
+
+/// The canonical parameter schema without `$schema`, which provider APIs do not need (and
+/// some reject).
+fn plain_parameters(module: &Module, tool: &Tool) -> Value {
+    strip_schema_uri(json_schema::parameters(module, tool))
+}
+
+fn strip_schema_uri(mut v: Value) -> Value {
+    if let Value::Object(m) = &mut v {
+        m.shift_remove("$schema");
+    }
+    v
+}
+
+/// Whether every character of `name` passes `allowed` and its length is within `1..=max`.
+fn name_fits(name: &str, max: usize, allowed: impl Fn(char) -> bool) -> bool {
+    !name.is_empty() && name.chars().count() <= max && name.chars().all(allowed)
+}
+
+/// The error for a tool name the target forbids.
+fn bad_tool_name(tool: &Tool, target: Target, rule: &str) -> Diagnostic {
+    Diagnostic::error(
+        crate::Code::InvalidName,
+        tool.span,
+        format!(
+            "tool name `{}` is not allowed by target {}",
+            tool.name,
+            target.as_str()
+        ),
     )
+    .with_label(format!("not a valid {} tool name", target.as_str()))
+    .with_help(format!(
+        "{} tool names {rule}; rename the tool",
+        target.as_str()
+    ))
 }

@@ -1,0 +1,245 @@
+//! The one phrasing used when a target cannot express a constraint and it is folded into a
+//! description ("Must be between 1 and 14 (inclusive).", "One of: 1 (low), 2 (high).").
+//!
+//! Every sentence starts with a capital letter and ends with a period, so sentences join with a
+//! single space. Values are written as JSON (strings in double quotes), as the model will send
+//! them.
+
+use serde_json::{Number, Value};
+
+use crate::model::{EnumMember, Format, NumberRules};
+
+/// One bound of a range: the value and whether it is inclusive.
+type Bound<'a> = (&'a Number, bool);
+
+/// The binding lower or upper bound of a number: the tighter of the inclusive and the exclusive
+/// one when both are set.
+fn binding<'a>(
+    inclusive: Option<&'a Number>,
+    exclusive: Option<&'a Number>,
+    lower: bool,
+) -> Option<Bound<'a>> {
+    match (inclusive, exclusive) {
+        (Some(i), Some(e)) => {
+            let (fi, fe) = (i.as_f64().unwrap_or(0.0), e.as_f64().unwrap_or(0.0));
+            let exclusive_binds = if lower { fe >= fi } else { fe <= fi };
+            Some(if exclusive_binds {
+                (e, false)
+            } else {
+                (i, true)
+            })
+        }
+        (Some(i), None) => Some((i, true)),
+        (None, Some(e)) => Some((e, false)),
+        (None, None) => None,
+    }
+}
+
+/// "Must be between 1 and 14 (inclusive).", "Must be greater than 0 and at most 1.", ...: the
+/// whole range of a number, or `None` when it has no bounds.
+pub fn range(rules: &NumberRules) -> Option<String> {
+    let lo = binding(
+        rules.minimum.as_ref().map(|s| &s.value),
+        rules.exclusive_minimum.as_ref().map(|s| &s.value),
+        true,
+    );
+    let hi = binding(
+        rules.maximum.as_ref().map(|s| &s.value),
+        rules.exclusive_maximum.as_ref().map(|s| &s.value),
+        false,
+    );
+    Some(match (lo, hi) {
+        (Some((a, true)), Some((b, true))) => format!("Must be between {a} and {b} (inclusive)."),
+        (Some((a, false)), Some((b, false))) => format!("Must be between {a} and {b} (exclusive)."),
+        (Some((a, true)), Some((b, false))) => format!("Must be at least {a} and less than {b}."),
+        (Some((a, false)), Some((b, true))) => format!("Must be greater than {a} and at most {b}."),
+        (Some((a, true)), None) => format!("Must be at least {a}."),
+        (Some((a, false)), None) => format!("Must be greater than {a}."),
+        (None, Some((b, true))) => format!("Must be at most {b}."),
+        (None, Some((b, false))) => format!("Must be less than {b}."),
+        (None, None) => return None,
+    })
+}
+
+/// "Must be a multiple of 5."
+pub fn multiple_of(n: &Number) -> String {
+    format!("Must be a multiple of {n}.")
+}
+
+/// "Must be between 1 and 10 characters long.", "Must be at least 1 character long.", ...
+pub fn length(min: Option<u64>, max: Option<u64>) -> Option<String> {
+    let chars = |n: u64| if n == 1 { "character" } else { "characters" };
+    Some(match (min, max) {
+        (Some(a), Some(b)) if a == b => format!("Must be exactly {a} {} long.", chars(a)),
+        (Some(a), Some(b)) => format!("Must be between {a} and {b} characters long."),
+        (Some(a), None) => format!("Must be at least {a} {} long.", chars(a)),
+        (None, Some(b)) => format!("Must be at most {b} {} long.", chars(b)),
+        (None, None) => return None,
+    })
+}
+
+/// "Items must be unique."
+pub fn unique() -> String {
+    "Items must be unique.".to_string()
+}
+
+/// "Must be an email address.", one sentence per format.
+pub fn format(f: Format) -> String {
+    let what = match f {
+        Format::Date => "a date (RFC 3339 full-date, YYYY-MM-DD)",
+        Format::DateTime => "a date and time (RFC 3339 date-time)",
+        Format::Time => "a time (RFC 3339 full-time, HH:MM:SS with an offset)",
+        Format::Duration => "a duration (ISO 8601, e.g. P3DT4H)",
+        Format::Email => "an email address",
+        Format::Hostname => "a host name",
+        Format::Ipv4 => "an IPv4 address",
+        Format::Ipv6 => "an IPv6 address",
+        Format::Uri => "an absolute URI",
+        Format::Uuid => "a UUID",
+    };
+    format!("Must be {what}.")
+}
+
+/// "One of: 1 (low), 2 (high).": every value, with its description when it has one.
+pub fn one_of(members: &[EnumMember]) -> String {
+    let items: Vec<String> = members
+        .iter()
+        .map(|m| match &m.description {
+            Some(d) => format!("{} ({})", m.value, d.trim().trim_end_matches('.')),
+            None => m.value.to_string(),
+        })
+        .collect();
+    format!("One of: {}.", items.join(", "))
+}
+
+/// "Must be true.": a literal type.
+pub fn constant(v: &Value) -> String {
+    format!("Must be {v}.")
+}
+
+/// "Defaults to 1."
+pub fn default(v: &Value) -> String {
+    format!("Defaults to {v}.")
+}
+
+/// "Example: 3." or "Examples: 3, 7."
+pub fn examples(values: &[Value]) -> Option<String> {
+    match values {
+        [] => None,
+        [one] => Some(format!("Example: {one}.")),
+        many => {
+            let items: Vec<String> = many.iter().map(Value::to_string).collect();
+            Some(format!("Examples: {}.", items.join(", ")))
+        }
+    }
+}
+
+/// "Deprecated."
+pub fn deprecated() -> String {
+    "Deprecated.".to_string()
+}
+
+/// Joins a description and folded sentences into one text, or `None` when both are empty.
+pub fn join(description: Option<&str>, notes: &[String]) -> Option<String> {
+    let notes = notes.join(" ");
+    match (
+        description.map(str::trim_end).filter(|d| !d.is_empty()),
+        notes.is_empty(),
+    ) {
+        (Some(d), false) => {
+            let sep = if d.ends_with(['.', '!', '?', ':']) {
+                " "
+            } else {
+                ". "
+            };
+            Some(format!("{d}{sep}{notes}"))
+        }
+        (Some(d), true) => Some(d.to_string()),
+        (None, false) => Some(notes),
+        (None, true) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Spanned;
+    use crate::Span;
+
+    fn n(v: i64) -> Option<Spanned<Number>> {
+        Some(Spanned::new(Number::from(v), Span::default()))
+    }
+
+    #[test]
+    fn ranges_use_one_phrasing() {
+        let r = NumberRules {
+            minimum: n(1),
+            maximum: n(14),
+            ..Default::default()
+        };
+        assert_eq!(
+            range(&r).as_deref(),
+            Some("Must be between 1 and 14 (inclusive).")
+        );
+        let r = NumberRules {
+            exclusive_minimum: n(0),
+            maximum: n(1),
+            ..Default::default()
+        };
+        assert_eq!(
+            range(&r).as_deref(),
+            Some("Must be greater than 0 and at most 1.")
+        );
+        let r = NumberRules {
+            minimum: n(0),
+            exclusive_minimum: n(0),
+            ..Default::default()
+        };
+        assert_eq!(range(&r).as_deref(), Some("Must be greater than 0."));
+        let r = NumberRules {
+            minimum: n(5),
+            exclusive_minimum: n(0),
+            ..Default::default()
+        };
+        assert_eq!(range(&r).as_deref(), Some("Must be at least 5."));
+        assert_eq!(range(&NumberRules::default()), None);
+    }
+
+    #[test]
+    fn enums_list_values_with_descriptions() {
+        let members = vec![
+            EnumMember {
+                value: Value::from(1),
+                description: Some("low.".into()),
+            },
+            EnumMember {
+                value: Value::from(2),
+                description: Some("high".into()),
+            },
+            EnumMember {
+                value: Value::from(3),
+                description: None,
+            },
+        ];
+        assert_eq!(one_of(&members), "One of: 1 (low), 2 (high), 3.");
+    }
+
+    #[test]
+    fn joins_with_one_separator() {
+        let notes = vec!["Must be at least 1.".to_string()];
+        assert_eq!(
+            join(Some("Days"), &notes).as_deref(),
+            Some("Days. Must be at least 1.")
+        );
+        assert_eq!(
+            join(Some("Days."), &notes).as_deref(),
+            Some("Days. Must be at least 1.")
+        );
+        assert_eq!(join(None, &notes).as_deref(), Some("Must be at least 1."));
+        assert_eq!(join(None, &[]), None);
+        assert_eq!(
+            length(Some(1), None).as_deref(),
+            Some("Must be at least 1 character long.")
+        );
+    }
+}

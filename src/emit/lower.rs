@@ -1,0 +1,748 @@
+//! Lowering the model into the restricted schema dialects of OpenAI strict mode and Gemini.
+//!
+//! Both dialects accept only a subset of JSON Schema. The lowering walks the model (not the
+//! canonical JSON output) so that every constraint it cannot express can be folded into a
+//! description ([`super::fold`]) with a warning at the constraint's own source span, and every
+//! type it cannot express at all becomes an error at the span of the field that uses it. The
+//! rules, and where each comes from, are listed in docs/targets.md.
+
+use std::collections::HashSet;
+
+use indexmap::IndexSet;
+use serde_json::{json, Map, Number, Value};
+
+use super::fold;
+use super::Target;
+use crate::diagnostic::{Code, Diagnostic, Span};
+use crate::model::*;
+
+/// Which restricted dialect to produce.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    /// OpenAI Structured Outputs ("strict": true).
+    Strict,
+    /// Gemini's OpenAPI 3.0 subset (`Schema`).
+    Gemini,
+}
+
+/// A schema under construction: the keywords, and the description with the sentences folded
+/// into it, which are joined only when the schema is finished.
+#[derive(Debug, Default)]
+struct Node {
+    map: Map<String, Value>,
+    description: Option<String>,
+    notes: Vec<String>,
+}
+
+impl Node {
+    fn typed(t: &str) -> Node {
+        let mut map = Map::new();
+        map.insert("type".into(), Value::String(t.into()));
+        Node {
+            map,
+            ..Node::default()
+        }
+    }
+}
+
+/// The string formats OpenAI strict mode supports (Structured Outputs, "Supported properties").
+const STRICT_FORMATS: &[Format] = &[
+    Format::DateTime,
+    Format::Time,
+    Format::Date,
+    Format::Duration,
+    Format::Email,
+    Format::Hostname,
+    Format::Ipv4,
+    Format::Ipv6,
+    Format::Uuid,
+];
+
+/// The lowering of one tool into one dialect; collects its diagnostics.
+pub(crate) struct Lowering<'m> {
+    module: &'m Module,
+    flavor: Flavor,
+    target: Target,
+    /// Errors and warnings, in the order found (deduplicated when taken).
+    diagnostics: Vec<Diagnostic>,
+    /// Strict: recursive types referenced so far, emitted under `$defs`.
+    defs: IndexSet<TypeId>,
+}
+
+impl<'m> Lowering<'m> {
+    pub(crate) fn new(module: &'m Module, flavor: Flavor, target: Target) -> Self {
+        Lowering {
+            module,
+            flavor,
+            target,
+            diagnostics: Vec::new(),
+            defs: IndexSet::new(),
+        }
+    }
+
+    /// The diagnostics found, each reported once even when a named type is used many times.
+    pub(crate) fn take_diagnostics(&mut self) -> Vec<Diagnostic> {
+        let mut seen = HashSet::new();
+        std::mem::take(&mut self.diagnostics)
+            .into_iter()
+            .filter(|d| seen.insert((d.span.start, d.span.end, d.message.clone())))
+            .collect()
+    }
+
+    /// The schema of a tool's parameters. For Gemini, a tool without fields has no schema
+    /// (`None`): Gemini rejects an OBJECT without properties and allows `parameters` to be left
+    /// out.
+    pub(crate) fn parameters(&mut self, tool: &Tool) -> Option<Value> {
+        if self.flavor == Flavor::Gemini {
+            if tool.params.fields.is_empty() {
+                return None;
+            }
+            for f in &tool.params.fields {
+                if !super::gemini::valid_parameter_name(&f.name) {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            Code::InvalidName,
+                            f.span,
+                            format!("`{}` is not a valid parameter name for {}", f.name, self.target.as_str()),
+                        )
+                        .with_label("not allowed by Gemini")
+                        .with_help("Gemini parameter names start with a letter or `_` and hold only A-Z, a-z, 0-9 and `_`, at most 64 characters; rename the field"),
+                    );
+                }
+            }
+        }
+        let node = self.object(&tool.params, tool.span);
+        let mut root = self.finish(node);
+        if self.flavor == Flavor::Strict {
+            let mut defs = Map::new();
+            let mut i = 0;
+            while let Some(&id) = self.defs.get_index(i) {
+                let node = self.inline(id, self.module.get(id).span);
+                let schema = self.finish(node);
+                defs.insert(self.module.get(id).name.clone(), Value::Object(schema));
+                i += 1;
+            }
+            if !defs.is_empty() {
+                root.insert("$defs".into(), Value::Object(defs));
+            }
+        }
+        Some(Value::Object(root))
+    }
+
+    fn type_name(&self, t: &str) -> String {
+        match self.flavor {
+            Flavor::Strict => t.to_string(),
+            Flavor::Gemini => t.to_ascii_uppercase(),
+        }
+    }
+
+    fn dialect(&self) -> &'static str {
+        match self.flavor {
+            Flavor::Strict => "OpenAI strict mode",
+            Flavor::Gemini => "Gemini's schema",
+        }
+    }
+
+    /// An error: `what` cannot be expressed for this target at all.
+    fn unsupported(&mut self, span: Span, what: &str, why: &str, help: &str) {
+        self.diagnostics.push(
+            Diagnostic::error(
+                Code::NotRepresentable,
+                span,
+                format!(
+                    "{what} cannot be expressed for target {}: {why}",
+                    self.target.as_str()
+                ),
+            )
+            .with_label(format!("not representable in {}", self.dialect()))
+            .with_help(help.to_string()),
+        );
+    }
+
+    /// A warning: the constraint written at `span` was folded into the description.
+    fn folded(&mut self, span: Span, what: &str) {
+        self.diagnostics.push(
+            Diagnostic::warning(
+                Code::FoldedConstraint,
+                span,
+                format!(
+                    "{} has no keyword for {what}; target {} states it in the description instead",
+                    self.dialect(),
+                    self.target.as_str()
+                ),
+            )
+            .with_label("folded into the description")
+            .with_help("the model sees this only as text; tooldef's validator still enforces it on the arguments"),
+        );
+    }
+
+    /// Turns a node into its schema, the description first.
+    fn finish(&self, node: Node) -> Map<String, Value> {
+        let mut m = node.map;
+        if let Some(text) = fold::join(node.description.as_deref(), &node.notes) {
+            // OpenAI strict mode rejects keywords beside `$ref`; wrap it to carry a description.
+            if self.flavor == Flavor::Strict && m.contains_key("$ref") {
+                let mut wrapper = Map::new();
+                wrapper.insert("anyOf".into(), json!([Value::Object(m)]));
+                m = wrapper;
+            }
+            m.shift_insert(0, "description".into(), Value::String(text));
+        }
+        m
+    }
+
+    fn ty(&mut self, ty: &Ty, at: Span) -> Node {
+        match ty {
+            Ty::Any => {
+                let why = match self.flavor {
+                    Flavor::Strict => {
+                        "every strict-mode schema needs a `type`, and objects in it must be closed"
+                    }
+                    Flavor::Gemini => {
+                        "every Gemini schema needs a `type`, and an OBJECT needs properties"
+                    }
+                };
+                self.unsupported(
+                    at,
+                    "`any`",
+                    why,
+                    "give the field a concrete type, or a union of the types it may hold",
+                );
+                Node::default()
+            }
+            Ty::Null => Node::typed(&self.type_name("null")),
+            Ty::Boolean => Node::typed(&self.type_name("boolean")),
+            Ty::Integer(r) => self.number(r, true),
+            Ty::Number(r) => self.number(r, false),
+            Ty::String(r) => self.string(r),
+            Ty::Const(v) => self.constant(v, at),
+            Ty::Enum(members) => self.enumeration(members, at),
+            Ty::Array(a) => self.array(a, at),
+            Ty::Object(o) => self.object(o, at),
+            Ty::Ref(id) => self.reference(*id, at),
+            Ty::Nullable(inner) => self.nullable(inner, at),
+            Ty::AnyOf(members) => self.any_of(members, at),
+        }
+    }
+
+    fn number(&mut self, r: &NumberRules, integer: bool) -> Node {
+        let mut node = Node::typed(&self.type_name(if integer { "integer" } else { "number" }));
+        let mut folded_range = false;
+        let put = |m: &mut Map<String, Value>, key: &str, b: &Option<Spanned<Number>>| {
+            if let Some(b) = b {
+                m.insert(key.into(), Value::Number(b.value.clone()));
+            }
+        };
+        put(&mut node.map, "minimum", &r.minimum);
+        put(&mut node.map, "maximum", &r.maximum);
+        match self.flavor {
+            Flavor::Strict => {
+                put(&mut node.map, "exclusiveMinimum", &r.exclusive_minimum);
+                put(&mut node.map, "exclusiveMaximum", &r.exclusive_maximum);
+                put(&mut node.map, "multipleOf", &r.multiple_of);
+            }
+            Flavor::Gemini => {
+                let bounds = [
+                    (&r.exclusive_minimum, "minimum", true),
+                    (&r.exclusive_maximum, "maximum", false),
+                ];
+                for (bound, key, lower) in bounds {
+                    let Some(b) = bound else { continue };
+                    // An exclusive bound on an integer is an inclusive one, exactly; on a number
+                    // the inclusive keyword keeps the weaker bound and the text the rest.
+                    let exact = if integer {
+                        step_inside(&b.value, lower)
+                    } else {
+                        None
+                    };
+                    let candidate = exact.clone().unwrap_or_else(|| b.value.clone());
+                    let tighter = match node.map.get(key).and_then(Value::as_f64) {
+                        Some(current) => {
+                            let c = candidate.as_f64().unwrap_or(current);
+                            if lower {
+                                c >= current
+                            } else {
+                                c <= current
+                            }
+                        }
+                        None => true,
+                    };
+                    if tighter {
+                        node.map.insert(key.into(), Value::Number(candidate));
+                    }
+                    if exact.is_none() && tighter {
+                        let name = if lower {
+                            "`@exclusive_min`"
+                        } else {
+                            "`@exclusive_max`"
+                        };
+                        self.folded(b.span, &format!("an exclusive bound ({name})"));
+                        folded_range = true;
+                    }
+                }
+                if let Some(m) = &r.multiple_of {
+                    node.notes.push(fold::multiple_of(&m.value));
+                    self.folded(m.span, "`@multiple_of`");
+                }
+            }
+        }
+        if folded_range {
+            if let Some(sentence) = fold::range(r) {
+                node.notes.insert(0, sentence);
+            }
+        }
+        node
+    }
+
+    fn string(&mut self, r: &StringRules) -> Node {
+        let mut node = Node::typed(&self.type_name("string"));
+        let lengths_supported = self.flavor == Flavor::Gemini;
+        if lengths_supported {
+            if let Some(n) = &r.min_length {
+                node.map.insert("minLength".into(), json!(n.value));
+            }
+            if let Some(n) = &r.max_length {
+                node.map.insert("maxLength".into(), json!(n.value));
+            }
+        } else if let Some(sentence) = fold::length(
+            r.min_length.as_ref().map(|s| s.value),
+            r.max_length.as_ref().map(|s| s.value),
+        ) {
+            node.notes.push(sentence);
+            if let Some(n) = &r.min_length {
+                self.folded(n.span, "`@min_length`");
+            }
+            if let Some(n) = &r.max_length {
+                self.folded(n.span, "`@max_length`");
+            }
+        }
+        if let Some(p) = &r.pattern {
+            node.map.insert("pattern".into(), json!(p.value));
+        }
+        if let Some(f) = &r.format {
+            let supported = match self.flavor {
+                Flavor::Strict => STRICT_FORMATS.contains(&f.value),
+                Flavor::Gemini => f.value == Format::DateTime,
+            };
+            if supported {
+                node.map.insert("format".into(), json!(f.value.as_str()));
+            } else {
+                node.notes.push(fold::format(f.value));
+                self.folded(f.span, &format!("`@format({})`", f.value.as_str()));
+            }
+        }
+        node
+    }
+
+    fn constant(&mut self, v: &Value, at: Span) -> Node {
+        match (self.flavor, v) {
+            (Flavor::Gemini, Value::String(_)) | (Flavor::Strict, _) => {
+                let mut node = match json_type(v) {
+                    Some(t) => Node::typed(&self.type_name(t)),
+                    None => Node::default(),
+                };
+                node.map.insert("enum".into(), json!([v]));
+                node
+            }
+            (Flavor::Gemini, _) => {
+                let mut node = match json_type(v) {
+                    Some(t) => Node::typed(&self.type_name(t)),
+                    None => Node::default(),
+                };
+                node.notes.push(fold::constant(v));
+                self.folded(at, "a literal that is not a string");
+                node
+            }
+        }
+    }
+
+    fn enumeration(&mut self, members: &[EnumMember], at: Span) -> Node {
+        let documented = members.iter().any(|m| m.description.is_some());
+        let values: Vec<Value> = members.iter().map(|m| m.value.clone()).collect();
+        let mut types: Vec<&'static str> = Vec::new();
+        for v in &values {
+            if let Some(t) = json_type(v) {
+                if !types.contains(&t) {
+                    types.push(t);
+                }
+            }
+        }
+        if types.contains(&"number") {
+            types.retain(|t| *t != "integer");
+        }
+        match self.flavor {
+            Flavor::Strict => {
+                let mut node = Node::default();
+                match types.as_slice() {
+                    [] => {}
+                    [one] => {
+                        node.map.insert("type".into(), json!(one));
+                    }
+                    many => {
+                        node.map.insert("type".into(), json!(many));
+                    }
+                }
+                node.map.insert("enum".into(), Value::Array(values));
+                if documented {
+                    node.notes.push(fold::one_of(members));
+                }
+                node
+            }
+            Flavor::Gemini => {
+                let strings: Vec<Value> =
+                    values.iter().filter(|v| v.is_string()).cloned().collect();
+                let others: Vec<&&str> = types
+                    .iter()
+                    .filter(|t| **t != "string" && **t != "null")
+                    .collect();
+                let nullable = values.iter().any(Value::is_null);
+                let mut parts: Vec<Map<String, Value>> = Vec::new();
+                if !strings.is_empty() {
+                    let mut m = Node::typed("STRING").map;
+                    m.insert("enum".into(), Value::Array(strings));
+                    parts.push(m);
+                }
+                for t in &others {
+                    parts.push(Node::typed(&self.type_name(t)).map);
+                }
+                let mut node = Node::default();
+                match parts.len() {
+                    0 => node.map = Node::typed("NULL").map,
+                    1 => node.map = parts.remove(0),
+                    _ => {
+                        node.map.insert(
+                            "anyOf".into(),
+                            Value::Array(parts.into_iter().map(Value::Object).collect()),
+                        );
+                    }
+                }
+                if nullable {
+                    set_nullable(&mut node.map);
+                }
+                if !others.is_empty() {
+                    node.notes.push(fold::one_of(members));
+                    self.folded(
+                        at,
+                        "an enum of values that are not strings (Gemini enums hold strings only)",
+                    );
+                } else if documented {
+                    node.notes.push(fold::one_of(members));
+                }
+                node
+            }
+        }
+    }
+
+    fn array(&mut self, a: &ArrayTy, at: Span) -> Node {
+        let mut node = Node::typed(&self.type_name("array"));
+        let items = self.ty(&a.items, at);
+        let items = self.finish(items);
+        node.map.insert("items".into(), Value::Object(items));
+        if let Some(n) = &a.min_items {
+            node.map.insert("minItems".into(), json!(n.value));
+        }
+        if let Some(n) = &a.max_items {
+            node.map.insert("maxItems".into(), json!(n.value));
+        }
+        if let Some(u) = &a.unique {
+            if u.value {
+                node.notes.push(fold::unique());
+                self.folded(u.span, "`@unique`");
+            }
+        }
+        node
+    }
+
+    fn object(&mut self, o: &ObjectTy, at: Span) -> Node {
+        let mut node = Node::typed(&self.type_name("object"));
+        match (&o.additional, self.flavor) {
+            (Additional::Closed, _) => {}
+            (Additional::Schema(t), Flavor::Strict) => {
+                self.unsupported(
+                    at,
+                    "a `map<...>`",
+                    "strict mode requires `additionalProperties: false` on every object, so it has no open keys",
+                    "declare the keys as fields, or pass the entries as an array of `{ key, value }` objects",
+                );
+                // Lower the value type too, to report what else it holds.
+                let _ = self.ty(t, at);
+            }
+            (Additional::Open, Flavor::Strict) => self.unsupported(
+                at,
+                "an open object (`...`)",
+                "strict mode requires `additionalProperties: false` on every object",
+                "declare every key as a field, or compile for `openai` (non-strict)",
+            ),
+            (Additional::Schema(t), Flavor::Gemini) => {
+                self.unsupported(
+                    at,
+                    "a `map<...>`",
+                    "Gemini's schema has no `additionalProperties`, and an OBJECT needs declared properties",
+                    "declare the keys as fields, or pass the entries as an array of `{ key, value }` objects",
+                );
+                let _ = self.ty(t, at);
+            }
+            (Additional::Open, Flavor::Gemini) => {
+                // The declared fields are kept; Gemini simply never sends other keys.
+            }
+        }
+        if o.fields.is_empty()
+            && self.flavor == Flavor::Gemini
+            && !matches!(o.additional, Additional::Schema(_))
+        {
+            self.unsupported(
+                at,
+                "an object without fields",
+                "Gemini rejects an OBJECT whose `properties` are empty",
+                "declare at least one field",
+            );
+        }
+        let mut props = Map::new();
+        let mut required = Vec::new();
+        for f in &o.fields {
+            let schema = self.field(f);
+            props.insert(f.name.clone(), Value::Object(schema));
+            if f.required || self.flavor == Flavor::Strict {
+                required.push(Value::String(f.name.clone()));
+            }
+        }
+        if !o.is_map() || self.flavor == Flavor::Strict {
+            node.map.insert("properties".into(), Value::Object(props));
+        }
+        if self.flavor == Flavor::Strict {
+            node.map.insert("required".into(), Value::Array(required));
+            node.map
+                .insert("additionalProperties".into(), Value::Bool(false));
+        } else if !required.is_empty() {
+            node.map.insert("required".into(), Value::Array(required));
+        }
+        node
+    }
+
+    fn field(&mut self, f: &Field) -> Map<String, Value> {
+        let mut node = self.ty(&f.ty, f.span);
+        if let Some(d) = &f.description {
+            node.description = Some(d.clone());
+        }
+        if let Some(v) = &f.default {
+            match self.flavor {
+                Flavor::Strict => {
+                    node.notes.push(fold::default(v));
+                    self.folded(f.span, "a default value (`= ...`)");
+                }
+                Flavor::Gemini => {
+                    node.map.insert("default".into(), v.clone());
+                }
+            }
+        }
+        match self.flavor {
+            Flavor::Strict => {
+                if let Some(sentence) = fold::examples(&f.examples) {
+                    node.notes.push(sentence);
+                }
+            }
+            Flavor::Gemini => {
+                if let Some(first) = f.examples.first() {
+                    node.map.insert("example".into(), first.clone());
+                }
+            }
+        }
+        if f.deprecated {
+            node.notes.push(fold::deprecated());
+        }
+        // Strict mode lists every property in `required`; an optional one says "absent" with
+        // null.
+        if self.flavor == Flavor::Strict && !f.required && !accepts_null(self.module, &f.ty) {
+            node = self.make_nullable(node);
+        }
+        self.finish(node)
+    }
+
+    fn reference(&mut self, id: TypeId, at: Span) -> Node {
+        let named = self.module.get(id);
+        if !named.recursive {
+            return self.inline(id, at);
+        }
+        match self.flavor {
+            Flavor::Strict => {
+                self.defs.insert(id);
+                let mut node = Node::default();
+                node.map
+                    .insert("$ref".into(), json!(format!("#/$defs/{}", named.name)));
+                node
+            }
+            Flavor::Gemini => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        Code::NotRepresentable,
+                        at,
+                        format!(
+                            "the recursive type `{}` cannot be expressed for target {}: Gemini's schema has no `$ref`, and a recursive type cannot be inlined",
+                            named.name,
+                            self.target.as_str()
+                        ),
+                    )
+                    .with_label("uses a recursive type")
+                    .with_related(named.span, format!("`{}` refers to itself here", named.name))
+                    .with_help("flatten the structure to a fixed depth for Gemini, or compile for a target with `$ref` (openai, anthropic, mcp)"),
+                );
+                Node::default()
+            }
+        }
+    }
+
+    /// The body of a named type, with its description unless the user of the type has its own.
+    fn inline(&mut self, id: TypeId, at: Span) -> Node {
+        let named = self.module.get(id);
+        let mut node = self.ty(&named.ty, at);
+        if node.description.is_none() {
+            node.description = named.description.clone();
+        }
+        if named.deprecated {
+            node.notes.push(fold::deprecated());
+        }
+        node
+    }
+
+    fn nullable(&mut self, inner: &Ty, at: Span) -> Node {
+        let node = self.ty(inner, at);
+        self.make_nullable(node)
+    }
+
+    fn make_nullable(&mut self, mut node: Node) -> Node {
+        if node.map.is_empty() {
+            return node; // `any`, already reported
+        }
+        match self.flavor {
+            Flavor::Gemini => {
+                set_nullable(&mut node.map);
+                node
+            }
+            Flavor::Strict => {
+                let m = &mut node.map;
+                let has_enum = m.contains_key("enum");
+                match m.get("type").cloned() {
+                    Some(Value::String(t)) if t != "null" => {
+                        m.insert("type".into(), json!([t, "null"]));
+                        if has_enum {
+                            push_null(m);
+                        }
+                        node
+                    }
+                    Some(Value::Array(mut ts)) if has_enum => {
+                        if !ts.contains(&json!("null")) {
+                            ts.push(json!("null"));
+                        }
+                        m.insert("type".into(), Value::Array(ts));
+                        push_null(m);
+                        node
+                    }
+                    Some(Value::String(_)) => node, // already `null`
+                    None if m.len() == 1 && m.contains_key("anyOf") => {
+                        if let Some(Value::Array(members)) = m.get_mut("anyOf") {
+                            members.push(json!({"type": "null"}));
+                        }
+                        node
+                    }
+                    _ => {
+                        let inner = std::mem::take(&mut node.map);
+                        node.map.insert(
+                            "anyOf".into(),
+                            json!([Value::Object(inner), {"type": "null"}]),
+                        );
+                        node
+                    }
+                }
+            }
+        }
+    }
+
+    fn any_of(&mut self, members: &[Ty], at: Span) -> Node {
+        let mut node = Node::default();
+        let mut schemas = Vec::new();
+        let mut nullable = false;
+        for m in members {
+            if self.flavor == Flavor::Gemini && matches!(self.module.resolve(m), Ty::Null) {
+                nullable = true;
+                continue;
+            }
+            let n = self.ty(m, at);
+            schemas.push(Value::Object(self.finish(n)));
+        }
+        node.map.insert("anyOf".into(), Value::Array(schemas));
+        if nullable {
+            set_nullable(&mut node.map);
+        }
+        node
+    }
+}
+
+/// The JSON Schema type name of a scalar value.
+fn json_type(v: &Value) -> Option<&'static str> {
+    Some(match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) | Value::Object(_) => return None,
+    })
+}
+
+/// Adds `null` to an `enum`, once.
+fn push_null(m: &mut Map<String, Value>) {
+    if let Some(Value::Array(values)) = m.get_mut("enum") {
+        if !values.contains(&Value::Null) {
+            values.push(Value::Null);
+        }
+    }
+}
+
+/// Gemini: `nullable: true`, on each member of an `anyOf` (the keyword belongs to typed schemas).
+fn set_nullable(m: &mut Map<String, Value>) {
+    if let Some(Value::Array(members)) = m.get_mut("anyOf") {
+        for member in members {
+            if let Value::Object(o) = member {
+                set_nullable(o);
+            }
+        }
+    } else if m.get("type").and_then(Value::as_str) != Some("NULL") {
+        m.insert("nullable".into(), Value::Bool(true));
+    }
+}
+
+/// Whether `null` is a value of the type.
+pub(crate) fn accepts_null(module: &Module, ty: &Ty) -> bool {
+    match module.resolve(ty) {
+        Ty::Any | Ty::Null | Ty::Nullable(_) => true,
+        Ty::Const(v) => v.is_null(),
+        Ty::Enum(ms) => ms.iter().any(|m| m.value.is_null()),
+        Ty::AnyOf(ts) => ts.iter().any(|t| accepts_null(module, t)),
+        _ => false,
+    }
+}
+
+/// The integer just inside an exclusive bound (`> 2.5` is `>= 3`, `< 3` is `<= 2`), when it
+/// fits a JSON integer.
+fn step_inside(bound: &Number, lower: bool) -> Option<Number> {
+    let step: i128 = if lower { 1 } else { -1 };
+    let v: i128 = if let Some(i) = bound.as_i64() {
+        i128::from(i) + step
+    } else if let Some(u) = bound.as_u64() {
+        i128::from(u) + step
+    } else {
+        let f = bound.as_f64()?;
+        // `> f` is `>= floor(f) + 1` and `< f` is `<= ceil(f) - 1`. Beyond 2^53 a float no
+        // longer holds every integer; leave such bounds to the text.
+        let edge = if lower { f.floor() } else { f.ceil() };
+        if !edge.is_finite() || edge.abs() > 9_007_199_254_740_992.0 {
+            return None;
+        }
+        edge as i128 + step
+    };
+    if let Ok(i) = i64::try_from(v) {
+        Some(Number::from(i))
+    } else {
+        u64::try_from(v).ok().map(Number::from)
+    }
+}

@@ -1,0 +1,105 @@
+//! The MCP target: a `tools/list` result, `{"tools": [{name, title?, description, inputSchema,
+//! outputSchema?, annotations?}]}` (Model Context Protocol, `Tool`).
+//!
+//! `inputSchema` is the canonical JSON Schema without `$schema` (MCP's default dialect is draft
+//! 2020-12); a tool without parameters gets `{"type": "object", "additionalProperties": false}`.
+//! `outputSchema` is emitted when the `-> T` output is an object (MCP's structured content is
+//! always an object); other outputs are left out with a warning. `annotations` carries the hints
+//! the source states (`@read_only`, `@destructive`, `@idempotent`, `@open_world`).
+
+use serde_json::{json, Map, Value};
+
+use super::{bad_tool_name, json_schema, name_fits, plain_parameters, strip_schema_uri, Target};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::model::{Additional, Module, Tool, Ty};
+
+/// Whether MCP accepts `name` as a tool name: `[A-Za-z0-9_.-]{1,128}`.
+pub fn valid_name(name: &str) -> bool {
+    name_fits(name, 128, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')
+    })
+}
+
+/// The MCP `Tool` object of one tool.
+pub fn tool(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
+    let mut diagnostics = Vec::new();
+    if !valid_name(&tool.name) {
+        diagnostics.push(bad_tool_name(
+            tool,
+            Target::Mcp,
+            "are 1 to 128 characters from A-Z, a-z, 0-9, `_`, `.` and `-`",
+        ));
+    }
+    let mut out = Map::new();
+    out.insert("name".into(), Value::String(tool.name.clone()));
+    if let Some(title) = &tool.title {
+        out.insert("title".into(), Value::String(title.clone()));
+    }
+    out.insert(
+        "description".into(),
+        Value::String(tool.description.clone()),
+    );
+    let input = if tool.params.fields.is_empty() {
+        match tool.params.additional {
+            Additional::Closed => json!({"type": "object", "additionalProperties": false}),
+            Additional::Open => json!({"type": "object"}),
+            Additional::Schema(_) => plain_parameters(module, tool),
+        }
+    } else {
+        plain_parameters(module, tool)
+    };
+    out.insert("inputSchema".into(), input);
+    if let Some(output) = &tool.output {
+        if matches!(module.resolve(output), Ty::Object(_)) {
+            if let Some(schema) = json_schema::output(module, tool) {
+                let mut schema = strip_schema_uri(schema);
+                // A recursive output type is a `$ref` at the root; MCP clients read the root's
+                // `type`, so say it is an object beside the reference.
+                if let Value::Object(map) = &mut schema {
+                    if !map.contains_key("type") {
+                        map.shift_insert(0, "type".into(), Value::String("object".into()));
+                    }
+                }
+                out.insert("outputSchema".into(), schema);
+            }
+        } else {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::NotRepresentable,
+                    tool.span,
+                    format!(
+                        "the output of tool `{}` is {}, not an object; MCP output schemas describe objects only, so `outputSchema` is left out",
+                        tool.name,
+                        describe_kind(module, output)
+                    ),
+                )
+                .with_label("output not in the MCP tool")
+                .with_help("return an object (e.g. `-> { result: T }`) to publish the output schema"),
+            );
+        }
+    }
+    let hints = [
+        ("readOnlyHint", tool.hints.read_only),
+        ("destructiveHint", tool.hints.destructive),
+        ("idempotentHint", tool.hints.idempotent),
+        ("openWorldHint", tool.hints.open_world),
+    ];
+    let annotations: Map<String, Value> = hints
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|b| (k.to_string(), Value::Bool(b))))
+        .collect();
+    if !annotations.is_empty() {
+        out.insert("annotations".into(), Value::Object(annotations));
+    }
+    (Value::Object(out), diagnostics)
+}
+
+fn describe_kind(module: &Module, ty: &Ty) -> String {
+    let kind = module.resolve(ty).kind_name();
+    let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {kind}")
+}

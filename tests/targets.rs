@@ -1,0 +1,394 @@
+//! Every example in `examples/` in every target: snapshots of the output (or of the diagnostics
+//! when a target cannot represent the file), the documented rules of each target, and
+//! deserialization into the real client types (`async-openai`, `rmcp`).
+
+mod target_rules;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use tooldef::diagnostic::LineIndex;
+use tooldef::emit::{self, Options, Target};
+use tooldef::{Code, Diagnostic};
+
+fn examples() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("examples/ is readable")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "tool"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no examples found in {}", dir.display());
+    files
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+struct Example {
+    name: String,
+    source: String,
+    module: tooldef::Module,
+}
+
+fn load(path: &Path) -> Example {
+    let source = std::fs::read_to_string(path).expect("example is readable");
+    let compiled = tooldef::compile(&source)
+        .unwrap_or_else(|e| panic!("{} does not compile: {e}", path.display()));
+    Example {
+        name: stem(path),
+        source,
+        module: compiled.module,
+    }
+}
+
+/// One line per diagnostic: severity, code, line:column, message.
+fn diagnostics_text(diagnostics: &[Diagnostic], source: &str) -> String {
+    let index = LineIndex::new(source);
+    diagnostics
+        .iter()
+        .map(|d| {
+            let (line, col) = index.line_col(source, d.span.start);
+            let severity = if d.is_error() { "error" } else { "warning" };
+            format!("{severity}[{}] {line}:{col}: {}", d.code, d.message)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn emit_all(example: &Example, target: Target) -> Result<emit::Emitted, tooldef::Errors> {
+    emit::tools(&example.module, target, &Options::default())
+}
+
+#[test]
+fn snapshots_of_every_example_in_every_target() {
+    for path in examples() {
+        let ex = load(&path);
+        for &target in Target::ALL {
+            let text = match emit_all(&ex, target) {
+                Ok(e) => {
+                    let json = serde_json::to_string_pretty(&e.json).expect("JSON serializes");
+                    if e.warnings.is_empty() {
+                        json
+                    } else {
+                        format!("{json}\n\n{}", diagnostics_text(&e.warnings, &ex.source))
+                    }
+                }
+                Err(e) => format!(
+                    "does not compile for {}:\n{}",
+                    target.as_str(),
+                    diagnostics_text(&e.diagnostics, &ex.source)
+                ),
+            };
+            insta::assert_snapshot!(format!("{}__{}", ex.name, target.as_str()), text);
+        }
+    }
+}
+
+#[test]
+fn every_output_follows_its_targets_rules() {
+    let mut checked = 0;
+    for path in examples() {
+        let ex = load(&path);
+        for &target in Target::ALL {
+            if let Ok(e) = emit_all(&ex, target) {
+                let problems = target_rules::check(target, &e.json);
+                assert!(
+                    problems.is_empty(),
+                    "{} in {}: {problems:#?}",
+                    ex.name,
+                    target.as_str()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(
+        checked >= Target::ALL.len(),
+        "too few outputs checked: {checked}"
+    );
+}
+
+#[test]
+fn the_checkers_catch_broken_outputs() {
+    // Each checker must be able to fail: feed it outputs that break one rule each.
+    let cases: &[(Target, Value)] = &[
+        (
+            Target::OpenAi,
+            serde_json::json!([{"type": "function", "function": {"name": "a.b", "description": "d", "parameters": {"type": "object"}}}]),
+        ),
+        (
+            Target::OpenAiStrict,
+            serde_json::json!([{"type": "function", "function": {"name": "a", "description": "d", "strict": true,
+                "parameters": {"type": "object", "properties": {"x": {"type": "string", "minLength": 1}}, "required": ["x"], "additionalProperties": false}}}]),
+        ),
+        (
+            Target::OpenAiStrict,
+            serde_json::json!([{"type": "function", "function": {"name": "a", "description": "d", "strict": true,
+                "parameters": {"type": "object", "properties": {"x": {"type": "string"}}, "required": [], "additionalProperties": false}}}]),
+        ),
+        (
+            Target::Anthropic,
+            serde_json::json!([{"name": "a", "description": "d", "input_schema": {"type": "object", "properties": {"a b": {"type": "string"}}}}]),
+        ),
+        (
+            Target::Gemini,
+            serde_json::json!([{"functionDeclarations": [{"name": "a", "description": "d",
+                "parameters": {"type": "OBJECT", "properties": {"x": {"type": "INTEGER", "enum": [1, 2]}}}}]}]),
+        ),
+        (
+            Target::Gemini,
+            serde_json::json!([{"functionDeclarations": [{"name": "a", "description": "d",
+                "parameters": {"type": "OBJECT", "properties": {"x": {"type": "OBJECT", "additionalProperties": false, "properties": {"y": {"type": "STRING"}}}}}}]}]),
+        ),
+        (
+            Target::Mcp,
+            serde_json::json!({"tools": [{"name": "a", "description": "d", "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false}}]}),
+        ),
+        (
+            Target::Mcp,
+            serde_json::json!({"tools": [{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "annotations": {"readOnly": true}}]}),
+        ),
+    ];
+    for (target, output) in cases {
+        assert!(
+            !target_rules::check(*target, output).is_empty(),
+            "{} accepted {output}",
+            target.as_str()
+        );
+    }
+}
+
+#[test]
+fn every_output_deserializes_into_the_client_types() {
+    use async_openai::types::chat::ChatCompletionTools;
+    use async_openai::types::responses::Tool as ResponsesTool;
+
+    let mut seen = [0usize; 4];
+    for path in examples() {
+        let ex = load(&path);
+        for &target in &[Target::OpenAi, Target::OpenAiStrict] {
+            let Ok(e) = emit_all(&ex, target) else {
+                continue;
+            };
+            for tool in e.json.as_array().expect("an array of tools") {
+                let typed: ChatCompletionTools = serde_json::from_value(tool.clone())
+                    .unwrap_or_else(|err| panic!("{} {}: {err}\n{tool}", ex.name, target.as_str()));
+                let ChatCompletionTools::Function(f) = &typed else {
+                    panic!("{}: not a function tool: {typed:?}", ex.name)
+                };
+                assert_eq!(
+                    f.function.strict,
+                    (target == Target::OpenAiStrict).then_some(true)
+                );
+                // Serializing back gives the same JSON: no key was ignored on the way in.
+                assert_eq!(
+                    &serde_json::to_value(&typed).expect("serializes"),
+                    tool,
+                    "{}",
+                    ex.name
+                );
+                seen[usize::from(target == Target::OpenAiStrict)] += 1;
+            }
+        }
+        if let Ok(e) = emit_all(&ex, Target::OpenAiResponses) {
+            for tool in e.json.as_array().expect("an array of tools") {
+                let typed: ResponsesTool = serde_json::from_value(tool.clone())
+                    .unwrap_or_else(|err| panic!("{}: {err}\n{tool}", ex.name));
+                let ResponsesTool::Function(f) = &typed else {
+                    panic!("{}: not a function tool", ex.name)
+                };
+                assert!(f.strict.is_some(), "{}: strict is always stated", ex.name);
+                assert_eq!(
+                    &serde_json::to_value(&typed).expect("serializes"),
+                    tool,
+                    "{}",
+                    ex.name
+                );
+                seen[2] += 1;
+            }
+        }
+        if let Ok(e) = emit_all(&ex, Target::Mcp) {
+            let list: rmcp::model::ListToolsResult = serde_json::from_value(e.json.clone())
+                .unwrap_or_else(|err| panic!("{}: {err}", ex.name));
+            let tools = e.json["tools"].as_array().expect("tools");
+            assert_eq!(list.tools.len(), tools.len());
+            for (typed, tool) in list.tools.iter().zip(tools) {
+                assert_eq!(
+                    &serde_json::to_value(typed).expect("serializes"),
+                    tool,
+                    "{}",
+                    ex.name
+                );
+                seen[3] += 1;
+            }
+        }
+    }
+    assert!(
+        seen.iter().all(|&n| n > 0),
+        "some client type saw no tool: {seen:?}"
+    );
+}
+
+#[test]
+fn every_schema_is_a_valid_json_schema() {
+    for path in examples() {
+        let ex = load(&path);
+        for &target in &[
+            Target::JsonSchema,
+            Target::OpenAi,
+            Target::OpenAiStrict,
+            Target::Anthropic,
+            Target::Mcp,
+        ] {
+            let Ok(e) = emit_all(&ex, target) else {
+                continue;
+            };
+            let tools = match target {
+                Target::Mcp => e.json["tools"].clone(),
+                _ => e.json.clone(),
+            };
+            for tool in tools.as_array().expect("tools") {
+                let schema = match target {
+                    Target::JsonSchema => &tool["parameters"],
+                    Target::OpenAi | Target::OpenAiStrict => &tool["function"]["parameters"],
+                    Target::Anthropic => &tool["input_schema"],
+                    _ => &tool["inputSchema"],
+                };
+                assert!(
+                    jsonschema::meta::is_valid(schema),
+                    "{} {}: not a valid JSON Schema: {schema}",
+                    ex.name,
+                    target.as_str()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn folded_constraints_warn_at_their_source_and_quiet_silences_them() {
+    let source = "/// Book.\ntool book {\n  /// Nights.\n  nights: integer @exclusive_min(0) @multiple_of(2)\n}\n";
+    let module = tooldef::compile(source).expect("compiles").module;
+    let e =
+        emit::tools(&module, Target::Gemini, &Options::default()).expect("gemini can fold these");
+    let codes: Vec<Code> = e.warnings.iter().map(|d| d.code).collect();
+    assert_eq!(codes, [Code::FoldedConstraint]);
+    assert_eq!(
+        &source[e.warnings[0].span.start..e.warnings[0].span.end],
+        "@multiple_of(2)"
+    );
+    let nights = &e.json[0]["functionDeclarations"][0]["parameters"]["properties"]["nights"];
+    // An exclusive integer bound is an inclusive one, exactly: no fold needed.
+    assert_eq!(nights["minimum"], 1);
+    assert_eq!(nights["description"], "Nights. Must be a multiple of 2.");
+
+    let quiet =
+        emit::tools(&module, Target::Gemini, &Options { warnings: false }).expect("compiles");
+    assert!(quiet.warnings.is_empty());
+    assert_eq!(quiet.json, e.json);
+}
+
+#[test]
+fn unrepresentable_types_are_errors_for_that_target_only() {
+    let source = "/// A node.\ntype Node { next?: Node }\n/// Walk.\ntool walk { start: Node }\n";
+    let module = tooldef::compile(source).expect("compiles").module;
+    let err = emit::tools(&module, Target::Gemini, &Options::default())
+        .expect_err("recursion is not representable in Gemini");
+    let errors: Vec<&Diagnostic> = err.errors().collect();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].code, Code::NotRepresentable);
+    assert_eq!(&source[errors[0].span.start..errors[0].span.end], "start");
+    for &target in &[
+        Target::JsonSchema,
+        Target::OpenAi,
+        Target::OpenAiStrict,
+        Target::Anthropic,
+        Target::Mcp,
+    ] {
+        assert!(
+            emit::tools(&module, target, &Options::default()).is_ok(),
+            "{}",
+            target.as_str()
+        );
+    }
+}
+
+#[test]
+fn names_a_provider_forbids_are_errors() {
+    let source = "/// Get.\ntool \"files.get\" { path: string }\n";
+    let module = tooldef::compile(source).expect("MCP allows dots").module;
+    for &target in &[
+        Target::OpenAi,
+        Target::OpenAiStrict,
+        Target::OpenAiResponses,
+        Target::Anthropic,
+    ] {
+        let err =
+            emit::tools(&module, target, &Options::default()).expect_err("dots are forbidden");
+        assert!(
+            err.errors().all(|d| d.code == Code::InvalidName),
+            "{}",
+            target.as_str()
+        );
+    }
+    for &target in &[Target::Gemini, Target::Mcp, Target::JsonSchema] {
+        assert!(
+            emit::tools(&module, target, &Options::default()).is_ok(),
+            "{}",
+            target.as_str()
+        );
+    }
+}
+
+#[test]
+fn strict_mode_limits_are_checked() {
+    // 11 levels of nested objects: one over OpenAI's limit of 10.
+    let mut ty = String::from("{ leaf: string }");
+    for _ in 0..10 {
+        ty = format!("{{ inner: {ty} }}");
+    }
+    let source = format!("/// Deep.\ntool deep {{ x: {ty} }}\n");
+    let module = tooldef::compile(&source).expect("compiles").module;
+    let err =
+        emit::tools(&module, Target::OpenAiStrict, &Options::default()).expect_err("too deep");
+    assert!(
+        err.errors()
+            .any(|d| d.code == Code::TargetLimit && d.message.contains("12 levels")),
+        "{err:?}"
+    );
+    // The Responses target falls back to non-strict instead.
+    let ok =
+        emit::tools(&module, Target::OpenAiResponses, &Options::default()).expect("falls back");
+    assert_eq!(ok.json[0]["strict"], false);
+
+    let values: Vec<String> = (0..1001).map(|i| format!("v{i}")).collect();
+    let source = format!(
+        "/// Many.\nenum Many {{ {} }}\n/// Pick.\ntool pick {{ x: Many }}\n",
+        values.join(" ")
+    );
+    let module = tooldef::compile(&source).expect("compiles").module;
+    let err = emit::tools(&module, Target::OpenAiStrict, &Options::default())
+        .expect_err("too many enum values");
+    assert!(err.errors().any(|d| d.code == Code::TargetLimit), "{err:?}");
+}
+
+#[test]
+fn a_schema_that_would_explode_when_inlined_is_an_error_not_a_hang() {
+    // Each level uses the previous one twice: 2^30 schemas once inlined.
+    let mut source = String::from("type A0 { v: string }\n");
+    for i in 1..=30 {
+        source.push_str(&format!("type A{i} {{ x: A{}, y: A{} }}\n", i - 1, i - 1));
+    }
+    source.push_str("/// T.\ntool t { a: A30 }\n");
+    // The checker refuses it before any target is asked to inline it.
+    let err = tooldef::compile(&source).expect_err("too large");
+    assert!(
+        err.errors().all(|d| d.code == Code::SchemaTooLarge),
+        "{err:?}"
+    );
+}
