@@ -13,6 +13,7 @@
 use indexmap::IndexSet;
 use serde_json::{json, Map, Value};
 
+use super::fold;
 use crate::model::*;
 
 /// The `$schema` URI of draft 2020-12.
@@ -312,28 +313,10 @@ pub fn enum_fold(module: &Module, ty: &Ty) -> Option<String> {
     if members.iter().all(|m| m.description.is_none()) {
         return None;
     }
-    let items: Vec<String> = members
-        .iter()
-        .map(|m| match &m.description {
-            Some(d) => format!("{} ({})", m.value, d.trim_end_matches('.')),
-            None => m.value.to_string(),
-        })
-        .collect();
-    Some(format!("One of: {}.", items.join(", ")))
+    Some(fold::one_of(members))
 }
 
 /// Joins a description and a folded note into one text.
-fn join(description: Option<&str>, fold: Option<String>) -> Option<String> {
-    match (description, fold) {
-        (Some(d), Some(f)) => {
-            let sep = if d.ends_with(['.', '!', '?', ':']) {
-                " "
-            } else {
-                ". "
-            };
-            Some(format!("{d}{sep}{f}"))
-        }
-        (Some(d), None) => Some(d.to_string()),
-        (None, f) => f,
-    }
+fn join(description: Option<&str>, note: Option<String>) -> Option<String> {
+    fold::join(description, note.as_slice())
 }
