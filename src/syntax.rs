@@ -396,24 +396,50 @@ impl Lower {
                 Some(t) => return self.type_expr(t, depth + 1),
                 None => return placeholder(span),
             },
-            Rule::map_type => {
-                let inner = pair
-                    .into_inner()
-                    .find(|p| p.as_rule() == Rule::type_expr)
-                    .map(|t| self.type_expr(t, depth + 1))
-                    .unwrap_or_else(|| placeholder(span));
-                TypeKind::Map(Box::new(inner))
-            }
             Rule::object_body => TypeKind::Object(self.object_body(pair, depth + 1)),
             Rule::literal_type => match pair.into_inner().next() {
                 Some(v) => TypeKind::Literal(self.value(v)),
                 None => return placeholder(span),
             },
-            Rule::named_type => match pair.into_inner().next() {
-                Some(n) => TypeKind::Named(self.name(n)),
-                None => return placeholder(span),
-            },
+            Rule::named_type => return self.named_type(pair, depth),
             _ => return placeholder(span),
+        };
+        TypeExpr { kind, span }
+    }
+
+    /// A name, `true`/`false`, or `map<T>`.
+    fn named_type(&mut self, pair: Pair<Rule>, depth: usize) -> TypeExpr {
+        let mut inner = pair.into_inner();
+        let Some(ident) = inner.next() else {
+            return placeholder(Span::default());
+        };
+        let name = self.name(ident);
+        // The pair's own span runs on over the blanks after the name.
+        let mut span = name.span;
+        let args = inner.next().and_then(|a| {
+            span = span.to(span_of(&a));
+            a.into_inner().next()
+        });
+        let args = args.map(|t| self.type_expr(t, depth + 1));
+        let kind = match (name.text.as_str(), args) {
+            ("map", Some(values)) => TypeKind::Map(Box::new(values)),
+            ("true" | "false", None) => TypeKind::Literal(Value {
+                kind: ValueKind::Bool(name.text == "true"),
+                span,
+            }),
+            (_, None) => TypeKind::Named(name),
+            (_, Some(_)) => {
+                self.errors.push(
+                    Diagnostic::error(
+                        Code::Syntax,
+                        span,
+                        format!("`{}` does not take a type argument", name.text),
+                    )
+                    .with_label("unexpected `<...>`")
+                    .with_help("only `map<T>` takes a type argument; for a list write `T[]`"),
+                );
+                TypeKind::Named(name)
+            }
         };
         TypeExpr { kind, span }
     }
@@ -537,7 +563,7 @@ pub fn describe_rule(rule: Rule) -> &'static str {
         | Rule::paren_type
         | Rule::named_type => "a type such as `string` or `integer[]`",
         Rule::array_suffix => "`[]`",
-        Rule::map_type => "`map<T>`",
+        Rule::type_args => "`<T>`",
         Rule::literal_type => "a literal type such as `\"a\"` or `3`",
         Rule::value => "a value (string, number, `true`, `false`, `null`, array or object)",
         Rule::object_value => "an object value `{ ... }`",
@@ -550,7 +576,6 @@ pub fn describe_rule(rule: Rule) -> &'static str {
         Rule::kw_enum => "`enum`",
         Rule::kw_type => "`type`",
         Rule::kw_tool => "`tool`",
-        Rule::kw_map => "`map`",
         Rule::kw_true => "`true`",
         Rule::kw_false => "`false`",
         Rule::kw_null => "`null`",
@@ -575,7 +600,7 @@ fn detailed_syntax_error(source: &str) -> Diagnostic {
 
 /// Punctuation worth naming in "expected ..." messages.
 const TOKENS: &[&str] = &[
-    ":", "?", "=", "|", ",", "->", "...", "{", "}", "(", ")", "[", "]", "<", ">",
+    ":", "?", "=", "|", ",", "->", "...", "{", "}", "(", ")", "[", "]", ">",
 ];
 
 fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Diagnostic {
@@ -616,6 +641,7 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Diagnostic {
             let token_like = matches!(
                 rule,
                 Rule::default
+                    | Rule::type_args
                     | Rule::array_suffix
                     | Rule::open_marker
                     | Rule::optional_mark
