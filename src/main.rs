@@ -48,6 +48,11 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Validate a tool call's arguments against a tool of a `.tool` file.
+    ///
+    /// Exit codes: 0 valid (prints the normalized arguments), 1 invalid (prints the message for
+    /// the model), 2 usage, I/O or compile errors.
+    Validate(ValidateArgs),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -87,6 +92,7 @@ fn main() -> ExitCode {
             output,
             format,
         } => compile(&file, tool.as_deref(), target.into(), output.as_deref(), format),
+        Command::Validate(args) => validate_command::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -96,6 +102,9 @@ fn main() -> ExitCode {
         }
     }
 }
+
+mod validate_command;
+use validate_command::ValidateArgs;
 
 /// A source file read into memory.
 struct Input {
