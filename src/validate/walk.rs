@@ -530,8 +530,10 @@ impl<'p> Run<'p> {
                     ok = false;
                     let shown = json_text(&Value::String(k.clone()));
                     let shown = if shown.chars().count() > 62 { shorten(&Value::String(k.clone())) } else { shown };
-                    let missing = check.fields.iter().filter(|f| !map.contains_key(&f.name)).map(|f| f.name.as_str());
-                    let close = did_you_mean(k, missing)
+                    // Likeliest first: required fields that are missing, then absent fields, then any.
+                    let absent = |f: &&super::compile::FieldCheck| !map.contains_key(&f.name);
+                    let close = did_you_mean(k, check.fields.iter().filter(|f| f.required).filter(absent).map(|f| f.name.as_str()))
+                        .or_else(|| did_you_mean(k, check.fields.iter().filter(absent).map(|f| f.name.as_str())))
                         .or_else(|| did_you_mean(k, check.fields.iter().map(|f| f.name.as_str())));
                     let mut message = format!("unknown {noun} {shown}");
                     match close {
