@@ -12,6 +12,8 @@ use super::error::{ErrorCode, ValidationError};
 const SHOWN_CHARS: usize = 60;
 /// How many enum values a type text lists before `…`.
 const SHOWN_VALUES: usize = 12;
+/// How many problems the message for a call lists (all of them are in the error list).
+const MAX_LISTED: usize = 100;
 /// How deep a type text expands nested types.
 const MAX_TYPE_DEPTH: usize = 12;
 
@@ -321,7 +323,7 @@ pub fn call_message(tool: &str, signature: &str, errors: &[ValidationError]) -> 
         if n == 1 { "" } else { "s" },
         if n == 1 { "it" } else { "all of them" }
     );
-    for (i, e) in errors.iter().enumerate() {
+    for (i, e) in errors.iter().enumerate().take(MAX_LISTED) {
         // Problems about a key name their key themselves; they are placed at its parent.
         let about_key = matches!(e.code, ErrorCode::MissingField | ErrorCode::UnknownKey | ErrorCode::DuplicateKey);
         let place = if about_key {
@@ -335,6 +337,9 @@ pub fn call_message(tool: &str, signature: &str, errors: &[ValidationError]) -> 
             format!("`{}`: {}", readable_path(place), e.message)
         };
         out.push_str(&format!("{}. {line}\n", i + 1));
+    }
+    if n > MAX_LISTED {
+        out.push_str(&format!("… and {} more problems of the same kinds.\n", n - MAX_LISTED));
     }
     out.push_str("Signature: ");
     out.push_str(signature);
