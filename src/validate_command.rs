@@ -51,7 +51,8 @@ pub(crate) fn run(a: &ValidateArgs) -> Result<u8, String> {
         validator.default_mode()
     };
     let raw = read_input(&args_path)?;
-    let arguments = String::from_utf8(raw.bytes).map_err(|e| format!("{} is not UTF-8: {e}", raw.name))?;
+    let arguments =
+        String::from_utf8(raw.bytes).map_err(|e| format!("{} is not UTF-8: {e}", raw.name))?;
     let result = validator.validate_str(&arguments, mode);
     let (code, out) = match (&result, a.format) {
         (Ok(v), Format::Json) => (
@@ -65,8 +66,15 @@ pub(crate) fn run(a: &ValidateArgs) -> Result<u8, String> {
         ),
         (Ok(v), Format::Human) => {
             for c in &v.coercions {
-                let to = c.to.as_ref().map_or("(absent)".to_string(), |t| t.to_string());
-                eprintln!("coerced {} ({}): {} → {to}", pointer(&c.path), c.rule.as_str(), c.from);
+                let to =
+                    c.to.as_ref()
+                        .map_or("(absent)".to_string(), |t| t.to_string());
+                eprintln!(
+                    "coerced {} ({}): {} → {to}",
+                    pointer(&c.path),
+                    c.rule.as_str(),
+                    c.from
+                );
             }
             (0, pretty(&v.arguments))
         }

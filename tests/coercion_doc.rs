@@ -15,14 +15,21 @@ fn corpus() -> Option<PathBuf> {
         return Some(dir);
     }
     if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("the coercion corpus is missing at {} (required when CI=true)", dir.display());
+        panic!(
+            "the coercion corpus is missing at {} (required when CI=true)",
+            dir.display()
+        );
     }
-    eprintln!("notice: {} is absent; skipping the coercion comparison", dir.display());
+    eprintln!(
+        "notice: {} is absent; skipping the coercion comparison",
+        dir.display()
+    );
     None
 }
 
 fn read(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
 }
 
@@ -37,12 +44,17 @@ fn validator(ty: &str) -> Option<Validator> {
 fn verdict(v: &Validator, input: &Value, mode: Mode) -> Result<Value, String> {
     match v.validate_value(&json!({ "v": input }), mode) {
         Ok(out) => Ok(out.arguments["v"].clone()),
-        Err(e) => Err(e.errors.first().map_or("error".into(), |x| x.code.as_str().to_string())),
+        Err(e) => Err(e
+            .errors
+            .first()
+            .map_or("error".into(), |x| x.code.as_str().to_string())),
     }
 }
 
 fn cell(v: &Value) -> String {
-    let text = serde_json::to_string(v).unwrap_or_default().replace('|', "\\|");
+    let text = serde_json::to_string(v)
+        .unwrap_or_default()
+        .replace('|', "\\|");
     format!("`{text}`")
 }
 
@@ -212,7 +224,13 @@ fn pydantic_type(schema: &Value) -> (String, bool) {
     let mut attrs = String::new();
     let mut comparable = true;
     let num = |k: &str| schema.get(k).map(|v| v.to_string());
-    for (key, attr) in [("ge", "min"), ("gt", "exclusive_min"), ("le", "max"), ("lt", "exclusive_max"), ("multiple_of", "multiple_of")] {
+    for (key, attr) in [
+        ("ge", "min"),
+        ("gt", "exclusive_min"),
+        ("le", "max"),
+        ("lt", "exclusive_max"),
+        ("multiple_of", "multiple_of"),
+    ] {
         if let Some(n) = num(key) {
             write!(attrs, " @{attr}({n})").ok();
         }
@@ -237,7 +255,12 @@ fn pydantic_type(schema: &Value) -> (String, bool) {
         "bool" => "boolean".to_string(),
         "literal" => schema["expected"]
             .as_array()
-            .map(|vs| vs.iter().map(Value::to_string).collect::<Vec<_>>().join(" | "))
+            .map(|vs| {
+                vs.iter()
+                    .map(Value::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            })
             .unwrap_or_default(),
         "list" => format!("{}[]", pydantic_type(&schema["items_schema"]).0),
         "none" => "null".to_string(),
@@ -255,7 +278,15 @@ fn generate(dir: &Path) -> String {
         let v = validator(ty).unwrap_or_else(|| panic!("probe type `{ty}` compiles"));
         let strict = verdict(&v, &input, Mode::Strict);
         let lax = verdict(&v, &input, Mode::Lax);
-        writeln!(out, "| `{}` | {} | {} | {} |", ty.replace('|', "\\|"), cell(&input), shown(&strict), shown(&lax)).ok();
+        writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            ty.replace('|', "\\|"),
+            cell(&input),
+            shown(&strict),
+            shown(&lax)
+        )
+        .ok();
     }
 
     // Ajv
@@ -267,7 +298,9 @@ fn generate(dir: &Path) -> String {
         .map(|r| (r["target_type"].to_string(), r["input"].to_string()))
         .collect();
     let mut ajv_tally = Tally { rows: 0, agree: 0 };
-    let mut ajv_table = String::from("| mode | target | input | Ajv | tooldef lax | same |\n|---|---|---|---|---|---|\n");
+    let mut ajv_table = String::from(
+        "| mode | target | input | Ajv | tooldef lax | same |\n|---|---|---|---|---|---|\n",
+    );
     for r in &rows {
         let mode = r["mode"].as_str().unwrap_or("");
         let key = (r["target_type"].to_string(), r["input"].to_string());
@@ -288,26 +321,42 @@ fn generate(dir: &Path) -> String {
         let ours = verdict(&v, &r["input"], Mode::Lax);
         let agree = ajv_tally.add(same(&theirs, &ours));
         let short_mode = mode.trim_start_matches("coerceTypes:");
-        writeln!(ajv_table, "| {short_mode} | {target} | {} | {} | {} | {agree} |", cell(&r["input"]), theirs_cell(&theirs), shown(&ours)).ok();
+        writeln!(
+            ajv_table,
+            "| {short_mode} | {target} | {} | {} | {} | {agree} |",
+            cell(&r["input"]),
+            theirs_cell(&theirs),
+            shown(&ours)
+        )
+        .ok();
     }
 
     // pydantic-core cases
     let cases = read(&dir.join("pydantic-core/pydantic_core_json_cases.json"));
     let mut py_tally = Tally { rows: 0, agree: 0 };
-    let mut py_table = String::from("| tooldef type | mode | input | pydantic | tooldef | same |\n|---|---|---|---|---|---|\n");
+    let mut py_table = String::from(
+        "| tooldef type | mode | input | pydantic | tooldef | same |\n|---|---|---|---|---|---|\n",
+    );
     for r in cases.as_array().cloned().unwrap_or_default() {
         let (ty, comparable) = pydantic_type(&r["schema"]);
         let strict = r["schema"]["strict"] == json!(true) || r["strict"] == json!(true);
         let mode = if strict { Mode::Strict } else { Mode::Lax };
         let Some(v) = validator(&ty) else {
-            panic!("pydantic schema {} maps to `{ty}`, which does not compile", r["schema"]);
+            panic!(
+                "pydantic schema {} maps to `{ty}`, which does not compile",
+                r["schema"]
+            );
         };
         let theirs = match r["expected"].get("value") {
             Some(x) => Theirs::Value(x.clone()),
             None => Theirs::Fail,
         };
         let ours = verdict(&v, &r["input"], mode);
-        let agree = if comparable { py_tally.add(same(&theirs, &ours)) } else { "n/a" };
+        let agree = if comparable {
+            py_tally.add(same(&theirs, &ours))
+        } else {
+            "n/a"
+        };
         let mode_name = if strict { "strict" } else { "lax" };
         let note = if comparable { "" } else { " (transforms)" };
         writeln!(
@@ -324,7 +373,9 @@ fn generate(dir: &Path) -> String {
     // pydantic conversion table
     let conv = read(&dir.join("pydantic-core/pydantic_conversion_table_scalars.json"));
     let mut conv_tally = Tally { rows: 0, agree: 0 };
-    let mut conv_table = String::from("| field | mode | input | pydantic | tooldef | same |\n|---|---|---|---|---|---|\n");
+    let mut conv_table = String::from(
+        "| field | mode | input | pydantic | tooldef | same |\n|---|---|---|---|---|---|\n",
+    );
     for r in conv["rows"].as_array().cloned().unwrap_or_default() {
         let field = r["field"].as_str().unwrap_or("");
         let ty = match field {
@@ -341,19 +392,49 @@ fn generate(dir: &Path) -> String {
                 Some(x) => Theirs::Value(x.clone()),
                 None => Theirs::Fail,
             };
-            let ours = verdict(&v, &o["input"], if strict { Mode::Strict } else { Mode::Lax });
+            let ours = verdict(
+                &v,
+                &o["input"],
+                if strict { Mode::Strict } else { Mode::Lax },
+            );
             let agree = conv_tally.add(same(&theirs, &ours));
             let mode_name = if strict { "strict" } else { "lax" };
-            writeln!(conv_table, "| {field} | {mode_name} | {} | {} | {} | {agree} |", cell(&o["input"]), theirs_cell(&theirs), shown(&ours)).ok();
+            writeln!(
+                conv_table,
+                "| {field} | {mode_name} | {} | {} | {} | {agree} |",
+                cell(&o["input"]),
+                theirs_cell(&theirs),
+                shown(&ours)
+            )
+            .ok();
         }
     }
 
     out.push_str("\n## Compared with Ajv and pydantic\n\n");
     out.push_str("The rows below are the corpus's own (`../shared/corpus/coercion/`: Ajv's `coerceTypes` spec table, pydantic-core's JSON-mode test cases and pydantic's conversion table). Each input is validated as the value of a required parameter `v` of the tooldef type that matches the row's target, in lax mode (strict mode for pydantic's strict rows). \"same\" means both accept with equal values (JSON Schema equality) or both reject.\n\n");
-    writeln!(out, "| source | rows compared | same verdict |\n|---|---|---|").ok();
-    writeln!(out, "| Ajv `coerceTypes` (`true`, and the rows only `\"array\"` has) | {} | {} |", ajv_tally.rows, ajv_tally.agree).ok();
-    writeln!(out, "| pydantic-core JSON test cases | {} | {} |", py_tally.rows, py_tally.agree).ok();
-    writeln!(out, "| pydantic conversion table (JSON input) | {} | {} |", conv_tally.rows, conv_tally.agree).ok();
+    writeln!(
+        out,
+        "| source | rows compared | same verdict |\n|---|---|---|"
+    )
+    .ok();
+    writeln!(
+        out,
+        "| Ajv `coerceTypes` (`true`, and the rows only `\"array\"` has) | {} | {} |",
+        ajv_tally.rows, ajv_tally.agree
+    )
+    .ok();
+    writeln!(
+        out,
+        "| pydantic-core JSON test cases | {} | {} |",
+        py_tally.rows, py_tally.agree
+    )
+    .ok();
+    writeln!(
+        out,
+        "| pydantic conversion table (JSON input) | {} | {} |",
+        conv_tally.rows, conv_tally.agree
+    )
+    .ok();
     out.push('\n');
     out.push_str(WHY);
     out.push_str("\n### Ajv `coerceTypes`\n\n");
@@ -371,12 +452,17 @@ fn coercion_doc_is_current() {
     let text = generate(&dir);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/coercion.md");
     if std::env::var_os("TOOLDEF_UPDATE_DOCS").is_some() {
-        std::fs::write(&path, &text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        std::fs::write(&path, &text)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
         return;
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     if committed != text {
-        let line = committed.lines().zip(text.lines()).position(|(a, b)| a != b).unwrap_or(0);
+        let line = committed
+            .lines()
+            .zip(text.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
         panic!(
             "docs/coercion.md is out of date (first difference at line {}): run `TOOLDEF_UPDATE_DOCS=1 cargo test --test coercion_doc`",
             line + 1
@@ -414,12 +500,20 @@ fn policy_against_the_corpus() {
         }
         let strict = r["schema"]["strict"] == json!(true);
         let v = validator(&ty).unwrap_or_else(|| panic!("`{ty}` compiles"));
-        let ours = verdict(&v, &r["input"], if strict { Mode::Strict } else { Mode::Lax });
+        let ours = verdict(
+            &v,
+            &r["input"],
+            if strict { Mode::Strict } else { Mode::Lax },
+        );
         // Whatever pydantic rejects on constraints (ranges, lengths, patterns, multiples), we
         // reject too: lax mode relaxes types, never constraints.
-        let constraint_error = r["expected"]["error"]
-            .as_str()
-            .is_some_and(|e| ["greater", "less", "multiple", "at least", "at most", "pattern"].iter().any(|w| e.contains(w)));
+        let constraint_error = r["expected"]["error"].as_str().is_some_and(|e| {
+            [
+                "greater", "less", "multiple", "at least", "at most", "pattern",
+            ]
+            .iter()
+            .any(|w| e.contains(w))
+        });
         if constraint_error {
             assert!(ours.is_err(), "`{ty}` ← {}: {ours:?}", r["input"]);
         }

@@ -45,7 +45,9 @@ tool t {
 "#;
 
 fn validator() -> Validator {
-    let module = tooldef::compile(SOURCE).expect("the fixture compiles").module;
+    let module = tooldef::compile(SOURCE)
+        .expect("the fixture compiles")
+        .module;
     Validator::for_tool(&module, "t").expect("the tool exists")
 }
 
@@ -76,8 +78,16 @@ fn table() -> Vec<(Mode, Value, Expect)> {
         (L, json!({"i": "+42"}), Ok(json!({"i": 42}), 1)),
         (L, json!({"i": "-42"}), Ok(json!({"i": -42}), 1)),
         (L, json!({"i": "42.000"}), Ok(json!({"i": 42}), 1)),
-        (L, json!({"i": "18446744073709551615"}), Ok(json!({"i": u64::MAX}), 1)),
-        (L, json!({"i": "18446744073709551616"}), Err(&[("/i", C::NotCoercible)])),
+        (
+            L,
+            json!({"i": "18446744073709551615"}),
+            Ok(json!({"i": u64::MAX}), 1),
+        ),
+        (
+            L,
+            json!({"i": "18446744073709551616"}),
+            Err(&[("/i", C::NotCoercible)]),
+        ),
         (L, json!({"i": "4.5"}), Err(&[("/i", C::NotCoercible)])),
         (L, json!({"i": "1e3"}), Err(&[("/i", C::NotCoercible)])),
         (L, json!({"i": "0x1A"}), Err(&[("/i", C::NotCoercible)])),
@@ -154,7 +164,11 @@ fn table() -> Vec<(Mode, Value, Expect)> {
         (S, json!({"up": "abc"}), Ok(json!({"up": "abc"}), 0)),
         (S, json!({"up": "ac"}), Err(&[("/up", C::PatternMismatch)])),
         // format is an annotation
-        (S, json!({"f": "not a date"}), Ok(json!({"f": "not a date"}), 0)),
+        (
+            S,
+            json!({"f": "not a date"}),
+            Ok(json!({"f": "not a date"}), 0),
+        ),
         // enums
         (S, json!({"c": "red"}), Ok(json!({"c": "red"}), 0)),
         (S, json!({"c": "Red"}), Err(&[("/c", C::NotAllowed)])),
@@ -184,28 +198,72 @@ fn table() -> Vec<(Mode, Value, Expect)> {
         (L, json!({"arr": "[1, 2]"}), Err(&[("/arr", C::WrongType)])),
         (L, json!({"arr": 1}), Err(&[("/arr", C::WrongType)])),
         (L, json!({"arr": ["1", 2.0]}), Ok(json!({"arr": [1, 2]}), 1)),
-        (S, json!({"arr": ["1", "x", 3]}), Err(&[("/arr/0", C::WrongType), ("/arr/1", C::WrongType)])),
+        (
+            S,
+            json!({"arr": ["1", "x", 3]}),
+            Err(&[("/arr/0", C::WrongType), ("/arr/1", C::WrongType)]),
+        ),
         // uniqueItems: 1 and 1.0 are equal, objects deeply
         (S, json!({"u": [1, 2]}), Ok(json!({"u": [1, 2]}), 0)),
         (S, json!({"u": [1, 1.0]}), Err(&[("/u", C::DuplicateItems)])),
         (L, json!({"u": ["1", 1]}), Err(&[("/u", C::DuplicateItems)])),
-        (S, json!({"objs": [{"a": 1}, {"a": 1.0}]}), Err(&[("/objs", C::DuplicateItems)])),
-        (S, json!({"objs": [{"a": 1}, {"a": 2}]}), Ok(json!({"objs": [{"a": 1}, {"a": 2}]}), 0)),
+        (
+            S,
+            json!({"objs": [{"a": 1}, {"a": 1.0}]}),
+            Err(&[("/objs", C::DuplicateItems)]),
+        ),
+        (
+            S,
+            json!({"objs": [{"a": 1}, {"a": 2}]}),
+            Ok(json!({"objs": [{"a": 1}, {"a": 2}]}), 0),
+        ),
         // item counts
         (S, json!({"mi": []}), Err(&[("/mi", C::TooFewItems)])),
-        (S, json!({"mi": ["a", "b", "c"]}), Err(&[("/mi", C::TooManyItems)])),
+        (
+            S,
+            json!({"mi": ["a", "b", "c"]}),
+            Err(&[("/mi", C::TooManyItems)]),
+        ),
         // objects
-        (S, json!({"pt": {"x": 1, "y": 2}}), Ok(json!({"pt": {"x": 1, "y": 2}}), 0)),
-        (S, json!({"pt": {"y": 2, "x": 1}}), Ok(json!({"pt": {"x": 1, "y": 2}}), 0)),
-        (S, json!({"pt": {"x": 1}}), Err(&[("/pt/y", C::MissingField)])),
-        (S, json!({"pt": {"x": 1, "y": 2, "z": 3}}), Err(&[("/pt/z", C::UnknownKey)])),
-        (L, json!({"pt": "{\"x\": 1, \"y\": 2}"}), Err(&[("/pt", C::WrongType)])),
-        (L, json!({"pt": {"x": "1", "y": 2}}), Ok(json!({"pt": {"x": 1, "y": 2}}), 1)),
+        (
+            S,
+            json!({"pt": {"x": 1, "y": 2}}),
+            Ok(json!({"pt": {"x": 1, "y": 2}}), 0),
+        ),
+        (
+            S,
+            json!({"pt": {"y": 2, "x": 1}}),
+            Ok(json!({"pt": {"x": 1, "y": 2}}), 0),
+        ),
+        (
+            S,
+            json!({"pt": {"x": 1}}),
+            Err(&[("/pt/y", C::MissingField)]),
+        ),
+        (
+            S,
+            json!({"pt": {"x": 1, "y": 2, "z": 3}}),
+            Err(&[("/pt/z", C::UnknownKey)]),
+        ),
+        (
+            L,
+            json!({"pt": "{\"x\": 1, \"y\": 2}"}),
+            Err(&[("/pt", C::WrongType)]),
+        ),
+        (
+            L,
+            json!({"pt": {"x": "1", "y": 2}}),
+            Ok(json!({"pt": {"x": 1, "y": 2}}), 1),
+        ),
         // nullable types keep null in both modes
         (S, json!({"np": null}), Ok(json!({"np": null}), 0)),
         (L, json!({"np": null}), Ok(json!({"np": null}), 0)),
         (S, json!({"ns": null}), Ok(json!({"ns": null}), 0)),
-        (S, json!({"np": {"x": 1}}), Err(&[("/np/y", C::MissingField)])),
+        (
+            S,
+            json!({"np": {"x": 1}}),
+            Err(&[("/np/y", C::MissingField)]),
+        ),
         // unions: lax prefers a member the value fits as it is
         (S, json!({"u2": "a"}), Ok(json!({"u2": "a"}), 0)),
         (S, json!({"u2": 5}), Ok(json!({"u2": 5}), 0)),
@@ -214,14 +272,34 @@ fn table() -> Vec<(Mode, Value, Expect)> {
         (L, json!({"u2": true}), Err(&[("/u2", C::NoMatch)])),
         // maps
         (S, json!({"mp": {"a": 1}}), Ok(json!({"mp": {"a": 1}}), 0)),
-        (S, json!({"mp": {"a": "x"}}), Err(&[("/mp/a", C::WrongType)])),
+        (
+            S,
+            json!({"mp": {"a": "x"}}),
+            Err(&[("/mp/a", C::WrongType)]),
+        ),
         (L, json!({"mp": {"a": "2"}}), Ok(json!({"mp": {"a": 2}}), 1)),
         // open objects pass other keys through
-        (S, json!({"open": {"a": 1, "zz": [true]}}), Ok(json!({"open": {"a": 1, "zz": [true]}}), 0)),
-        (S, json!({"open": {"zz": 1}}), Err(&[("/open/a", C::MissingField)])),
+        (
+            S,
+            json!({"open": {"a": 1, "zz": [true]}}),
+            Ok(json!({"open": {"a": 1, "zz": [true]}}), 0),
+        ),
+        (
+            S,
+            json!({"open": {"zz": 1}}),
+            Err(&[("/open/a", C::MissingField)]),
+        ),
         // any
-        (S, json!({"anything": [1, {"x": null}]}), Ok(json!({"anything": [1, {"x": null}]}), 0)),
-        (S, json!({"anything": null}), Ok(json!({"anything": null}), 0)),
+        (
+            S,
+            json!({"anything": [1, {"x": null}]}),
+            Ok(json!({"anything": [1, {"x": null}]}), 0),
+        ),
+        (
+            S,
+            json!({"anything": null}),
+            Ok(json!({"anything": null}), 0),
+        ),
         // unknown keys, in both modes
         (S, json!({"cty": 1}), Err(&[("/cty", C::UnknownKey)])),
         (L, json!({"cty": 1}), Err(&[("/cty", C::UnknownKey)])),
@@ -282,21 +360,35 @@ fn every_rule_in_both_modes() {
                 }
             }
             (Err(want), std::result::Result::Err(got)) => {
-                let got_pairs: Vec<(String, ErrorCode)> = got.errors.iter().map(|e| (e.path.clone(), e.code)).collect();
-                let want_pairs: Vec<(String, ErrorCode)> = want.iter().map(|(p, c)| (p.to_string(), *c)).collect();
+                let got_pairs: Vec<(String, ErrorCode)> = got
+                    .errors
+                    .iter()
+                    .map(|e| (e.path.clone(), e.code))
+                    .collect();
+                let want_pairs: Vec<(String, ErrorCode)> =
+                    want.iter().map(|(p, c)| (p.to_string(), *c)).collect();
                 if got_pairs != want_pairs {
-                    failures.push(format!("case {i} {mode:?} {extra}: errors {got_pairs:?}, want {want_pairs:?}"));
+                    failures.push(format!(
+                        "case {i} {mode:?} {extra}: errors {got_pairs:?}, want {want_pairs:?}"
+                    ));
                 }
             }
-            (Ok(..), std::result::Result::Err(e)) => {
-                failures.push(format!("case {i} {mode:?} {extra}: rejected: {}", e.message))
-            }
-            (Err(_), std::result::Result::Ok(v)) => {
-                failures.push(format!("case {i} {mode:?} {extra}: accepted as {}", v.arguments))
-            }
+            (Ok(..), std::result::Result::Err(e)) => failures.push(format!(
+                "case {i} {mode:?} {extra}: rejected: {}",
+                e.message
+            )),
+            (Err(_), std::result::Result::Ok(v)) => failures.push(format!(
+                "case {i} {mode:?} {extra}: accepted as {}",
+                v.arguments
+            )),
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -305,7 +397,11 @@ fn strict_output_order_and_defaults() {
     let got = v
         .validate_str(r#"{"b": true, "req": "x", "i": 1.0}"#, Mode::Strict)
         .expect("valid");
-    let keys: Vec<&String> = got.arguments.as_object().map(|m| m.keys().collect()).unwrap_or_default();
+    let keys: Vec<&String> = got
+        .arguments
+        .as_object()
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
     assert_eq!(keys, ["req", "i", "b", "d"]);
     assert_eq!(got.arguments["i"], json!(1));
     assert!(got.arguments["i"].is_i64());
@@ -316,20 +412,50 @@ fn strict_output_order_and_defaults() {
 fn coercions_are_recorded_with_path_from_and_to() {
     let v = validator();
     let got = v
-        .validate_str(r#"{"req": 5, "pt": {"x": "1.5", "y": 2}, "d": null, "arr": [1, "2"]}"#, Mode::Lax)
+        .validate_str(
+            r#"{"req": 5, "pt": {"x": "1.5", "y": 2}, "d": null, "arr": [1, "2"]}"#,
+            Mode::Lax,
+        )
         .expect("valid");
     let seen: Vec<(String, &str, Value, Option<Value>)> = got
         .coercions
         .iter()
-        .map(|c| (c.path.clone(), c.rule.as_str(), c.from.clone(), c.to.clone()))
+        .map(|c| {
+            (
+                c.path.clone(),
+                c.rule.as_str(),
+                c.from.clone(),
+                c.to.clone(),
+            )
+        })
         .collect();
     assert_eq!(
         seen,
         vec![
-            ("/req".to_string(), "string-from-number", json!(5), Some(json!("5"))),
-            ("/arr/1".to_string(), "integer-from-string", json!("2"), Some(json!(2))),
-            ("/pt/x".to_string(), "number-from-string", json!("1.5"), Some(json!(1.5))),
-            ("/d".to_string(), "null-as-absent", json!(null), Some(json!(5))),
+            (
+                "/req".to_string(),
+                "string-from-number",
+                json!(5),
+                Some(json!("5"))
+            ),
+            (
+                "/arr/1".to_string(),
+                "integer-from-string",
+                json!("2"),
+                Some(json!(2))
+            ),
+            (
+                "/pt/x".to_string(),
+                "number-from-string",
+                json!("1.5"),
+                Some(json!(1.5))
+            ),
+            (
+                "/d".to_string(),
+                "null-as-absent",
+                json!(null),
+                Some(json!(5))
+            ),
         ]
     );
 }
@@ -339,29 +465,61 @@ fn argument_text_problems() {
     let v = validator();
     let cases: &[(&str, ErrorCode, &str)] = &[
         ("{", C::InvalidJson, "line 1, column 1"),
-        ("{\n  \"req\": \"x\",\n  oops\n}", C::InvalidJson, "line 3, column 3"),
+        (
+            "{\n  \"req\": \"x\",\n  oops\n}",
+            C::InvalidJson,
+            "line 3, column 3",
+        ),
         ("", C::InvalidJson, "line 1"),
         ("{} {}", C::InvalidJson, "trailing characters"),
-        ("\"str\"", C::WrongType, "Arguments must be an object, got string."),
-        ("[1]", C::WrongType, "Arguments must be an object, got array."),
-        ("null", C::WrongType, "Arguments must be an object, got null."),
-        ("42", C::WrongType, "Arguments must be an object, got integer."),
-        (r#"{"req": "a", "req": "b"}"#, C::DuplicateKey, "appears more than once"),
+        (
+            "\"str\"",
+            C::WrongType,
+            "Arguments must be an object, got string.",
+        ),
+        (
+            "[1]",
+            C::WrongType,
+            "Arguments must be an object, got array.",
+        ),
+        (
+            "null",
+            C::WrongType,
+            "Arguments must be an object, got null.",
+        ),
+        (
+            "42",
+            C::WrongType,
+            "Arguments must be an object, got integer.",
+        ),
+        (
+            r#"{"req": "a", "req": "b"}"#,
+            C::DuplicateKey,
+            "appears more than once",
+        ),
         (r#"{"req": "\ud800"}"#, C::InvalidJson, "hex escape"),
         ("{\"req\": \"日本\", \"i\": ?}", C::InvalidJson, "column 20"),
     ];
     for (text, code, needle) in cases {
         let err = v.validate_str(text, Mode::Strict).expect_err(text);
         assert_eq!(err.errors[0].code, *code, "{text}: {:?}", err.errors);
-        assert!(err.errors[0].message.contains(needle), "{text}: {}", err.errors[0].message);
+        assert!(
+            err.errors[0].message.contains(needle),
+            "{text}: {}",
+            err.errors[0].message
+        );
         assert!(err.message.contains(needle), "{text}: {}", err.message);
     }
-    let err = v.validate_str(r#"{"req": "a", "pt": {"x": 1, "x": 2, "y": 3}}"#, Mode::Lax).expect_err("duplicate");
+    let err = v
+        .validate_str(r#"{"req": "a", "pt": {"x": 1, "x": 2, "y": 3}}"#, Mode::Lax)
+        .expect_err("duplicate");
     assert_eq!(err.errors.len(), 1);
     assert_eq!(err.errors[0].path, "/pt/x");
     assert_eq!(err.errors[0].code, C::DuplicateKey);
     // Duplicates and other problems are reported together.
-    let err = v.validate_str(r#"{"i": 1, "i": 2, "zz": 0}"#, Mode::Strict).expect_err("three problems");
+    let err = v
+        .validate_str(r#"{"i": 1, "i": 2, "zz": 0}"#, Mode::Strict)
+        .expect_err("three problems");
     let codes: Vec<ErrorCode> = err.errors.iter().map(|e| e.code).collect();
     assert_eq!(codes, [C::DuplicateKey, C::MissingField, C::UnknownKey]);
     assert_eq!(err.errors[0].position, None);
@@ -374,27 +532,61 @@ fn argument_text_problems() {
 fn messages_are_actionable() {
     let v = validator();
     let err = v
-        .validate_str(r#"{"reqq": "x", "c": "blu", "i": "42", "s": null}"#, Mode::Strict)
+        .validate_str(
+            r#"{"reqq": "x", "c": "blu", "i": "42", "s": null}"#,
+            Mode::Strict,
+        )
         .expect_err("invalid");
     let m = &err.message;
-    assert!(m.starts_with("The arguments for `t` are invalid (5 problems)."), "{m}");
-    assert!(m.contains("missing required parameter `req` of type `string`: The one required parameter."), "{m}");
-    assert!(m.contains("`i`: must be an integer, got string \"42\"; write the number without quotes"), "{m}");
+    assert!(
+        m.starts_with("The arguments for `t` are invalid (5 problems)."),
+        "{m}"
+    );
+    assert!(
+        m.contains(
+            "missing required parameter `req` of type `string`: The one required parameter."
+        ),
+        "{m}"
+    );
+    assert!(
+        m.contains("`i`: must be an integer, got string \"42\"; write the number without quotes"),
+        "{m}"
+    );
     assert!(m.contains("`c`: must be one of \"red\", \"green\", \"blue\", got string \"blu\"; did you mean \"blue\"?"), "{m}");
     assert!(m.contains("omit the key instead of sending null"), "{m}");
-    assert!(m.contains("unknown parameter \"reqq\"; did you mean `req`?"), "{m}");
-    assert!(m.contains("\nSignature: t(req: string, i?: integer, r?: integer 1..14, "), "{m}");
+    assert!(
+        m.contains("unknown parameter \"reqq\"; did you mean `req`?"),
+        "{m}"
+    );
+    assert!(
+        m.contains("\nSignature: t(req: string, i?: integer, r?: integer 1..14, "),
+        "{m}"
+    );
     assert!(m.contains("pt?: Point, np?: Point | null"), "{m}");
     assert!(m.ends_with("where Point = {x: number, y: number}"), "{m}");
     // Each error carries what was expected and what was got, shortened.
     let long = format!(r#"{{"req": "x", "sl": "{}"}}"#, "a".repeat(500));
     let err = v.validate_str(&long, Mode::Strict).expect_err("too long");
     assert_eq!(err.errors[0].expected, "string (2..3 characters)");
-    assert!(err.errors[0].got.chars().count() < 100, "{}", err.errors[0].got);
-    assert!(err.errors[0].got.contains("(500 characters)"), "{}", err.errors[0].got);
+    assert!(
+        err.errors[0].got.chars().count() < 100,
+        "{}",
+        err.errors[0].got
+    );
+    assert!(
+        err.errors[0].got.contains("(500 characters)"),
+        "{}",
+        err.errors[0].got
+    );
     // Nested paths are readable.
-    let err = v.validate_str(r#"{"req": "x", "objs": [{"a": "z"}]}"#, Mode::Strict).expect_err("nested");
-    assert!(err.message.contains("`objs[0].a`: must be an integer"), "{}", err.message);
+    let err = v
+        .validate_str(r#"{"req": "x", "objs": [{"a": "z"}]}"#, Mode::Strict)
+        .expect_err("nested");
+    assert!(
+        err.message.contains("`objs[0].a`: must be an integer"),
+        "{}",
+        err.message
+    );
 }
 
 #[test]
@@ -445,9 +637,14 @@ tool plain { n: integer }
         mode: None,
         on_invalid: OnInvalid::Raise,
     };
-    assert!(matches!(lenient.call(args, reply), std::result::Result::Ok(Outcome::Valid(_))));
+    assert!(matches!(
+        lenient.call(args, reply),
+        std::result::Result::Ok(Outcome::Valid(_))
+    ));
     match exact.call(args, reply) {
-        std::result::Result::Ok(Outcome::Reply(m)) => assert!(m.contains("write the number without quotes"), "{m}"),
+        std::result::Result::Ok(Outcome::Reply(m)) => {
+            assert!(m.contains("write the number without quotes"), "{m}")
+        }
         other => panic!("expected a reply, got {other:?}"),
     }
     let err = exact.call(args, raise).expect_err("raises");
@@ -472,7 +669,9 @@ trait CloneModeCheck {
 }
 impl CloneModeCheck for Validator {
     fn clone_mode_check(self) -> bool {
-        self.with_default_mode(Mode::Lax).validate_into::<serde_json::Value>(r#"{"n": "3"}"#).is_ok()
+        self.with_default_mode(Mode::Lax)
+            .validate_into::<serde_json::Value>(r#"{"n": "3"}"#)
+            .is_ok()
     }
 }
 
@@ -495,7 +694,9 @@ tool w { city: string, days?: integer @min(1) @max(14) = 1, unit?: "c" | "f" }
     .expect("compiles")
     .module;
     let v = Validator::for_tool(&module, "w").expect("exists");
-    let w: Weather = v.validate_into(r#"{"city": "Oslo", "days": "3.0"}"#).expect("valid");
+    let w: Weather = v
+        .validate_into(r#"{"city": "Oslo", "days": "3.0"}"#)
+        .expect("valid");
     assert_eq!(
         w,
         Weather {
@@ -504,7 +705,9 @@ tool w { city: string, days?: integer @min(1) @max(14) = 1, unit?: "c" | "f" }
             unit: None
         }
     );
-    let w: Weather = v.validate_into(r#"{"city": "Oslo", "days": 2.0}"#).expect("1.0 is an integer");
+    let w: Weather = v
+        .validate_into(r#"{"city": "Oslo", "days": 2.0}"#)
+        .expect("1.0 is an integer");
     assert_eq!(w.days, 2);
     match v.validate_into::<Weather>(r#"{"days": 0}"#) {
         std::result::Result::Err(IntoError::Invalid(e)) => assert_eq!(e.errors.len(), 2),
@@ -523,9 +726,14 @@ tool w { city: string, days?: integer @min(1) @max(14) = 1, unit?: "c" | "f" }
 
 #[test]
 fn unknown_tool_suggests() {
-    let module = tooldef::compile("/// T.\ntool get_weather { a: string }").expect("compiles").module;
+    let module = tooldef::compile("/// T.\ntool get_weather { a: string }")
+        .expect("compiles")
+        .module;
     let err = Validator::for_tool(&module, "get_wether").expect_err("unknown");
-    assert_eq!(err.to_string(), "no tool named `get_wether`; did you mean `get_weather`?");
+    assert_eq!(
+        err.to_string(),
+        "no tool named `get_wether`; did you mean `get_weather`?"
+    );
 }
 
 #[test]
@@ -534,7 +742,10 @@ fn validator_is_shared_across_threads() {
     let handles: Vec<_> = (0..4)
         .map(|i| {
             let v = v.clone();
-            std::thread::spawn(move || v.validate_value(&json!({"req": "x", "i": i}), Mode::Strict).is_ok())
+            std::thread::spawn(move || {
+                v.validate_value(&json!({"req": "x", "i": i}), Mode::Strict)
+                    .is_ok()
+            })
         })
         .collect();
     for h in handles {

@@ -29,13 +29,36 @@ enum Spec {
     Any,
     Null,
     Bool,
-    Int { min: Option<i64>, max: Option<i64>, xmin: Option<i64>, mult: Option<i64> },
-    Num { min: Option<f64>, max: Option<f64>, xmax: Option<f64>, mult: Option<f64> },
-    Str { min: Option<u64>, max: Option<u64>, pattern: Option<&'static str>, format: bool },
+    Int {
+        min: Option<i64>,
+        max: Option<i64>,
+        xmin: Option<i64>,
+        mult: Option<i64>,
+    },
+    Num {
+        min: Option<f64>,
+        max: Option<f64>,
+        xmax: Option<f64>,
+        mult: Option<f64>,
+    },
+    Str {
+        min: Option<u64>,
+        max: Option<u64>,
+        pattern: Option<&'static str>,
+        format: bool,
+    },
     Enum(Vec<Value>),
     Const(Value),
-    Array { items: Box<Spec>, min: Option<u64>, max: Option<u64>, unique: bool },
-    Object { fields: Vec<(String, bool, Spec, Option<Value>)>, extra: Extra },
+    Array {
+        items: Box<Spec>,
+        min: Option<u64>,
+        max: Option<u64>,
+        unique: bool,
+    },
+    Object {
+        fields: Vec<(String, bool, Spec, Option<Value>)>,
+        extra: Extra,
+    },
     Nullable(Box<Spec>),
     AnyOf(Vec<Spec>),
     Named(Box<Spec>),
@@ -46,7 +69,16 @@ const PATTERNS: &[&str] = &["^[a-z]+$", "b", "^a", "[0-9]$", "^(ab)+$", "é"];
 
 fn scalar_pool() -> Vec<Value> {
     // Enums and literals never hold null: `T | null` makes a nullable type instead.
-    vec![json!("a"), json!("b"), json!("c"), json!(1), json!(2), json!(3.5), json!(true), json!("1")]
+    vec![
+        json!("a"),
+        json!("b"),
+        json!("c"),
+        json!(1),
+        json!(2),
+        json!(3.5),
+        json!(true),
+        json!("1"),
+    ]
 }
 
 fn leaf() -> BoxedStrategy<Spec> {
@@ -112,7 +144,12 @@ fn field_names() -> impl Strategy<Value = Vec<String>> {
 fn default_for(spec: &Spec) -> Option<Value> {
     match spec {
         Spec::Bool => Some(json!(false)),
-        Spec::Str { min: None, max: None, pattern: None, .. } => Some(json!("dflt")),
+        Spec::Str {
+            min: None,
+            max: None,
+            pattern: None,
+            ..
+        } => Some(json!("dflt")),
         Spec::Enum(values) => values.first().cloned(),
         _ => None,
     }
@@ -124,13 +161,21 @@ fn object(inner: BoxedStrategy<Spec>) -> BoxedStrategy<Spec> {
         1 => Just(Extra::Open),
         1 => inner.clone().prop_map(|s| Extra::Map(Box::new(s))),
     ];
-    (field_names(), prop::collection::vec((inner, any::<bool>(), any::<bool>()), 5), extra)
+    (
+        field_names(),
+        prop::collection::vec((inner, any::<bool>(), any::<bool>()), 5),
+        extra,
+    )
         .prop_map(|(names, specs, extra)| {
             let fields = names
                 .into_iter()
                 .zip(specs)
                 .map(|(name, (spec, required, with_default))| {
-                    let default = if !required && with_default { default_for(&spec) } else { None };
+                    let default = if !required && with_default {
+                        default_for(&spec)
+                    } else {
+                        None
+                    };
                     (name, required, spec, default)
                 })
                 .collect();
@@ -186,7 +231,10 @@ fn tool_spec() -> BoxedStrategy<Spec> {
 }
 
 fn num(x: f64) -> Spanned<Number> {
-    Spanned::new(Number::from_f64(x).unwrap_or_else(|| Number::from(0)), Span::default())
+    Spanned::new(
+        Number::from_f64(x).unwrap_or_else(|| Number::from(0)),
+        Span::default(),
+    )
 }
 
 fn int(x: i64) -> Spanned<Number> {
@@ -198,21 +246,36 @@ fn to_ty(s: &Spec, types: &mut Vec<NamedType>) -> Ty {
         Spec::Any => Ty::Any,
         Spec::Null => Ty::Null,
         Spec::Bool => Ty::Boolean,
-        Spec::Int { min, max, xmin, mult } => Ty::Integer(NumberRules {
+        Spec::Int {
+            min,
+            max,
+            xmin,
+            mult,
+        } => Ty::Integer(NumberRules {
             minimum: min.map(int),
             maximum: max.map(int),
             exclusive_minimum: xmin.map(int),
             exclusive_maximum: None,
             multiple_of: mult.map(int),
         }),
-        Spec::Num { min, max, xmax, mult } => Ty::Number(NumberRules {
+        Spec::Num {
+            min,
+            max,
+            xmax,
+            mult,
+        } => Ty::Number(NumberRules {
             minimum: min.map(num),
             maximum: max.map(num),
             exclusive_minimum: None,
             exclusive_maximum: xmax.map(num),
             multiple_of: mult.map(num),
         }),
-        Spec::Str { min, max, pattern, format } => Ty::String(StringRules {
+        Spec::Str {
+            min,
+            max,
+            pattern,
+            format,
+        } => Ty::String(StringRules {
             min_length: min.map(|v| Spanned::new(v, Span::default())),
             max_length: max.map(|v| Spanned::new(v, Span::default())),
             pattern: pattern.map(|p| Spanned::new(p.to_string(), Span::default())),
@@ -228,7 +291,12 @@ fn to_ty(s: &Spec, types: &mut Vec<NamedType>) -> Ty {
                 .collect(),
         ),
         Spec::Const(v) => Ty::Const(v.clone()),
-        Spec::Array { items, min, max, unique } => Ty::Array(Box::new(ArrayTy {
+        Spec::Array {
+            items,
+            min,
+            max,
+            unique,
+        } => Ty::Array(Box::new(ArrayTy {
             items: to_ty(items, types),
             min_items: min.map(|v| Spanned::new(v, Span::default())),
             max_items: max.map(|v| Spanned::new(v, Span::default())),
@@ -241,7 +309,11 @@ fn to_ty(s: &Spec, types: &mut Vec<NamedType>) -> Ty {
             let ty = to_ty(inner, types);
             types.push(NamedType {
                 name: format!("T{}", types.len()),
-                kind: if matches!(ty, Ty::Object(_)) { NamedKind::Object } else { NamedKind::Alias },
+                kind: if matches!(ty, Ty::Object(_)) {
+                    NamedKind::Object
+                } else {
+                    NamedKind::Alias
+                },
                 description: None,
                 ty,
                 recursive: false,
@@ -253,7 +325,11 @@ fn to_ty(s: &Spec, types: &mut Vec<NamedType>) -> Ty {
     }
 }
 
-fn object_ty(fields: &[(String, bool, Spec, Option<Value>)], extra: &Extra, types: &mut Vec<NamedType>) -> ObjectTy {
+fn object_ty(
+    fields: &[(String, bool, Spec, Option<Value>)],
+    extra: &Extra,
+    types: &mut Vec<NamedType>,
+) -> ObjectTy {
     ObjectTy {
         fields: fields
             .iter()
@@ -338,7 +414,13 @@ fn good(s: &Spec) -> BoxedStrategy<Value> {
             let hi = max.unwrap_or(lo + 40).max(lo);
             let m = mult.unwrap_or(1);
             (lo / m - 1..=hi / m + 1, any::<bool>())
-                .prop_map(move |(k, float)| if float { json!((k * m) as f64) } else { json!(k * m) })
+                .prop_map(move |(k, float)| {
+                    if float {
+                        json!((k * m) as f64)
+                    } else {
+                        json!(k * m)
+                    }
+                })
                 .boxed()
         }
         Spec::Num { min, max, mult, .. } => {
@@ -358,7 +440,9 @@ fn good(s: &Spec) -> BoxedStrategy<Value> {
                 })
                 .boxed()
         }
-        Spec::Str { min, max, pattern, .. } => {
+        Spec::Str {
+            min, max, pattern, ..
+        } => {
             let lo = min.unwrap_or(0) as usize;
             let hi = max.map_or(lo + 4, |m| m as usize).max(lo);
             let alphabet = match pattern {
@@ -372,7 +456,12 @@ fn good(s: &Spec) -> BoxedStrategy<Value> {
         }
         Spec::Enum(values) => prop::sample::select(values.clone()).boxed(),
         Spec::Const(v) => Just(v.clone()).boxed(),
-        Spec::Array { items, min, max, unique } => {
+        Spec::Array {
+            items,
+            min,
+            max,
+            unique,
+        } => {
             let lo = min.unwrap_or(0) as usize;
             let hi = max.map_or(lo + 3, |m| m as usize).max(lo);
             let unique = *unique;
@@ -404,8 +493,12 @@ fn good(s: &Spec) -> BoxedStrategy<Value> {
                 .collect();
             let extra_entry: BoxedStrategy<Option<(String, Value)>> = match extra {
                 Extra::Closed => Just(None).boxed(),
-                Extra::Open => proptest::option::of(any_scalar().prop_map(|v| ("zz".to_string(), v))).boxed(),
-                Extra::Map(s) => proptest::option::of(instance(s).prop_map(|v| ("zz".to_string(), v))).boxed(),
+                Extra::Open => {
+                    proptest::option::of(any_scalar().prop_map(|v| ("zz".to_string(), v))).boxed()
+                }
+                Extra::Map(s) => {
+                    proptest::option::of(instance(s).prop_map(|v| ("zz".to_string(), v))).boxed()
+                }
             };
             (parts, extra_entry)
                 .prop_map(|(parts, extra)| {
@@ -449,7 +542,13 @@ fn bad(s: &Spec) -> BoxedStrategy<Value> {
             Just(json!(1e300)),
         ]
         .boxed(),
-        Spec::Bool => prop_oneof![Just(json!("true")), Just(json!(" false")), Just(json!("yes")), Just(json!(0))].boxed(),
+        Spec::Bool => prop_oneof![
+            Just(json!("true")),
+            Just(json!(" false")),
+            Just(json!("yes")),
+            Just(json!(0))
+        ]
+        .boxed(),
         Spec::Str { .. } => prop_oneof![
             (-30i64..30).prop_map(|i| json!(i)),
             Just(json!(2.5)),
@@ -457,9 +556,14 @@ fn bad(s: &Spec) -> BoxedStrategy<Value> {
             Just(json!(false)),
         ]
         .boxed(),
-        Spec::Enum(_) | Spec::Const(_) => {
-            prop_oneof![Just(json!("zzz")), Just(json!("2")), Just(json!(1.0)), Just(json!("true")), Just(json!(4))].boxed()
-        }
+        Spec::Enum(_) | Spec::Const(_) => prop_oneof![
+            Just(json!("zzz")),
+            Just(json!("2")),
+            Just(json!(1.0)),
+            Just(json!("true")),
+            Just(json!(4))
+        ]
+        .boxed(),
         Spec::Array { items, .. } => {
             let dup = good(s)
                 .prop_map(|v| match v {
@@ -520,7 +624,12 @@ fn as_floats(v: &Value) -> Value {
             _ => v.clone(),
         },
         Value::Array(items) => Value::Array(items.iter().map(as_floats).collect()),
-        Value::Object(m) => Value::Object(m.iter().rev().map(|(k, x)| (k.clone(), as_floats(x))).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .rev()
+                .map(|(k, x)| (k.clone(), as_floats(x)))
+                .collect(),
+        ),
         _ => v.clone(),
     }
 }
@@ -534,7 +643,10 @@ fn tool_and_args() -> impl Strategy<Value = (Spec, Value)> {
 
 /// `cases` unless `PROPTEST_CASES` says otherwise.
 fn config(cases: u32) -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(cases);
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(cases);
     ProptestConfig {
         cases,
         failure_persistence: None,
@@ -769,10 +881,14 @@ fn generators_cover_both_verdicts() {
     let strategy = tool_and_args();
     let (mut valid, mut invalid, mut coerced) = (0, 0, 0);
     for _ in 0..400 {
-        let Ok(tree) = strategy.new_tree(&mut runner) else { continue };
+        let Ok(tree) = strategy.new_tree(&mut runner) else {
+            continue;
+        };
         let (spec, args) = tree.current();
         let (module, tool) = build(&spec);
-        let Ok(v) = Validator::new(&module, &tool) else { continue };
+        let Ok(v) = Validator::new(&module, &tool) else {
+            continue;
+        };
         match v.validate_value(&args, Mode::Lax) {
             Ok(out) if !out.coercions.is_empty() => coerced += 1,
             Ok(_) => valid += 1,
@@ -783,4 +899,3 @@ fn generators_cover_both_verdicts() {
     assert!(invalid > 40, "invalid {invalid}");
     assert!(coerced > 10, "coerced {coerced}");
 }
-

@@ -76,7 +76,11 @@ fn whole(negative: bool, digits: &str) -> Option<Number> {
     if digits.len() > 20 {
         return None;
     }
-    let magnitude: u64 = if digits.is_empty() { 0 } else { digits.parse().ok()? };
+    let magnitude: u64 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().ok()?
+    };
     if negative {
         if magnitude == 0 {
             return Some(Number::from(0));
@@ -94,11 +98,13 @@ pub(crate) fn integer_from_str(s: &str) -> Result<Number, Refusal> {
     let int_part = match t.split_once('.') {
         Some((int_part, frac)) => {
             if frac.is_empty() || !frac.bytes().all(|b| b == b'0') {
-                return Err(if !frac.is_empty() && frac.bytes().all(|b| b.is_ascii_digit()) {
-                    "it has a fractional part"
-                } else {
-                    "it is not a base-10 whole number"
-                });
+                return Err(
+                    if !frac.is_empty() && frac.bytes().all(|b| b.is_ascii_digit()) {
+                        "it has a fractional part"
+                    } else {
+                        "it is not a base-10 whole number"
+                    },
+                );
             }
             int_part
         }
@@ -168,19 +174,41 @@ mod tests {
         assert_eq!(integer_from_str("+7"), Ok(Number::from(7)));
         assert_eq!(integer_from_str("-0"), Ok(Number::from(0)));
         assert_eq!(integer_from_str("5.000"), Ok(Number::from(5)));
-        assert_eq!(integer_from_str("18446744073709551615"), Ok(Number::from(u64::MAX)));
-        assert_eq!(integer_from_str("-9223372036854775808"), Ok(Number::from(i64::MIN)));
-        for bad in ["1.5", "1e3", "0x1A", "1_000", "", "  ", "5.", ".5", "--1", "18446744073709551616"] {
+        assert_eq!(
+            integer_from_str("18446744073709551615"),
+            Ok(Number::from(u64::MAX))
+        );
+        assert_eq!(
+            integer_from_str("-9223372036854775808"),
+            Ok(Number::from(i64::MIN))
+        );
+        for bad in [
+            "1.5",
+            "1e3",
+            "0x1A",
+            "1_000",
+            "",
+            "  ",
+            "5.",
+            ".5",
+            "--1",
+            "18446744073709551616",
+        ] {
             assert!(integer_from_str(bad).is_err(), "{bad}");
         }
     }
 
     #[test]
     fn numbers() {
-        assert_eq!(number_from_str("4.5"), Ok(Number::from_f64(4.5).unwrap_or(Number::from(0))));
+        assert_eq!(
+            number_from_str("4.5"),
+            Ok(Number::from_f64(4.5).unwrap_or(Number::from(0)))
+        );
         assert_eq!(number_from_str(" 12 "), Ok(Number::from(12)));
         assert!(number_from_str("1e3").is_ok());
-        for bad in ["NaN", "Infinity", "inf", "1e400", "abc", "", "1.", "1e", "0x10"] {
+        for bad in [
+            "NaN", "Infinity", "inf", "1e400", "abc", "", "1.", "1e", "0x10",
+        ] {
             assert!(number_from_str(bad).is_err(), "{bad}");
         }
     }

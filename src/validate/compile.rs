@@ -166,7 +166,11 @@ impl<'m> Compiler<'m> {
             Additional::Open => Extra::Open,
             Additional::Schema(t) => Extra::Schema(self.ty(t)),
         };
-        Node::Object(ObjectCheck { fields, index, extra })
+        Node::Object(ObjectCheck {
+            fields,
+            index,
+            extra,
+        })
     }
 
     pub fn ty(&mut self, ty: &Ty) -> NodeId {
@@ -345,7 +349,10 @@ fn accepts_null(module: &Module, ty: &Ty, depth: usize) -> bool {
         Ty::Const(v) => v.is_null(),
         Ty::Enum(members) => members.iter().any(|m| m.value.is_null()),
         Ty::AnyOf(members) => members.iter().any(|m| accepts_null(module, m, depth + 1)),
-        Ty::Ref(id) => module.types.get(id.0).is_none_or(|n| accepts_null(module, &n.ty, depth + 1)),
+        Ty::Ref(id) => module
+            .types
+            .get(id.0)
+            .is_none_or(|n| accepts_null(module, &n.ty, depth + 1)),
         _ => false,
     }
 }

@@ -22,7 +22,11 @@ pub fn shorten(value: &Value) -> String {
     match value {
         Value::String(s) if s.chars().count() > SHOWN_CHARS => {
             let head: String = s.chars().take(SHOWN_CHARS).collect();
-            format!("{}…\" ({} characters)", &json_text(&Value::String(head)).trim_end_matches('"'), s.chars().count())
+            format!(
+                "{}…\" ({} characters)",
+                &json_text(&Value::String(head)).trim_end_matches('"'),
+                s.chars().count()
+            )
         }
         Value::Array(items) if items.len() > 8 => {
             let text = json_text(value);
@@ -102,7 +106,13 @@ fn number_rules(r: &NumberRules) -> Vec<String> {
 /// `1..10 items`, `at least 1 character`: `unit` is singular and gets an `s` unless the count
 /// is one.
 fn range(min: Option<u64>, max: Option<u64>, unit: &str) -> Option<String> {
-    let units = |n: u64| if n == 1 { unit.to_string() } else { format!("{unit}s") };
+    let units = |n: u64| {
+        if n == 1 {
+            unit.to_string()
+        } else {
+            format!("{unit}s")
+        }
+    };
     match (min, max) {
         (Some(lo), Some(hi)) if lo == hi => Some(format!("exactly {lo} {}", units(lo))),
         (Some(lo), Some(hi)) => Some(format!("{lo}..{hi} {}", units(hi))),
@@ -126,7 +136,12 @@ fn text(module: &Module, ty: &Ty, depth: usize) -> String {
         Ty::Null => "null".into(),
         Ty::Boolean => "boolean".into(),
         Ty::Integer(r) | Ty::Number(r) => {
-            let mut parts = vec![if matches!(ty, Ty::Integer(_)) { "integer" } else { "number" }.to_string()];
+            let mut parts = vec![if matches!(ty, Ty::Integer(_)) {
+                "integer"
+            } else {
+                "number"
+            }
+            .to_string()];
             parts.extend(number_rules(r));
             parts.join(" ")
         }
@@ -149,7 +164,11 @@ fn text(module: &Module, ty: &Ty, depth: usize) -> String {
         }
         Ty::Const(v) => shorten(v),
         Ty::Enum(members) => {
-            let mut values: Vec<String> = members.iter().take(SHOWN_VALUES).map(|m| shorten(&m.value)).collect();
+            let mut values: Vec<String> = members
+                .iter()
+                .take(SHOWN_VALUES)
+                .map(|m| shorten(&m.value))
+                .collect();
             if members.len() > SHOWN_VALUES {
                 values.push("…".into());
             }
@@ -163,7 +182,11 @@ fn text(module: &Module, ty: &Ty, depth: usize) -> String {
                 inner
             };
             let mut notes = Vec::new();
-            if let Some(r) = range(a.min_items.as_ref().map(|s| s.value), a.max_items.as_ref().map(|s| s.value), "item") {
+            if let Some(r) = range(
+                a.min_items.as_ref().map(|s| s.value),
+                a.max_items.as_ref().map(|s| s.value),
+                "item",
+            ) {
                 notes.push(r);
             }
             if a.unique.as_ref().is_some_and(|u| u.value) {
@@ -199,7 +222,11 @@ fn object_text(module: &Module, o: &ObjectTy, depth: usize) -> String {
             return format!("map<{}>", text(module, t, depth + 1));
         }
     }
-    let mut parts: Vec<String> = o.fields.iter().map(|f| field_text(module, f, depth + 1)).collect();
+    let mut parts: Vec<String> = o
+        .fields
+        .iter()
+        .map(|f| field_text(module, f, depth + 1))
+        .collect();
     if matches!(o.additional, Additional::Open) {
         parts.push("...".into());
     }
@@ -223,7 +250,10 @@ fn field_text(module: &Module, f: &Field, depth: usize) -> String {
 
 /// A key as written in a signature: bare when it is an identifier, quoted otherwise.
 fn display_key(key: &str) -> String {
-    let ident = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    let ident = key
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if ident {
         key.to_string()
@@ -236,7 +266,12 @@ fn display_key(key: &str) -> String {
 /// `get_weather(city: string, days?: integer 1..14 = 1, unit?: "celsius" | "fahrenheit")`,
 /// followed by one `where Name = {...}` line per named object type it uses.
 pub fn signature(module: &Module, tool: &Tool) -> String {
-    let params: Vec<String> = tool.params.fields.iter().map(|f| field_text(module, f, 0)).collect();
+    let params: Vec<String> = tool
+        .params
+        .fields
+        .iter()
+        .map(|f| field_text(module, f, 0))
+        .collect();
     let mut params = params.join(", ");
     if let Additional::Open = tool.params.additional {
         params.push_str(if params.is_empty() { "..." } else { ", ..." });
@@ -277,17 +312,19 @@ fn collect_objects(module: &Module, ty: &Ty, out: &mut IndexSet<TypeId>, depth: 
             }
         }
         Ty::Ref(id) => {
-            let Some(named) = module.types.get(id.0) else { return };
+            let Some(named) = module.types.get(id.0) else {
+                return;
+            };
             let shown_by_name = named.kind == NamedKind::Object || named.recursive;
-            if shown_by_name {
-                if !out.insert(*id) {
-                    return;
-                }
+            if shown_by_name && !out.insert(*id) {
+                return;
             }
             collect_objects(module, &named.ty, out, depth + 1);
         }
         Ty::Nullable(inner) => collect_objects(module, inner, out, depth + 1),
-        Ty::AnyOf(members) => members.iter().for_each(|m| collect_objects(module, m, out, depth + 1)),
+        Ty::AnyOf(members) => members
+            .iter()
+            .for_each(|m| collect_objects(module, m, out, depth + 1)),
         _ => {}
     }
 }
@@ -325,21 +362,28 @@ pub fn call_message(tool: &str, signature: &str, errors: &[ValidationError]) -> 
     );
     for (i, e) in errors.iter().enumerate().take(MAX_LISTED) {
         // Problems about a key name their key themselves; they are placed at its parent.
-        let about_key = matches!(e.code, ErrorCode::MissingField | ErrorCode::UnknownKey | ErrorCode::DuplicateKey);
+        let about_key = matches!(
+            e.code,
+            ErrorCode::MissingField | ErrorCode::UnknownKey | ErrorCode::DuplicateKey
+        );
         let place = if about_key {
             e.path.rsplit_once('/').map_or("", |(parent, _)| parent)
         } else {
             e.path.as_str()
         };
-        let line = if place.is_empty() || matches!(e.code, ErrorCode::InvalidJson | ErrorCode::TooLarge) {
-            e.message.clone()
-        } else {
-            format!("`{}`: {}", readable_path(place), e.message)
-        };
+        let line =
+            if place.is_empty() || matches!(e.code, ErrorCode::InvalidJson | ErrorCode::TooLarge) {
+                e.message.clone()
+            } else {
+                format!("`{}`: {}", readable_path(place), e.message)
+            };
         out.push_str(&format!("{}. {line}\n", i + 1));
     }
     if n > MAX_LISTED {
-        out.push_str(&format!("… and {} more problems of the same kinds.\n", n - MAX_LISTED));
+        out.push_str(&format!(
+            "… and {} more problems of the same kinds.\n",
+            n - MAX_LISTED
+        ));
     }
     out.push_str("Signature: ");
     out.push_str(signature);

@@ -82,7 +82,10 @@ pub fn first_violation(module: &Module, ty: &Ty, value: &Value) -> Option<String
     let root = compiler.ty(ty);
     let program = compiler.finish();
     if let Some(path) = walk::too_deep(value, Limits::DEFAULT_MAX_DEPTH) {
-        return Some(format!("at {path}: nests deeper than {} levels", Limits::DEFAULT_MAX_DEPTH));
+        return Some(format!(
+            "at {path}: nests deeper than {} levels",
+            Limits::DEFAULT_MAX_DEPTH
+        ));
     }
     let mut run = walk::Run::new(&program, false);
     run.walk(root, value);
@@ -282,8 +285,11 @@ impl Validator {
             Some(t) => Validator::new(module, t),
             None => Err(CompileError::UnknownTool {
                 name: name.to_string(),
-                suggestion: crate::suggest::did_you_mean(name, module.tools.iter().map(|t| t.name.as_str()))
-                    .map(str::to_string),
+                suggestion: crate::suggest::did_you_mean(
+                    name,
+                    module.tools.iter().map(|t| t.name.as_str()),
+                )
+                .map(str::to_string),
             }),
         }
     }
@@ -331,7 +337,11 @@ impl Validator {
     }
 
     /// Validates arguments in the given mode, collecting every problem.
-    pub fn validate<'a>(&self, args: impl Into<Arguments<'a>>, mode: Mode) -> Result<Validated, Invalid> {
+    pub fn validate<'a>(
+        &self,
+        args: impl Into<Arguments<'a>>,
+        mode: Mode,
+    ) -> Result<Validated, Invalid> {
         let parsed;
         let mut errors = Vec::new();
         let value = match args.into() {
@@ -357,7 +367,7 @@ impl Validator {
                         parsed = p.value;
                         &parsed
                     }
-                    Err(e) => return Err(self.invalid(mode, vec![e], Vec::new())),
+                    Err(e) => return Err(self.invalid(mode, vec![*e], Vec::new())),
                 }
             }
             Arguments::Value(v) => {
@@ -367,7 +377,10 @@ impl Validator {
                         code: ErrorCode::TooDeep,
                         expected: format!("at most {} levels of nesting", self.limits.max_depth),
                         got: format!("more than {}", self.limits.max_depth),
-                        message: format!("the arguments nest deeper than {} levels", self.limits.max_depth),
+                        message: format!(
+                            "the arguments nest deeper than {} levels",
+                            self.limits.max_depth
+                        ),
                         position: None,
                     };
                     return Err(self.invalid(mode, vec![e], Vec::new()));
@@ -387,7 +400,12 @@ impl Validator {
         }
     }
 
-    fn invalid(&self, mode: Mode, errors: Vec<ValidationError>, coercions: Vec<Coercion>) -> Invalid {
+    fn invalid(
+        &self,
+        mode: Mode,
+        errors: Vec<ValidationError>,
+        coercions: Vec<Coercion>,
+    ) -> Invalid {
         let message = message::call_message(&self.tool, &self.signature, &errors);
         Invalid {
             tool: self.tool.clone(),
@@ -400,7 +418,11 @@ impl Validator {
 
     /// Validates with the per-call policy: the mode (default: the tool's), and whether invalid
     /// arguments become a reply for the model or an error.
-    pub fn call<'a>(&self, args: impl Into<Arguments<'a>>, options: CallOptions) -> Result<Outcome, Invalid> {
+    pub fn call<'a>(
+        &self,
+        args: impl Into<Arguments<'a>>,
+        options: CallOptions,
+    ) -> Result<Outcome, Invalid> {
         let mode = options.mode.unwrap_or(self.default_mode);
         match self.validate(args, mode) {
             Ok(v) => Ok(Outcome::Valid(v)),
@@ -412,7 +434,10 @@ impl Validator {
     }
 
     /// Validates in the tool's default mode and deserializes the normalized arguments.
-    pub fn validate_into<'a, T: DeserializeOwned>(&self, args: impl Into<Arguments<'a>>) -> Result<T, IntoError> {
+    pub fn validate_into<'a, T: DeserializeOwned>(
+        &self,
+        args: impl Into<Arguments<'a>>,
+    ) -> Result<T, IntoError> {
         self.validate_into_mode(args, self.default_mode)
     }
 
@@ -422,7 +447,9 @@ impl Validator {
         args: impl Into<Arguments<'a>>,
         mode: Mode,
     ) -> Result<T, IntoError> {
-        let v = self.validate(args, mode).map_err(|e| IntoError::Invalid(Box::new(e)))?;
+        let v = self
+            .validate(args, mode)
+            .map_err(|e| IntoError::Invalid(Box::new(e)))?;
         v.deserialize().map_err(IntoError::Deserialize)
     }
 
@@ -432,7 +459,8 @@ impl Validator {
     pub fn is_valid<'a>(&self, args: impl Into<Arguments<'a>>, mode: Mode) -> bool {
         match (args.into(), mode) {
             (Arguments::Value(v), Mode::Strict) => {
-                !walk::exceeds_depth(v, self.limits.max_depth) && walk::accepts(&self.program, self.root, v)
+                !walk::exceeds_depth(v, self.limits.max_depth)
+                    && walk::accepts(&self.program, self.root, v)
             }
             (args, mode) => self.validate(args, mode).is_ok(),
         }

@@ -68,7 +68,10 @@ pub fn equal(a: &Number, b: &Number) -> bool {
 
 /// Whether a number is an integer in the JSON Schema sense (zero fractional part).
 pub fn is_integer(n: &Number) -> bool {
-    n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+    n.is_i64()
+        || n.is_u64()
+        || n.as_f64()
+            .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
 }
 
 /// A key that is equal for numbers that are equal by value (used to hash JSON values).
@@ -96,7 +99,9 @@ fn decimal_parts(value: f64) -> Option<(i128, i32)> {
     let (int_part, frac_part) = digits.split_once('.').unwrap_or((digits, ""));
     let mut mantissa: i128 = 0;
     for b in int_part.bytes().chain(frac_part.bytes()) {
-        mantissa = mantissa.checked_mul(10)?.checked_add(i128::from(b.checked_sub(b'0')?))?;
+        mantissa = mantissa
+            .checked_mul(10)?
+            .checked_add(i128::from(b.checked_sub(b'0')?))?;
     }
     let decimals = i32::try_from(frac_part.len()).ok()? - exponent;
     Some((if negative { -mantissa } else { mantissa }, decimals))
@@ -144,9 +149,12 @@ pub fn normalize_integer(n: &Number) -> Option<Number> {
     if f.fract() != 0.0 {
         return None;
     }
-    if f >= -9.223_372_036_854_775_808e18 && f < 9.223_372_036_854_775_808e18 {
+    // ±2^63 and 2^64 are exact doubles.
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+    if (-TWO_63..TWO_63).contains(&f) {
         Some(Number::from(f as i64))
-    } else if (0.0..1.844_674_407_370_955_2e19).contains(&f) {
+    } else if (0.0..TWO_64).contains(&f) {
         Some(Number::from(f as u64))
     } else {
         None
@@ -168,10 +176,19 @@ mod tests {
     #[test]
     fn compares_across_representations() {
         assert!(equal(&n(json!(1)), &n(json!(1.0))));
-        assert_eq!(cmp(&n(json!(u64::MAX)), &n(json!(1.8e19))), Ordering::Greater);
+        assert_eq!(
+            cmp(&n(json!(u64::MAX)), &n(json!(1.8e19))),
+            Ordering::Greater
+        );
         assert_eq!(cmp(&n(json!(-1)), &n(json!(-0.5))), Ordering::Less);
         assert_eq!(cmp(&n(json!(2.5)), &n(json!(2))), Ordering::Greater);
-        assert_eq!(cmp(&n(json!(9007199254740993_u64)), &n(json!(9007199254740992.0))), Ordering::Greater);
+        assert_eq!(
+            cmp(
+                &n(json!(9007199254740993_u64)),
+                &n(json!(9007199254740992.0))
+            ),
+            Ordering::Greater
+        );
     }
 
     #[test]

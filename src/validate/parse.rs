@@ -26,7 +26,7 @@ struct State {
 
 /// Parses `text` as JSON. A fatal problem (not JSON, too deep) is the error; duplicate keys are
 /// collected and parsing goes on.
-pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, ValidationError> {
+pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<ValidationError>> {
     let mut state = State {
         max_depth,
         path: String::new(),
@@ -51,7 +51,7 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, ValidationEr
         Err(e) => {
             let position = position(text, &e);
             if let Some(path) = state.too_deep {
-                return Err(ValidationError {
+                return Err(Box::new(ValidationError {
                     path,
                     code: ErrorCode::TooDeep,
                     expected: format!("at most {max_depth} levels of nesting"),
@@ -61,13 +61,13 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, ValidationEr
                         position.line, position.column
                     ),
                     position: Some(position),
-                });
+                }));
             }
             let text_message = e.to_string();
             let reason = text_message
                 .rsplit_once(" at line ")
                 .map_or(text_message.as_str(), |(head, _)| head);
-            Err(ValidationError {
+            Err(Box::new(ValidationError {
                 path: String::new(),
                 code: ErrorCode::InvalidJson,
                 expected: "a JSON object".into(),
@@ -77,7 +77,7 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, ValidationEr
                     position.line, position.column
                 ),
                 position: Some(position),
-            })
+            }))
         }
     }
 }

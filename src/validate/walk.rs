@@ -20,9 +20,13 @@ use super::number;
 pub fn json_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => number::equal(x, y),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
         }
         _ => a == b,
     }
@@ -59,7 +63,9 @@ fn json_hash(v: &Value) -> u64 {
 }
 
 /// The first pair of equal items, `(earlier, later)`, in linear expected time.
-pub(crate) fn first_duplicate<'a, I: IntoIterator<Item = &'a Value>>(items: I) -> Option<(usize, usize)> {
+pub(crate) fn first_duplicate<'a, I: IntoIterator<Item = &'a Value>>(
+    items: I,
+) -> Option<(usize, usize)> {
     let items: Vec<&Value> = items.into_iter().collect();
     let mut seen: HashMap<u64, Vec<usize>> = HashMap::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -77,8 +83,12 @@ pub(crate) fn too_deep(value: &Value, max: usize) -> Option<String> {
     let mut stack: Vec<(&Value, usize, String)> = vec![(value, 0, String::new())];
     while let Some((v, depth, path)) = stack.pop() {
         let children: Box<dyn Iterator<Item = (String, &Value)>> = match v {
-            Value::Array(items) => Box::new(items.iter().enumerate().map(|(i, x)| (i.to_string(), x))),
-            Value::Object(map) => Box::new(map.iter().map(|(k, x)| (escape_pointer(k).into_owned(), x))),
+            Value::Array(items) => {
+                Box::new(items.iter().enumerate().map(|(i, x)| (i.to_string(), x)))
+            }
+            Value::Object(map) => {
+                Box::new(map.iter().map(|(k, x)| (escape_pointer(k).into_owned(), x)))
+            }
             _ => continue,
         };
         if depth + 1 > max {
@@ -197,7 +207,9 @@ impl<'p> Run<'p> {
             Node::Boolean => match value {
                 Value::Bool(_) => Some(value.clone()),
                 Value::String(s) if self.lax => match coerce::boolean_from_str(s) {
-                    Ok(b) => Some(self.coerced(CoercionRule::BooleanFromString, value, Value::Bool(b))),
+                    Ok(b) => {
+                        Some(self.coerced(CoercionRule::BooleanFromString, value, Value::Bool(b)))
+                    }
                     Err(why) => {
                         self.not_coercible(id, "boolean", value, why);
                         None
@@ -297,12 +309,22 @@ impl<'p> Run<'p> {
                 let len = items.len() as u64;
                 if let Some(min) = check.min_items.filter(|&m| len < m) {
                     let s = if min == 1 { "" } else { "s" };
-                    self.error(id, ErrorCode::TooFewItems, value, format!("must have at least {min} item{s}, got {len}"));
+                    self.error(
+                        id,
+                        ErrorCode::TooFewItems,
+                        value,
+                        format!("must have at least {min} item{s}, got {len}"),
+                    );
                     ok = false;
                 }
                 if let Some(max) = check.max_items.filter(|&m| len > m) {
                     let s = if max == 1 { "" } else { "s" };
-                    self.error(id, ErrorCode::TooManyItems, value, format!("must have at most {max} item{s}, got {len}"));
+                    self.error(
+                        id,
+                        ErrorCode::TooManyItems,
+                        value,
+                        format!("must have at most {max} item{s}, got {len}"),
+                    );
                     ok = false;
                 }
                 let mut out = Vec::with_capacity(items.len());
@@ -314,7 +336,11 @@ impl<'p> Run<'p> {
                     }
                 }
                 if check.unique {
-                    let dup = if items_ok { first_duplicate(&out) } else { first_duplicate(items) };
+                    let dup = if items_ok {
+                        first_duplicate(&out)
+                    } else {
+                        first_duplicate(items)
+                    };
                     if let Some((a, b)) = dup {
                         let shown = shorten(&items[b]);
                         self.error(
@@ -341,19 +367,56 @@ impl<'p> Run<'p> {
         let before = self.errors.len();
         use std::cmp::Ordering::*;
         if let Some(min) = c.minimum.as_ref().filter(|m| number::cmp(n, m) == Less) {
-            self.error(id, ErrorCode::BelowMinimum, value, format!("must be at least {min}, got {n}"));
+            self.error(
+                id,
+                ErrorCode::BelowMinimum,
+                value,
+                format!("must be at least {min}, got {n}"),
+            );
         }
-        if let Some(min) = c.exclusive_minimum.as_ref().filter(|m| number::cmp(n, m) != Greater) {
-            self.error(id, ErrorCode::BelowMinimum, value, format!("must be greater than {min}, got {n}"));
+        if let Some(min) = c
+            .exclusive_minimum
+            .as_ref()
+            .filter(|m| number::cmp(n, m) != Greater)
+        {
+            self.error(
+                id,
+                ErrorCode::BelowMinimum,
+                value,
+                format!("must be greater than {min}, got {n}"),
+            );
         }
         if let Some(max) = c.maximum.as_ref().filter(|m| number::cmp(n, m) == Greater) {
-            self.error(id, ErrorCode::AboveMaximum, value, format!("must be at most {max}, got {n}"));
+            self.error(
+                id,
+                ErrorCode::AboveMaximum,
+                value,
+                format!("must be at most {max}, got {n}"),
+            );
         }
-        if let Some(max) = c.exclusive_maximum.as_ref().filter(|m| number::cmp(n, m) != Less) {
-            self.error(id, ErrorCode::AboveMaximum, value, format!("must be less than {max}, got {n}"));
+        if let Some(max) = c
+            .exclusive_maximum
+            .as_ref()
+            .filter(|m| number::cmp(n, m) != Less)
+        {
+            self.error(
+                id,
+                ErrorCode::AboveMaximum,
+                value,
+                format!("must be less than {max}, got {n}"),
+            );
         }
-        if let Some(m) = c.multiple_of.as_ref().filter(|m| !number::is_multiple_of(n, m)) {
-            self.error(id, ErrorCode::NotMultiple, value, format!("must be a multiple of {m}, got {n}"));
+        if let Some(m) = c
+            .multiple_of
+            .as_ref()
+            .filter(|m| !number::is_multiple_of(n, m))
+        {
+            self.error(
+                id,
+                ErrorCode::NotMultiple,
+                value,
+                format!("must be a multiple of {m}, got {n}"),
+            );
         }
         self.errors.len() == before
     }
@@ -364,17 +427,32 @@ impl<'p> Run<'p> {
             let len = s.chars().count() as u64;
             if let Some(min) = c.min_length.filter(|&m| len < m) {
                 let unit = if min == 1 { "character" } else { "characters" };
-                self.error(id, ErrorCode::TooShort, value, format!("must be at least {min} {unit} long, got {len}"));
+                self.error(
+                    id,
+                    ErrorCode::TooShort,
+                    value,
+                    format!("must be at least {min} {unit} long, got {len}"),
+                );
             }
             if let Some(max) = c.max_length.filter(|&m| len > m) {
                 let unit = if max == 1 { "character" } else { "characters" };
-                self.error(id, ErrorCode::TooLong, value, format!("must be at most {max} {unit} long, got {len}"));
+                self.error(
+                    id,
+                    ErrorCode::TooLong,
+                    value,
+                    format!("must be at most {max} {unit} long, got {len}"),
+                );
             }
         }
         if let Some((text, re)) = &c.pattern {
             if !re.is_match(s) {
                 let shown = shorten(&Value::String(s.to_string()));
-                self.error(id, ErrorCode::PatternMismatch, value, format!("must match the pattern /{text}/, got {shown}"));
+                self.error(
+                    id,
+                    ErrorCode::PatternMismatch,
+                    value,
+                    format!("must match the pattern /{text}/, got {shown}"),
+                );
             }
         }
         self.errors.len() == before
@@ -400,12 +478,19 @@ impl<'p> Run<'p> {
             format!("must be {}, got {}", list.join(""), got(value))
         } else {
             let more = if allowed.len() > 20 { ", …" } else { "" };
-            format!("must be one of {}{more}, got {}", list.join(", "), got(value))
+            format!(
+                "must be one of {}{more}, got {}",
+                list.join(", "),
+                got(value)
+            )
         };
         if let Value::String(s) = value {
             let names = allowed.iter().filter_map(Value::as_str);
             if let Some(close) = did_you_mean(s, names) {
-                message.push_str(&format!("; did you mean {}?", json_text(&Value::String(close.to_string()))));
+                message.push_str(&format!(
+                    "; did you mean {}?",
+                    json_text(&Value::String(close.to_string()))
+                ));
             }
         }
         self.error(id, ErrorCode::NotAllowed, value, message);
@@ -446,7 +531,12 @@ impl<'p> Run<'p> {
             }
         }
         let expected = self.prog.expected.get(id).cloned().unwrap_or_default();
-        self.error(id, ErrorCode::NoMatch, value, format!("must be {expected}, got {}", got(value)));
+        self.error(
+            id,
+            ErrorCode::NoMatch,
+            value,
+            format!("must be {expected}, got {}", got(value)),
+        );
         None
     }
 
@@ -482,14 +572,19 @@ impl<'p> Run<'p> {
                         ok = false;
                         if v.is_null() && !f.required && !f.accepts_null {
                             if let Some(e) = self.errors.last_mut() {
-                                e.message.push_str("; to leave it out, omit the key instead of sending null");
+                                e.message.push_str(
+                                    "; to leave it out, omit the key instead of sending null",
+                                );
                             }
                         }
                     }
                 },
                 None if f.required => {
                     ok = false;
-                    let mut message = format!("missing required {noun} `{}` of type `{}`", f.name, f.type_text);
+                    let mut message = format!(
+                        "missing required {noun} `{}` of type `{}`",
+                        f.name, f.type_text
+                    );
                     if let Some(d) = &f.description {
                         message.push_str(": ");
                         message.push_str(d.trim());
@@ -520,27 +615,53 @@ impl<'p> Run<'p> {
                 Extra::Open => {
                     out.insert(k.clone(), v.clone());
                 }
-                Extra::Schema(node) => match self.with_segment(&escape_pointer(k), |r| r.walk(*node, v)) {
-                    Some(x) => {
-                        out.insert(k.clone(), x);
+                Extra::Schema(node) => {
+                    match self.with_segment(&escape_pointer(k), |r| r.walk(*node, v)) {
+                        Some(x) => {
+                            out.insert(k.clone(), x);
+                        }
+                        None => ok = false,
                     }
-                    None => ok = false,
-                },
+                }
                 Extra::Closed => {
                     ok = false;
                     let shown = json_text(&Value::String(k.clone()));
-                    let shown = if shown.chars().count() > 62 { shorten(&Value::String(k.clone())) } else { shown };
+                    let shown = if shown.chars().count() > 62 {
+                        shorten(&Value::String(k.clone()))
+                    } else {
+                        shown
+                    };
                     // Likeliest first: required fields that are missing, then absent fields, then any.
                     let absent = |f: &&super::compile::FieldCheck| !map.contains_key(&f.name);
-                    let close = did_you_mean(k, check.fields.iter().filter(|f| f.required).filter(absent).map(|f| f.name.as_str()))
-                        .or_else(|| did_you_mean(k, check.fields.iter().filter(absent).map(|f| f.name.as_str())))
-                        .or_else(|| did_you_mean(k, check.fields.iter().map(|f| f.name.as_str())));
+                    let close = did_you_mean(
+                        k,
+                        check
+                            .fields
+                            .iter()
+                            .filter(|f| f.required)
+                            .filter(absent)
+                            .map(|f| f.name.as_str()),
+                    )
+                    .or_else(|| {
+                        did_you_mean(
+                            k,
+                            check.fields.iter().filter(absent).map(|f| f.name.as_str()),
+                        )
+                    })
+                    .or_else(|| did_you_mean(k, check.fields.iter().map(|f| f.name.as_str())));
                     let mut message = format!("unknown {noun} {shown}");
                     match close {
                         Some(c) => message.push_str(&format!("; did you mean `{c}`?")),
-                        None if check.fields.is_empty() => message.push_str("; this object takes no keys"),
+                        None if check.fields.is_empty() => {
+                            message.push_str("; this object takes no keys")
+                        }
                         None => {
-                            let names: Vec<&str> = check.fields.iter().take(30).map(|f| f.name.as_str()).collect();
+                            let names: Vec<&str> = check
+                                .fields
+                                .iter()
+                                .take(30)
+                                .map(|f| f.name.as_str())
+                                .collect();
                             message.push_str(&format!("; the {noun}s are: {}", names.join(", ")));
                         }
                     }
@@ -564,15 +685,18 @@ impl<'p> Run<'p> {
 /// A scalar coerced to the JSON type of `like` (lax rules), if a rule applies.
 fn coerce_like(like: &Value, value: &Value) -> Option<(Value, CoercionRule)> {
     match (like, value) {
-        (Value::Number(n), Value::String(s)) if number::is_integer(n) => coerce::integer_from_str(s)
-            .ok()
-            .map(|n| (Value::Number(n), CoercionRule::IntegerFromString)),
+        (Value::Number(n), Value::String(s)) if number::is_integer(n) => {
+            coerce::integer_from_str(s)
+                .ok()
+                .map(|n| (Value::Number(n), CoercionRule::IntegerFromString))
+        }
         (Value::Number(_), Value::String(s)) => coerce::number_from_str(s)
             .ok()
             .map(|n| (Value::Number(n), CoercionRule::NumberFromString)),
-        (Value::String(_), Value::Number(n)) => {
-            Some((Value::String(coerce::string_from_number(n)), CoercionRule::StringFromNumber))
-        }
+        (Value::String(_), Value::Number(n)) => Some((
+            Value::String(coerce::string_from_number(n)),
+            CoercionRule::StringFromNumber,
+        )),
         (Value::Bool(_), Value::String(s)) => coerce::boolean_from_str(s)
             .ok()
             .map(|b| (Value::Bool(b), CoercionRule::BooleanFromString)),
@@ -598,9 +722,15 @@ fn node_kind_matches(prog: &Program, id: NodeId, value: &Value) -> bool {
 /// A hint for a value of the wrong JSON type that shows what the model probably meant.
 fn hint(want: &str, value: &Value) -> Option<&'static str> {
     match (want, value) {
-        ("integer", Value::String(s)) if coerce::integer_from_str(s).is_ok() => Some("write the number without quotes"),
-        ("number", Value::String(s)) if coerce::number_from_str(s).is_ok() => Some("write the number without quotes"),
-        ("boolean", Value::String(s)) if coerce::boolean_from_str(s).is_ok() => Some("write true or false without quotes"),
+        ("integer", Value::String(s)) if coerce::integer_from_str(s).is_ok() => {
+            Some("write the number without quotes")
+        }
+        ("number", Value::String(s)) if coerce::number_from_str(s).is_ok() => {
+            Some("write the number without quotes")
+        }
+        ("boolean", Value::String(s)) if coerce::boolean_from_str(s).is_ok() => {
+            Some("write true or false without quotes")
+        }
         ("string", Value::Number(_)) => Some("put the value in double quotes"),
         ("array", Value::String(s)) if s.trim_start().starts_with('[') => {
             Some("send the array itself, not JSON text inside a string")
@@ -608,7 +738,9 @@ fn hint(want: &str, value: &Value) -> Option<&'static str> {
         ("object" | "map", Value::String(s)) if s.trim_start().starts_with('{') => {
             Some("send the object itself, not JSON text inside a string")
         }
-        ("array", v) if !v.is_array() && !v.is_null() => Some("wrap the value in [ ] to send a list"),
+        ("array", v) if !v.is_array() && !v.is_null() => {
+            Some("wrap the value in [ ] to send a list")
+        }
         _ => None,
     }
 }
@@ -620,7 +752,9 @@ pub(crate) fn accepts(prog: &Program, id: NodeId, value: &Value) -> bool {
         Node::Ref(t) => accepts(prog, *t, value),
         Node::Null => value.is_null(),
         Node::Boolean => value.is_boolean(),
-        Node::Integer(c) => matches!(value, Value::Number(n) if number::is_integer(n) && number_ok(c, n)),
+        Node::Integer(c) => {
+            matches!(value, Value::Number(n) if number::is_integer(n) && number_ok(c, n))
+        }
         Node::Number(c) => matches!(value, Value::Number(n) if number_ok(c, n)),
         Node::String(c) => matches!(value, Value::String(s) if string_ok(c, s)),
         Node::Const(c) => json_equal(c, value),
@@ -628,7 +762,9 @@ pub(crate) fn accepts(prog: &Program, id: NodeId, value: &Value) -> bool {
         Node::Nullable(inner) => value.is_null() || accepts(prog, *inner, value),
         Node::AnyOf(members) => members.iter().any(|&m| accepts(prog, m, value)),
         Node::Array(c) => {
-            let Value::Array(items) = value else { return false };
+            let Value::Array(items) = value else {
+                return false;
+            };
             let len = items.len() as u64;
             c.min_items.is_none_or(|m| len >= m)
                 && c.max_items.is_none_or(|m| len <= m)
@@ -636,21 +772,22 @@ pub(crate) fn accepts(prog: &Program, id: NodeId, value: &Value) -> bool {
                 && (!c.unique || first_duplicate(items).is_none())
         }
         Node::Object(c) => {
-            let Value::Object(map) = value else { return false };
+            let Value::Object(map) = value else {
+                return false;
+            };
             for f in &c.fields {
                 match map.get(&f.name) {
-                    Some(v) => {
-                        if !accepts(prog, f.node, v) {
-                            return false;
-                        }
-                    }
+                    Some(v) if !accepts(prog, f.node, v) => return false,
+                    Some(_) => {}
                     None if f.required => return false,
                     None => {}
                 }
             }
             match &c.extra {
                 Extra::Open => true,
-                Extra::Closed => map.len() <= c.fields.len() && map.keys().all(|k| c.index.contains_key(k)),
+                Extra::Closed => {
+                    map.len() <= c.fields.len() && map.keys().all(|k| c.index.contains_key(k))
+                }
                 Extra::Schema(node) => map
                     .iter()
                     .all(|(k, v)| c.index.contains_key(k) || accepts(prog, *node, v)),
@@ -662,10 +799,18 @@ pub(crate) fn accepts(prog: &Program, id: NodeId, value: &Value) -> bool {
 fn number_ok(c: &NumberCheck, n: &Number) -> bool {
     use std::cmp::Ordering::*;
     c.minimum.as_ref().is_none_or(|m| number::cmp(n, m) != Less)
-        && c.exclusive_minimum.as_ref().is_none_or(|m| number::cmp(n, m) == Greater)
-        && c.maximum.as_ref().is_none_or(|m| number::cmp(n, m) != Greater)
-        && c.exclusive_maximum.as_ref().is_none_or(|m| number::cmp(n, m) == Less)
-        && c.multiple_of.as_ref().is_none_or(|m| number::is_multiple_of(n, m))
+        && c.exclusive_minimum
+            .as_ref()
+            .is_none_or(|m| number::cmp(n, m) == Greater)
+        && c.maximum
+            .as_ref()
+            .is_none_or(|m| number::cmp(n, m) != Greater)
+        && c.exclusive_maximum
+            .as_ref()
+            .is_none_or(|m| number::cmp(n, m) == Less)
+        && c.multiple_of
+            .as_ref()
+            .is_none_or(|m| number::is_multiple_of(n, m))
 }
 
 fn string_ok(c: &StringCheck, s: &str) -> bool {
