@@ -752,3 +752,138 @@ fn validator_is_shared_across_threads() {
         assert!(h.join().unwrap_or(false));
     }
 }
+
+#[test]
+fn first_violation_speaks_to_the_author() {
+    let module = tooldef::compile(SOURCE).expect("compiles").module;
+    let tool = module.tool("t").expect("exists");
+    let field = |name: &str| {
+        tool.params
+            .field(name)
+            .map(|f| f.ty.clone())
+            .expect("field")
+    };
+    let check =
+        |name: &str, v: Value| tooldef::validate::first_violation(&module, &field(name), &v);
+    assert_eq!(
+        check("i", json!("1")),
+        Some("expected an integer, got string \"1\"".into())
+    );
+    assert_eq!(
+        check("r", json!(15)),
+        Some("expected at most 14, got 15".into())
+    );
+    assert_eq!(
+        check("xn", json!(0)),
+        Some("expected more than 0, got 0".into())
+    );
+    assert_eq!(
+        check("c", json!("x")),
+        Some("expected one of \"red\", \"green\", \"blue\", got string \"x\"".into())
+    );
+    assert_eq!(
+        check("u", json!([1, 2, 1])),
+        Some("items must be unique, but 1 repeats".into())
+    );
+    assert_eq!(
+        check("pt", json!({"x": 1})),
+        Some("missing required field `y`".into())
+    );
+    assert_eq!(
+        check("pt", json!({"x": 1, "y": 2, "z": 0})),
+        Some("unknown field `z`".into())
+    );
+    assert_eq!(
+        check("pt", json!({"x": "a", "y": 2})),
+        Some("at /x: expected a number, got string \"a\"".into())
+    );
+    assert_eq!(
+        check("p", json!("A")),
+        Some("expected a string matching /^[a-z]+$/, got \"A\"".into())
+    );
+    assert_eq!(
+        check("sl", json!("a")),
+        Some("expected at least 2 characters, got 1".into())
+    );
+    assert_eq!(
+        check("mi", json!([])),
+        Some("expected at least 1 items, got 0".into())
+    );
+    assert_eq!(
+        check("one", json!(8)),
+        Some("expected 7, got number 8".into())
+    );
+    assert!(
+        check("u2", json!(true)).is_some_and(|m| m.starts_with("matches no member of the union ("))
+    );
+    assert_eq!(check("r", json!(3)), None);
+}
+
+#[test]
+fn cycles_that_consume_nothing_mean_their_least_fixed_point() {
+    // `type A = A | string` is accepted by the checker; it can only ever be a string.
+    let module =
+        tooldef::compile("type A = A | string\n/// T.\ntool t { a: A, n?: N }\ntype N = N | null")
+            .expect("compiles")
+            .module;
+    let v = Validator::for_tool(&module, "t").expect("exists");
+    assert!(v.validate_value(&json!({"a": "x"}), Mode::Strict).is_ok());
+    assert!(v.validate_value(&json!({"a": 1}), Mode::Strict).is_err());
+    assert!(v
+        .validate_value(&json!({"a": "x", "n": null}), Mode::Strict)
+        .is_ok());
+    assert!(v
+        .validate_value(&json!({"a": "x", "n": 0}), Mode::Strict)
+        .is_err());
+}
+
+#[test]
+fn recursive_types_agree_with_the_emitted_schema() {
+    let module = tooldef::compile(
+        r#"
+/// A tree.
+type Tree { value: integer @min(0), children?: Tree[] @max_items(3) }
+/// Walks a tree.
+tool walk { tree: Tree, other?: Tree | null }
+"#,
+    )
+    .expect("compiles")
+    .module;
+    let tool = module.tool("walk").expect("exists");
+    let v = Validator::new(&module, tool).expect("compiles");
+    let schema = tooldef::emit::json_schema::parameters(&module, tool);
+    let reference = jsonschema::validator_for(&schema).expect("a valid schema");
+    let leaf = |n: i64| json!({"value": n});
+    let cases = [
+        json!({"tree": leaf(1)}),
+        json!({"tree": {"value": 1, "children": [leaf(2), {"value": 3, "children": [leaf(4)]}]}}),
+        json!({"tree": {"value": 1, "children": [leaf(2), {"value": 3, "children": [leaf(-4)]}]}}),
+        json!({"tree": {"value": 1, "children": [leaf(1), leaf(1), leaf(1), leaf(1)]}}),
+        json!({"tree": leaf(1), "other": null}),
+        json!({"tree": leaf(1), "other": {"value": "x"}}),
+        json!({"tree": {"value": 1, "children": [{"value": 2, "extra": true}]}}),
+    ];
+    for args in cases {
+        let ours = v.validate_value(&args, Mode::Strict);
+        assert_eq!(ours.is_ok(), reference.is_valid(&args), "{args}: {ours:?}");
+    }
+    let err = v
+        .validate_value(
+            &json!({"tree": {"value": 1, "children": [leaf(2), {"value": 3, "children": [leaf(-4)]}]}}),
+            Mode::Strict,
+        )
+        .expect_err("invalid");
+    assert_eq!(err.errors[0].path, "/tree/children/1/children/0/value");
+    assert!(
+        err.message
+            .contains("`tree.children[1].children[0].value`: must be at least 0, got -4"),
+        "{}",
+        err.message
+    );
+    assert!(
+        err.message
+            .contains("where Tree = {value: integer >= 0, children?: Tree[] (at most 3 items)}"),
+        "{}",
+        err.message
+    );
+}

@@ -672,6 +672,10 @@ proptest! {
         let result = ours.validate_value(&args, Mode::Strict);
         prop_assert_eq!(result.is_ok(), expected, "schema {}\nargs {}\nours {:?}", schema, args, result.as_ref().err().map(|e| &e.message));
         prop_assert_eq!(ours.is_valid(&args, Mode::Strict), expected);
+        // The checker's compile-time check of defaults and examples has the same semantics.
+        let root = Ty::Object(Box::new(tool.params.clone()));
+        let first = tooldef::validate::first_violation(&module, &root, &args);
+        prop_assert_eq!(first.is_none(), expected, "{:?}", first);
         // The text path reads the same value.
         prop_assert_eq!(ours.validate_str(&args.to_string(), Mode::Strict).is_ok(), expected);
         if let Ok(v) = &result {

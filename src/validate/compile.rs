@@ -221,9 +221,7 @@ impl<'m> Compiler<'m> {
             Ty::Nullable(inner) => {
                 let id = self.push(Node::Any, expected);
                 let inner = self.ty(inner);
-                if !matches!(self.program.nodes[inner], Node::Any) {
-                    self.program.nodes[id] = Node::Nullable(inner);
-                }
+                self.program.nodes[id] = Node::Nullable(inner);
                 return id;
             }
             Ty::AnyOf(members) => {
@@ -251,9 +249,8 @@ impl<'m> Compiler<'m> {
         slot
     }
 
-    /// Points every `Ref` at a node that is not a `Ref`, and replaces cycles that consume no
-    /// input (`type A = A | string`, which the checker rejects) with `any`, so that validation
-    /// always terminates.
+    /// Points every `Ref` at a node that is not a `Ref`, and cuts cycles that consume no input
+    /// (`type A = A | string`), so that validation always terminates.
     fn break_empty_cycles(&mut self) {
         let n = self.program.nodes.len();
         // Collapse chains of references.
@@ -268,7 +265,8 @@ impl<'m> Compiler<'m> {
                 }
             }
             if steps > n {
-                self.program.nodes[i] = Node::Any;
+                // `type A = B; type B = A` (the checker rejects it): no value.
+                self.program.nodes[i] = Node::AnyOf(Vec::new());
             } else if target != i {
                 self.program.nodes[i] = Node::Ref(target);
             }
@@ -320,9 +318,16 @@ impl<'m> Compiler<'m> {
                 }
             }
         }
-        for (i, is_bad) in bad.into_iter().enumerate() {
-            if is_bad {
-                self.program.nodes[i] = Node::Any;
+        // Cut the edges that close a cycle, which is what the least fixed point means:
+        // `type A = A | string` is `string`, `type A = A | null` is `null`.
+        for i in 0..n {
+            if !bad[i] {
+                continue;
+            }
+            match &mut self.program.nodes[i] {
+                Node::AnyOf(members) => members.retain(|m| !bad[*m]),
+                Node::Nullable(inner) if bad[*inner] => self.program.nodes[i] = Node::Null,
+                _ => {}
             }
         }
     }

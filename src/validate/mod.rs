@@ -87,13 +87,20 @@ pub fn first_violation(module: &Module, ty: &Ty, value: &Value) -> Option<String
             Limits::DEFAULT_MAX_DEPTH
         ));
     }
-    let mut run = walk::Run::new(&program, false);
+    let mut run = walk::Run::for_definitions(&program);
     run.walk(root, value);
     run.errors.into_iter().next().map(|e| {
-        if e.path.is_empty() {
+        // A missing or unknown key is a problem of the object that holds it.
+        let path = match e.code {
+            ErrorCode::MissingField | ErrorCode::UnknownKey => {
+                e.path.rsplit_once('/').map_or("", |(parent, _)| parent)
+            }
+            _ => e.path.as_str(),
+        };
+        if path.is_empty() {
             e.message
         } else {
-            format!("at {}: {}", e.path, e.message)
+            format!("at {path}: {}", e.message)
         }
     })
 }

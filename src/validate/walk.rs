@@ -119,6 +119,9 @@ pub(crate) struct Run<'p> {
     pub errors: Vec<ValidationError>,
     pub coercions: Vec<Coercion>,
     path: String,
+    /// Word problems for a `.tool` author (the checker's messages about defaults and examples)
+    /// instead of for a model.
+    definition: bool,
 }
 
 fn an(kind: &str) -> &'static str {
@@ -143,6 +146,16 @@ impl<'p> Run<'p> {
             errors: Vec::new(),
             coercions: Vec::new(),
             path: String::new(),
+            definition: false,
+        }
+    }
+
+    /// A strict run whose messages speak to the author of a definition (`expected an integer,
+    /// got string "1"`), for checking defaults and examples.
+    pub fn for_definitions(prog: &'p Program) -> Self {
+        Run {
+            definition: true,
+            ..Run::new(prog, false)
         }
     }
 
@@ -158,6 +171,10 @@ impl<'p> Run<'p> {
     }
 
     fn wrong_type(&mut self, id: NodeId, want: &str, value: &Value) {
+        if self.definition {
+            let message = format!("expected {}, got {}", an_plain(want), describe(value));
+            return self.error(id, ErrorCode::WrongType, value, message);
+        }
         let mut message = if self.path.is_empty() && want == "object" {
             format!("Arguments must be an object, got {}.", kind(value))
         } else {
@@ -309,23 +326,35 @@ impl<'p> Run<'p> {
                 let len = items.len() as u64;
                 if let Some(min) = check.min_items.filter(|&m| len < m) {
                     let s = if min == 1 { "" } else { "s" };
-                    self.error(
-                        id,
-                        ErrorCode::TooFewItems,
-                        value,
-                        format!("must have at least {min} item{s}, got {len}"),
-                    );
+                    let message = if self.definition {
+                        format!("expected at least {min} items, got {len}")
+                    } else {
+                        format!("must have at least {min} item{s}, got {len}")
+                    };
+                    self.error(id, ErrorCode::TooFewItems, value, message);
                     ok = false;
                 }
                 if let Some(max) = check.max_items.filter(|&m| len > m) {
                     let s = if max == 1 { "" } else { "s" };
-                    self.error(
-                        id,
-                        ErrorCode::TooManyItems,
-                        value,
-                        format!("must have at most {max} item{s}, got {len}"),
-                    );
+                    let message = if self.definition {
+                        format!("expected at most {max} items, got {len}")
+                    } else {
+                        format!("must have at most {max} item{s}, got {len}")
+                    };
+                    self.error(id, ErrorCode::TooManyItems, value, message);
                     ok = false;
+                }
+                // A definition's problems are listed in the order the author reads them:
+                // the array's own constraints before its items.
+                let mut unique_checked = false;
+                if check.unique && self.definition {
+                    unique_checked = true;
+                    if let Some((_, b)) = first_duplicate(items) {
+                        let message =
+                            format!("items must be unique, but {} repeats", json_text(&items[b]));
+                        self.error(id, ErrorCode::DuplicateItems, value, message);
+                        ok = false;
+                    }
                 }
                 let mut out = Vec::with_capacity(items.len());
                 let mut items_ok = true;
@@ -335,7 +364,7 @@ impl<'p> Run<'p> {
                         None => items_ok = false,
                     }
                 }
-                if check.unique {
+                if check.unique && !unique_checked {
                     let dup = if items_ok {
                         first_duplicate(&out)
                     } else {
@@ -358,6 +387,15 @@ impl<'p> Run<'p> {
         }
     }
 
+    /// The message for a model, or for the author of a definition.
+    fn say(&self, call: impl FnOnce() -> String, definition: impl FnOnce() -> String) -> String {
+        if self.definition {
+            definition()
+        } else {
+            call()
+        }
+    }
+
     fn not_coercible(&mut self, id: NodeId, want: &str, value: &Value, why: &str) {
         let message = format!("must be {}, got {}: {why}", an(want), got(value));
         self.error(id, ErrorCode::NotCoercible, value, message);
@@ -371,7 +409,10 @@ impl<'p> Run<'p> {
                 id,
                 ErrorCode::BelowMinimum,
                 value,
-                format!("must be at least {min}, got {n}"),
+                self.say(
+                    || format!("must be at least {min}, got {n}"),
+                    || format!("expected at least {}, got {n}", plain(min)),
+                ),
             );
         }
         if let Some(min) = c
@@ -383,7 +424,10 @@ impl<'p> Run<'p> {
                 id,
                 ErrorCode::BelowMinimum,
                 value,
-                format!("must be greater than {min}, got {n}"),
+                self.say(
+                    || format!("must be greater than {min}, got {n}"),
+                    || format!("expected more than {}, got {n}", plain(min)),
+                ),
             );
         }
         if let Some(max) = c.maximum.as_ref().filter(|m| number::cmp(n, m) == Greater) {
@@ -391,7 +435,10 @@ impl<'p> Run<'p> {
                 id,
                 ErrorCode::AboveMaximum,
                 value,
-                format!("must be at most {max}, got {n}"),
+                self.say(
+                    || format!("must be at most {max}, got {n}"),
+                    || format!("expected at most {}, got {n}", plain(max)),
+                ),
             );
         }
         if let Some(max) = c
@@ -403,7 +450,10 @@ impl<'p> Run<'p> {
                 id,
                 ErrorCode::AboveMaximum,
                 value,
-                format!("must be less than {max}, got {n}"),
+                self.say(
+                    || format!("must be less than {max}, got {n}"),
+                    || format!("expected less than {}, got {n}", plain(max)),
+                ),
             );
         }
         if let Some(m) = c
@@ -415,7 +465,10 @@ impl<'p> Run<'p> {
                 id,
                 ErrorCode::NotMultiple,
                 value,
-                format!("must be a multiple of {m}, got {n}"),
+                self.say(
+                    || format!("must be a multiple of {m}, got {n}"),
+                    || format!("expected a multiple of {}, got {n}", plain(m)),
+                ),
             );
         }
         self.errors.len() == before
@@ -431,7 +484,10 @@ impl<'p> Run<'p> {
                     id,
                     ErrorCode::TooShort,
                     value,
-                    format!("must be at least {min} {unit} long, got {len}"),
+                    self.say(
+                        || format!("must be at least {min} {unit} long, got {len}"),
+                        || format!("expected at least {min} characters, got {len}"),
+                    ),
                 );
             }
             if let Some(max) = c.max_length.filter(|&m| len > m) {
@@ -440,7 +496,10 @@ impl<'p> Run<'p> {
                     id,
                     ErrorCode::TooLong,
                     value,
-                    format!("must be at most {max} {unit} long, got {len}"),
+                    self.say(
+                        || format!("must be at most {max} {unit} long, got {len}"),
+                        || format!("expected at most {max} characters, got {len}"),
+                    ),
                 );
             }
         }
@@ -451,7 +510,10 @@ impl<'p> Run<'p> {
                     id,
                     ErrorCode::PatternMismatch,
                     value,
-                    format!("must match the pattern /{text}/, got {shown}"),
+                    self.say(
+                        || format!("must match the pattern /{text}/, got {shown}"),
+                        || format!("expected a string matching /{text}/, got {s:?}"),
+                    ),
                 );
             }
         }
@@ -472,6 +534,21 @@ impl<'p> Run<'p> {
                     }
                 }
             }
+        }
+        if self.definition {
+            let message = match allowed {
+                [one] => format!("expected {one}, got {}", describe(value)),
+                _ => {
+                    let values: Vec<String> = allowed.iter().map(Value::to_string).collect();
+                    format!(
+                        "expected one of {}, got {}",
+                        values.join(", "),
+                        describe(value)
+                    )
+                }
+            };
+            self.error(id, ErrorCode::NotAllowed, value, message);
+            return None;
         }
         let list: Vec<String> = allowed.iter().take(20).map(shorten).collect();
         let mut message = if allowed.len() == 1 {
@@ -500,6 +577,7 @@ impl<'p> Run<'p> {
     fn any_of(&mut self, id: NodeId, members: &[NodeId], value: &Value) -> Option<Value> {
         // Without coercion first, so that lax mode prefers a member the value already fits.
         let passes: &[bool] = if self.lax { &[false, true] } else { &[false] };
+        let mut first_reason: Option<String> = None;
         for &lax in passes {
             for &m in members {
                 let mut trial = Run {
@@ -508,6 +586,7 @@ impl<'p> Run<'p> {
                     errors: Vec::new(),
                     coercions: Vec::new(),
                     path: self.path.clone(),
+                    definition: self.definition,
                 };
                 if let Some(v) = trial.walk(m, value) {
                     if trial.errors.is_empty() {
@@ -515,7 +594,16 @@ impl<'p> Run<'p> {
                         return Some(v);
                     }
                 }
+                if first_reason.is_none() {
+                    first_reason = trial.errors.into_iter().next().map(|e| e.message);
+                }
             }
+        }
+        if self.definition {
+            let reason = first_reason.unwrap_or_default();
+            let message = format!("matches no member of the union ({reason})");
+            self.error(id, ErrorCode::NoMatch, value, message);
+            return None;
         }
         // When exactly one member has the value's JSON type, its errors are the useful ones.
         let same_kind: Vec<NodeId> = members
@@ -570,7 +658,7 @@ impl<'p> Run<'p> {
                     }
                     None => {
                         ok = false;
-                        if v.is_null() && !f.required && !f.accepts_null {
+                        if v.is_null() && !f.required && !f.accepts_null && !self.definition {
                             if let Some(e) = self.errors.last_mut() {
                                 e.message.push_str(
                                     "; to leave it out, omit the key instead of sending null",
@@ -581,14 +669,19 @@ impl<'p> Run<'p> {
                 },
                 None if f.required => {
                     ok = false;
-                    let mut message = format!(
-                        "missing required {noun} `{}` of type `{}`",
-                        f.name, f.type_text
-                    );
-                    if let Some(d) = &f.description {
-                        message.push_str(": ");
-                        message.push_str(d.trim());
-                    }
+                    let message = if self.definition {
+                        format!("missing required field `{}`", f.name)
+                    } else {
+                        let mut m = format!(
+                            "missing required {noun} `{}` of type `{}`",
+                            f.name, f.type_text
+                        );
+                        if let Some(d) = &f.description {
+                            m.push_str(": ");
+                            m.push_str(d.trim());
+                        }
+                        m
+                    };
                     self.with_segment(&f.pointer, |r| {
                         r.errors.push(ValidationError {
                             path: r.path.clone(),
@@ -651,6 +744,7 @@ impl<'p> Run<'p> {
                     .or_else(|| did_you_mean(k, check.fields.iter().map(|f| f.name.as_str())));
                     let mut message = format!("unknown {noun} {shown}");
                     match close {
+                        _ if self.definition => message = format!("unknown field `{k}`"),
                         Some(c) => message.push_str(&format!("; did you mean `{c}`?")),
                         None if check.fields.is_empty() => {
                             message.push_str("; this object takes no keys")
@@ -717,6 +811,45 @@ fn node_kind_matches(prog: &Program, id: NodeId, value: &Value) -> bool {
         (Node::Nullable(inner), _) => node_kind_matches(prog, *inner, value),
         _ => false,
     }
+}
+
+/// `an integer`, `a string`: the article and the kind, for a definition's messages.
+fn an_plain(kind: &str) -> &'static str {
+    match kind {
+        "integer" => "an integer",
+        "number" => "a number",
+        "string" => "a string",
+        "boolean" => "a boolean",
+        "array" => "an array",
+        "object" | "map" => "an object",
+        "null" => "null",
+        _ => "a value of the right type",
+    }
+}
+
+/// A value for a definition's messages: its kind (`number` for all numbers) and its JSON,
+/// shortened to 40 characters.
+fn describe(value: &Value) -> String {
+    let kind = match value {
+        Value::Null => return "null".into(),
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let text = value.to_string();
+    let short: String = text.chars().take(40).collect();
+    if short.len() < text.len() {
+        format!("{kind} {short}…")
+    } else {
+        format!("{kind} {short}")
+    }
+}
+
+/// A bound as a definition's messages print it (as a double: `10`, `0.5`).
+fn plain(n: &Number) -> String {
+    n.as_f64().map_or_else(|| n.to_string(), |f| f.to_string())
 }
 
 /// A hint for a value of the wrong JSON type that shows what the model probably meant.
