@@ -49,8 +49,8 @@
 pub mod coerce;
 mod compile;
 pub mod error;
-pub mod message;
-pub mod number;
+mod message;
+mod number;
 mod parse;
 mod walk;
 
@@ -460,11 +460,18 @@ impl Validator {
         v.deserialize().map_err(IntoError::Deserialize)
     }
 
-    /// The fast check: whether the arguments are valid, without building errors or output.
-    /// In strict mode nothing is allocated for a parsed value; lax mode runs the full
-    /// validation (coercions must be applied before uniqueness can be judged).
+    /// The fast check: whether the arguments are valid, without building errors, messages or
+    /// output. In strict mode a parsed value is checked in place (text is parsed first); lax
+    /// mode runs the full validation, since coercions must be applied before uniqueness can be
+    /// judged.
     pub fn is_valid<'a>(&self, args: impl Into<Arguments<'a>>, mode: Mode) -> bool {
         match (args.into(), mode) {
+            (Arguments::Text(text), Mode::Strict) => {
+                text.len() <= self.limits.max_bytes
+                    && parse::parse(text, self.limits.max_depth).is_ok_and(|p| {
+                        p.duplicates.is_empty() && walk::accepts(&self.program, self.root, &p.value)
+                    })
+            }
             (Arguments::Value(v), Mode::Strict) => {
                 !walk::exceeds_depth(v, self.limits.max_depth)
                     && walk::accepts(&self.program, self.root, v)
