@@ -117,7 +117,8 @@ tooldef emits for the tool: `1.0` is an integer, `uniqueItems` compares `1` and 
 and objects deeply, `false` is not `0`, lengths count code points, `pattern` is unanchored (and
 uses the `regex` crate's syntax, as the language does), and `format` is an annotation that is not
 asserted (the draft's default). A property test checks strict mode against the `jsonschema`
-crate on random tools and random arguments.
+crate on random tools and random arguments, and another runs the part of the
+JSON-Schema-Test-Suite that the language can express.
 
 **Lax** is strict mode plus the coercions below, baseline Pikuri's rules: the slips models are
 known to make, and nothing that could change what a call means. Every coercion is recorded
@@ -128,6 +129,44 @@ Both modes reject unknown keys (with a did-you-mean suggestion), name missing re
 with their type and description, fill in defaults, report every problem at once, and normalize
 integral numbers of integer fields to integers (`2.0` → `2`, equal under JSON Schema, so not
 listed as a coercion).
+
+## Decisions
+
+- **Default mode.** A tool without `@strict` or `@lax` validates strictly;
+  `Validator::with_default_mode` changes that for a validator, `CallOptions::mode` for a call.
+- **Argument text.** Text is parsed by our own reader on serde_json: a syntax error is an
+  `invalid-json` error with line and column (columns count characters); a key that appears
+  twice in one object is a `duplicate-key` error (serde_json would keep the last silently), and
+  parsing goes on so that the other problems are reported too; a lone surrogate (`"\ud800"`)
+  is a syntax error. Text longer than 4 MiB (`Limits::max_bytes`) is `too-large`; arrays and
+  objects nested deeper than 128 levels, the arguments object being level 1
+  (`Limits::max_depth`), are `too-deep`, for text and for parsed values alike.
+- **Big numbers.** Without serde_json's arbitrary precision, an integer literal beyond `u64`
+  reads as the nearest double. Strict mode judges it as JSON Schema does (an integer, compared
+  exactly with the bounds); the normalized output carries the double. A number beyond the
+  double range (`1e400`) is `invalid-json`. Lax mode refuses integer strings beyond
+  `i64`/`u64` rather than rounding them.
+- **Numbers are compared exactly** across representations (`u64::MAX` > `1.8e19`), and
+  `multipleOf` reads both numbers as the decimals they are written as (`0.3` is a multiple of
+  `0.1`), as JSON Schema means and as the `jsonschema` crate does.
+- **`format`** is an annotation in both modes: it is shown in the signature, not asserted.
+- **Unions** take the first member the value fits; in lax mode, members the value fits without
+  coercion win over members it fits with one. A value that fits no member is one `no-match`
+  error, unless exactly one member has the value's JSON type, whose own problems are then
+  reported instead (they are the actionable ones).
+- **Errors** carry a JSON pointer, a stable code (`invalid-json`, `duplicate-key`, `too-deep`,
+  `too-large`, `wrong-type`, `not-coercible`, `below-minimum`, `above-maximum`, `not-multiple`,
+  `too-short`, `too-long`, `pattern-mismatch`, `too-few-items`, `too-many-items`,
+  `duplicate-items`, `not-allowed`, `no-match`, `unknown-key`, `missing-field`), what was
+  expected and what was got (values shortened to about 60 characters). A missing field's or
+  an unknown key's pointer names the key itself. `@unique` violations are one error per array.
+- **The message for a call** numbers every problem (at most 100 are listed; the error list
+  always has all of them), says how to fix the usual slips (numbers in quotes, `null` for an
+  optional field, JSON inside a string), and reprints the tool's compact signature, followed by
+  one `where Name = {...}` line per named object type it uses.
+- **Policy.** `Validator::call` with `OnInvalid::Reply` (the default) turns invalid arguments
+  into the message, to be returned as the tool's result; `OnInvalid::Raise` returns the
+  `Invalid` error instead.
 
 ## The lax policy
 
