@@ -53,7 +53,9 @@ pub(crate) fn run(a: &ValidateArgs) -> Result<u8, String> {
     let raw = read_input(&args_path)?;
     let arguments =
         String::from_utf8(raw.bytes).map_err(|e| format!("{} is not UTF-8: {e}", raw.name))?;
-    let result = validator.validate_str(&arguments, mode);
+    // Editors may save JSON files with a byte-order mark; providers never send one.
+    let arguments = arguments.strip_prefix('\u{feff}').unwrap_or(&arguments);
+    let result = validator.validate_str(arguments, mode);
     let (code, out) = match (&result, a.format) {
         (Ok(v), Format::Json) => (
             0,

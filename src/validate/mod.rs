@@ -378,7 +378,10 @@ impl Validator {
                 }
             }
             Arguments::Value(v) => {
-                if let Some(path) = walk::too_deep(v, self.limits.max_depth) {
+                let too_deep = walk::exceeds_depth(v, self.limits.max_depth)
+                    .then(|| walk::too_deep(v, self.limits.max_depth))
+                    .flatten();
+                if let Some(path) = too_deep {
                     let e = ValidationError {
                         path,
                         code: ErrorCode::TooDeep,

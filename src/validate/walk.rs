@@ -763,7 +763,7 @@ impl<'p> Run<'p> {
                         r.errors.push(ValidationError {
                             path: r.path.clone(),
                             code: ErrorCode::UnknownKey,
-                            expected: "no such key".into(),
+                            expected: "a declared key".into(),
                             got: got(v),
                             message,
                             position: None,
