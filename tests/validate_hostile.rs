@@ -293,3 +293,68 @@ fn garbage_text_never_panics() {
         assert!(!err.message.is_empty());
     }
 }
+
+mod arbitrary_text {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn config() -> ProptestConfig {
+        ProptestConfig {
+            cases: 2000,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        }
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        /// Any text: a verdict or clear errors, never a panic; text errors carry a position.
+        #[test]
+        fn any_text_gets_a_verdict(text in r#"[\{\}\[\]":,0-9a-z\\ .eE+\-\n\u{0}-\u{1f}é😀]{0,40}"#, lax in any::<bool>()) {
+            let v = validator();
+            let mode = if lax { Mode::Lax } else { Mode::Strict };
+            match v.validate_str(&text, mode) {
+                Ok(out) => prop_assert!(out.arguments.is_object()),
+                Err(e) => {
+                    prop_assert!(!e.errors.is_empty());
+                    for err in &e.errors {
+                        if err.code == ErrorCode::InvalidJson {
+                            prop_assert!(err.position.is_some());
+                        }
+                    }
+                    prop_assert!(e.message.contains("Signature: h("));
+                }
+            }
+            prop_assert_eq!(v.is_valid(text.as_str(), mode), v.validate_str(&text, mode).is_ok());
+        }
+
+        /// Valid arguments with one character inserted or removed anywhere.
+        #[test]
+        fn damaged_arguments(at in 0usize..60, insert in proptest::option::of(r#"[\{\}\[\]":,0-9\\]"#), lax in any::<bool>()) {
+            let good = r#"{"i": 5, "s": "x\u00e9", "u": [1, 2], "mp": {"a": 1}, "anything": [null, {"k": true}]}"#;
+            let mut text: Vec<char> = good.chars().collect();
+            let at = at.min(text.len());
+            match insert {
+                Some(c) => text.splice(at..at, c.chars()).for_each(drop),
+                None if at < text.len() => {
+                    text.remove(at);
+                }
+                None => {}
+            }
+            let text: String = text.into_iter().collect();
+            let v = validator();
+            let mode = if lax { Mode::Lax } else { Mode::Strict };
+            let result = v.validate_str(&text, mode);
+            if let Ok(strict_text) = serde_json::from_str::<Value>(&text) {
+                // When serde_json reads it (it keeps the last of duplicate keys), our verdict on
+                // the text is at most as lenient as on the value.
+                if result.is_ok() {
+                    prop_assert!(v.validate_value(&strict_text, mode).is_ok());
+                }
+            } else {
+                prop_assert!(result.is_err());
+            }
+        }
+    }
+}
