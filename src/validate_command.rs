@@ -67,14 +67,17 @@ pub(crate) fn run(a: &ValidateArgs) -> Result<u8, String> {
             })),
         ),
         (Ok(v), Format::Human) => {
+            // Notes on standard error; a closed pipe there is not worth failing for.
+            let mut err = std::io::stderr().lock();
             for c in &v.coercions {
                 let to =
                     c.to.as_ref()
                         .map_or("(absent)".to_string(), |t| t.to_string());
-                eprintln!(
-                    "coerced {} ({}): {} → {to}",
+                let rule = c.rule.as_str();
+                let _ = writeln!(
+                    err,
+                    "coerced {} ({rule}): {} → {to}",
                     pointer(&c.path),
-                    c.rule.as_str(),
                     c.from
                 );
             }
