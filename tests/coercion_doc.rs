@@ -149,6 +149,10 @@ listed as a coercion).
 - **Numbers are compared exactly** across representations (`u64::MAX` > `1.8e19`), and
   `multipleOf` reads both numbers as the decimals they are written as (`0.3` is a multiple of
   `0.1`), as JSON Schema means and as the `jsonschema` crate does.
+- **Defaults** are filled in at every level (nested objects too). `@unique` is judged on the
+  items as sent (coerced, in lax mode), as JSON Schema judges it; when filling in defaults
+  would make two items of a `@unique` array equal, that array's items are returned without
+  them, so the output stays valid.
 - **`format`** is an annotation in both modes: it is shown in the signature, not asserted.
 - **Unions** take the first member the value fits; in lax mode, members the value fits without
   coercion win over members it fits with one. A value that fits no member is one `no-match`

@@ -40,6 +40,7 @@ tool t {
   mp?: map<integer>
   open?: { a: integer, ... }
   anything?: any
+  ud?: {c?: integer = 1}[] @unique
   d?: integer = 5
 }
 "#;
@@ -216,6 +217,38 @@ fn table() -> Vec<(Mode, Value, Expect)> {
             S,
             json!({"objs": [{"a": 1}, {"a": 2}]}),
             Ok(json!({"objs": [{"a": 1}, {"a": 2}]}), 0),
+        ),
+        // defaults are annotations: items that differ only in a defaulted field are distinct,
+        // and stay as sent when filling the default would make them equal
+        (
+            S,
+            json!({"ud": [{"c": 1}, {}]}),
+            Ok(json!({"ud": [{"c": 1}, {}]}), 0),
+        ),
+        (
+            S,
+            json!({"ud": [{}, {"c": 2}]}),
+            Ok(json!({"ud": [{"c": 1}, {"c": 2}]}), 0),
+        ),
+        (
+            S,
+            json!({"ud": [{"c": 1}, {"c": 1.0}]}),
+            Err(&[("/ud", C::DuplicateItems)]),
+        ),
+        (
+            L,
+            json!({"ud": [{"c": "1"}, {}]}),
+            Ok(json!({"ud": [{"c": 1}, {}]}), 1),
+        ),
+        (
+            L,
+            json!({"ud": [{"c": "1"}, {"c": null}]}),
+            Ok(json!({"ud": [{"c": 1}, {}]}), 2),
+        ),
+        (
+            L,
+            json!({"ud": [{"c": "1"}, {"c": 1}]}),
+            Err(&[("/ud", C::DuplicateItems)]),
         ),
         // item counts
         (S, json!({"mi": []}), Err(&[("/mi", C::TooFewItems)])),

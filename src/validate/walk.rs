@@ -122,6 +122,9 @@ pub(crate) struct Run<'p> {
     /// Word problems for a `.tool` author (the checker's messages about defaults and examples)
     /// instead of for a model.
     definition: bool,
+    /// Whether absent optional fields get their defaults (off while judging `@unique` on the
+    /// values as sent, see [`Run::walk`]).
+    fill_defaults: bool,
 }
 
 fn an(kind: &str) -> &'static str {
@@ -147,6 +150,7 @@ impl<'p> Run<'p> {
             coercions: Vec::new(),
             path: String::new(),
             definition: false,
+            fill_defaults: true,
         }
     }
 
@@ -358,6 +362,7 @@ impl<'p> Run<'p> {
                 }
                 let mut out = Vec::with_capacity(items.len());
                 let mut items_ok = true;
+                let coercions_before = self.coercions.len();
                 for (i, item) in items.iter().enumerate() {
                     match self.with_segment(&i.to_string(), |r| r.walk(check.items, item)) {
                         Some(v) => out.push(v),
@@ -365,11 +370,41 @@ impl<'p> Run<'p> {
                     }
                 }
                 if check.unique && !unique_checked {
-                    let dup = if items_ok {
+                    let mut dup = if items_ok {
                         first_duplicate(&out)
                     } else {
                         first_duplicate(items)
                     };
+                    if items_ok && dup.is_some() && self.fill_defaults {
+                        // Defaults are annotations: items that differ only in a field one of
+                        // them leaves out are distinct, as JSON Schema judges them. Judge the
+                        // items as sent (coerced, without defaults), and if they are distinct,
+                        // return them so, since filling in defaults would make them equal.
+                        let mut bare = Run {
+                            prog: self.prog,
+                            lax: self.lax,
+                            errors: Vec::new(),
+                            coercions: Vec::new(),
+                            path: String::new(),
+                            definition: self.definition,
+                            fill_defaults: false,
+                        };
+                        let mut bare_items = Vec::with_capacity(items.len());
+                        for (i, item) in items.iter().enumerate() {
+                            bare.path = format!("{}/{i}", self.path);
+                            if let Some(v) = bare.walk(check.items, item) {
+                                bare_items.push(v);
+                            }
+                        }
+                        if bare_items.len() == items.len() && bare.errors.is_empty() {
+                            dup = first_duplicate(&bare_items);
+                            if dup.is_none() {
+                                out = bare_items;
+                                self.coercions.truncate(coercions_before);
+                                self.coercions.extend(bare.coercions);
+                            }
+                        }
+                    }
                     if let Some((a, b)) = dup {
                         let shown = shorten(&items[b]);
                         self.error(
@@ -587,6 +622,7 @@ impl<'p> Run<'p> {
                     coercions: Vec::new(),
                     path: self.path.clone(),
                     definition: self.definition,
+                    fill_defaults: self.fill_defaults,
                 };
                 if let Some(v) = trial.walk(m, value) {
                     if trial.errors.is_empty() {
@@ -645,10 +681,10 @@ impl<'p> Run<'p> {
                             path: r.path.clone(),
                             rule: CoercionRule::NullAsAbsent,
                             from: Value::Null,
-                            to: f.default.clone(),
+                            to: f.default.clone().filter(|_| r.fill_defaults),
                         })
                     });
-                    if let Some(d) = &f.default {
+                    if let Some(d) = f.default.as_ref().filter(|_| self.fill_defaults) {
                         out.insert(f.name.clone(), d.clone());
                     }
                 }
@@ -694,7 +730,7 @@ impl<'p> Run<'p> {
                     });
                 }
                 None => {
-                    if let Some(d) = &f.default {
+                    if let Some(d) = f.default.as_ref().filter(|_| self.fill_defaults) {
                         out.insert(f.name.clone(), d.clone());
                     }
                 }
