@@ -3,7 +3,8 @@
 //! A small declarative language for the tools (function-calling definitions) that LLMs call.
 //! A `.tool` file is parsed (`grammar/tool.pest` → [`syntax`] → [`ast`]), checked ([`check`],
 //! every problem as a [`Diagnostic`]) into an immutable [`Module`], and emitted as JSON Schema
-//! ([`emit`]).
+//! ([`emit`]). The arguments a model sends back are checked by a compiled [`validate::Validator`],
+//! strictly or with documented coercions.
 //!
 //! ```
 //! let source = r#"

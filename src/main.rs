@@ -51,6 +51,11 @@ enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// Validate a tool call's arguments against a tool of a `.tool` file.
+    ///
+    /// Exit codes: 0 valid (prints the normalized arguments), 1 invalid (prints the message for
+    /// the model), 2 usage, I/O or compile errors.
+    Validate(ValidateArgs),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -116,6 +121,7 @@ fn main() -> ExitCode {
             format,
             quiet,
         ),
+        Command::Validate(args) => validate_command::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -135,6 +141,9 @@ fn to_stdout(text: &str) {
 fn to_stderr(text: &str) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
+
+mod validate_command;
+use validate_command::ValidateArgs;
 
 /// A source file read into memory.
 struct Input {

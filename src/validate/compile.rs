@@ -1,0 +1,363 @@
+//! Compiling a tool's parameters into a flat, immutable graph of checks: numbers and lengths
+//! read once, regexes built once, object keys indexed, named types shared (recursive types point
+//! back into the graph).
+
+use std::collections::HashMap;
+
+use regex::Regex;
+use serde_json::{Number, Value};
+
+use crate::model::*;
+
+use super::message;
+
+/// An index into [`Program::nodes`].
+pub(crate) type NodeId = usize;
+
+/// A compiled type.
+#[derive(Debug)]
+pub(crate) enum Node {
+    Any,
+    Null,
+    Boolean,
+    Integer(NumberCheck),
+    Number(NumberCheck),
+    String(StringCheck),
+    Const(Value),
+    Enum(Vec<Value>),
+    Array(ArrayCheck),
+    Object(ObjectCheck),
+    Nullable(NodeId),
+    AnyOf(Vec<NodeId>),
+    /// Another node (a named type); always points at a node that is not a `Ref`.
+    Ref(NodeId),
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct NumberCheck {
+    pub minimum: Option<Number>,
+    pub maximum: Option<Number>,
+    pub exclusive_minimum: Option<Number>,
+    pub exclusive_maximum: Option<Number>,
+    pub multiple_of: Option<Number>,
+}
+
+#[derive(Debug)]
+pub(crate) struct StringCheck {
+    pub min_length: Option<u64>,
+    pub max_length: Option<u64>,
+    pub pattern: Option<(String, Regex)>,
+}
+
+#[derive(Debug)]
+pub(crate) struct ArrayCheck {
+    pub items: NodeId,
+    pub min_items: Option<u64>,
+    pub max_items: Option<u64>,
+    pub unique: bool,
+}
+
+#[derive(Debug)]
+pub(crate) enum Extra {
+    Closed,
+    Open,
+    Schema(NodeId),
+}
+
+#[derive(Debug)]
+pub(crate) struct FieldCheck {
+    pub name: String,
+    /// The field's name as a JSON pointer segment.
+    pub pointer: String,
+    pub required: bool,
+    pub node: NodeId,
+    pub default: Option<Value>,
+    /// Whether `null` is a valid value of the type (nullable, `any`, `null`, or a union or enum
+    /// that contains it); lax mode reads `null` as "absent" only for fields where it is not.
+    pub accepts_null: bool,
+    /// `name?: type` for messages.
+    pub type_text: String,
+    pub description: Option<String>,
+}
+
+#[derive(Debug)]
+pub(crate) struct ObjectCheck {
+    pub fields: Vec<FieldCheck>,
+    pub index: HashMap<String, usize>,
+    pub extra: Extra,
+}
+
+/// The compiled graph and the texts messages use.
+#[derive(Debug)]
+pub(crate) struct Program {
+    pub nodes: Vec<Node>,
+    /// What each node expects, in words (`integer 1..14`).
+    pub expected: Vec<String>,
+}
+
+/// A pattern that does not compile (the checker reports these; a model built by hand may have
+/// them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatternError {
+    /// The pattern.
+    pub pattern: String,
+    /// The regex crate's complaint.
+    pub reason: String,
+}
+
+pub(crate) struct Compiler<'m> {
+    module: &'m Module,
+    program: Program,
+    named: HashMap<TypeId, NodeId>,
+    pub errors: Vec<PatternError>,
+}
+
+impl<'m> Compiler<'m> {
+    pub fn new(module: &'m Module) -> Self {
+        Compiler {
+            module,
+            program: Program {
+                nodes: Vec::new(),
+                expected: Vec::new(),
+            },
+            named: HashMap::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    pub fn finish(mut self) -> Program {
+        self.break_empty_cycles();
+        self.program
+    }
+
+    fn push(&mut self, node: Node, expected: String) -> NodeId {
+        self.program.nodes.push(node);
+        self.program.expected.push(expected);
+        self.program.nodes.len() - 1
+    }
+
+    pub fn object(&mut self, o: &ObjectTy) -> NodeId {
+        let expected = if o.is_map() { "map" } else { "object" };
+        let id = self.push(Node::Any, expected.into());
+        let node = self.object_node(o);
+        self.program.nodes[id] = node;
+        id
+    }
+
+    fn object_node(&mut self, o: &ObjectTy) -> Node {
+        let mut fields = Vec::with_capacity(o.fields.len());
+        let mut index = HashMap::with_capacity(o.fields.len());
+        for f in &o.fields {
+            let node = self.ty(&f.ty);
+            index.insert(f.name.clone(), fields.len());
+            fields.push(FieldCheck {
+                name: f.name.clone(),
+                pointer: super::error::escape_pointer(&f.name).into_owned(),
+                required: f.required,
+                node,
+                default: f.default.clone(),
+                accepts_null: accepts_null(self.module, &f.ty, 0),
+                type_text: message::type_text(self.module, &f.ty),
+                description: f.description.clone(),
+            });
+        }
+        let extra = match &o.additional {
+            Additional::Closed => Extra::Closed,
+            Additional::Open => Extra::Open,
+            Additional::Schema(t) => Extra::Schema(self.ty(t)),
+        };
+        Node::Object(ObjectCheck {
+            fields,
+            index,
+            extra,
+        })
+    }
+
+    pub fn ty(&mut self, ty: &Ty) -> NodeId {
+        let expected = message::type_text(self.module, ty);
+        let node = match ty {
+            Ty::Any => Node::Any,
+            Ty::Null => Node::Null,
+            Ty::Boolean => Node::Boolean,
+            Ty::Integer(r) => Node::Integer(number_check(r)),
+            Ty::Number(r) => Node::Number(number_check(r)),
+            Ty::String(r) => {
+                let pattern = r.pattern.as_ref().and_then(|p| match Regex::new(&p.value) {
+                    Ok(re) => Some((p.value.clone(), re)),
+                    Err(e) => {
+                        self.errors.push(PatternError {
+                            pattern: p.value.clone(),
+                            reason: e.to_string(),
+                        });
+                        None
+                    }
+                });
+                Node::String(StringCheck {
+                    min_length: r.min_length.as_ref().map(|s| s.value),
+                    max_length: r.max_length.as_ref().map(|s| s.value),
+                    pattern,
+                })
+            }
+            Ty::Const(v) => Node::Const(v.clone()),
+            Ty::Enum(members) => Node::Enum(members.iter().map(|m| m.value.clone()).collect()),
+            Ty::Array(a) => {
+                let id = self.push(Node::Any, expected);
+                let items = self.ty(&a.items);
+                self.program.nodes[id] = Node::Array(ArrayCheck {
+                    items,
+                    min_items: a.min_items.as_ref().map(|s| s.value),
+                    max_items: a.max_items.as_ref().map(|s| s.value),
+                    unique: a.unique.as_ref().is_some_and(|u| u.value),
+                });
+                return id;
+            }
+            Ty::Object(o) => {
+                let id = self.push(Node::Any, expected);
+                let node = self.object_node(o);
+                self.program.nodes[id] = node;
+                return id;
+            }
+            Ty::Ref(tid) => return self.named(*tid),
+            Ty::Nullable(inner) => {
+                let id = self.push(Node::Any, expected);
+                let inner = self.ty(inner);
+                self.program.nodes[id] = Node::Nullable(inner);
+                return id;
+            }
+            Ty::AnyOf(members) => {
+                let id = self.push(Node::Any, expected);
+                let members = members.iter().map(|m| self.ty(m)).collect();
+                self.program.nodes[id] = Node::AnyOf(members);
+                return id;
+            }
+        };
+        self.push(node, expected)
+    }
+
+    /// A named type, compiled once; a reference cycle points back at the node being built.
+    fn named(&mut self, id: TypeId) -> NodeId {
+        if let Some(&node) = self.named.get(&id) {
+            return node;
+        }
+        let Some(named) = self.module.types.get(id.0) else {
+            return self.push(Node::Any, "any".into());
+        };
+        let slot = self.push(Node::Any, named.name.clone());
+        self.named.insert(id, slot);
+        let body = self.ty(&named.ty);
+        self.program.nodes[slot] = Node::Ref(body);
+        slot
+    }
+
+    /// Points every `Ref` at a node that is not a `Ref`, and cuts cycles that consume no input
+    /// (`type A = A | string`), so that validation always terminates.
+    fn break_empty_cycles(&mut self) {
+        let n = self.program.nodes.len();
+        // Collapse chains of references.
+        for i in 0..n {
+            let mut target = i;
+            let mut steps = 0;
+            while let Node::Ref(next) = self.program.nodes[target] {
+                target = next;
+                steps += 1;
+                if steps > n {
+                    break;
+                }
+            }
+            if steps > n {
+                // `type A = B; type B = A` (the checker rejects it): no value.
+                self.program.nodes[i] = Node::AnyOf(Vec::new());
+            } else if target != i {
+                self.program.nodes[i] = Node::Ref(target);
+            }
+        }
+        // Find cycles through nodes that do not descend into the value.
+        #[derive(Clone, Copy, PartialEq)]
+        enum Mark {
+            New,
+            Active,
+            Done,
+        }
+        let mut marks = vec![Mark::New; n];
+        let mut bad = vec![false; n];
+        for start in 0..n {
+            if marks[start] != Mark::New {
+                continue;
+            }
+            let mut stack: Vec<(NodeId, usize)> = vec![(start, 0)];
+            marks[start] = Mark::Active;
+            while let Some(&(node, next)) = stack.last() {
+                let child = match &self.program.nodes[node] {
+                    Node::Nullable(c) | Node::Ref(c) => (next == 0).then_some(*c),
+                    Node::AnyOf(cs) => cs.get(next).copied(),
+                    _ => None,
+                };
+                match child {
+                    Some(child) => {
+                        if let Some(top) = stack.last_mut() {
+                            top.1 += 1;
+                        }
+                        match marks[child] {
+                            Mark::New => {
+                                marks[child] = Mark::Active;
+                                stack.push((child, 0));
+                            }
+                            Mark::Active => {
+                                let from = stack.iter().position(|&(s, _)| s == child).unwrap_or(0);
+                                for &(on_stack, _) in &stack[from..] {
+                                    bad[on_stack] = true;
+                                }
+                            }
+                            Mark::Done => {}
+                        }
+                    }
+                    None => {
+                        marks[node] = Mark::Done;
+                        stack.pop();
+                    }
+                }
+            }
+        }
+        // Cut the edges that close a cycle, which is what the least fixed point means:
+        // `type A = A | string` is `string`, `type A = A | null` is `null`.
+        for i in 0..n {
+            if !bad[i] {
+                continue;
+            }
+            match &mut self.program.nodes[i] {
+                Node::AnyOf(members) => members.retain(|m| !bad[*m]),
+                Node::Nullable(inner) if bad[*inner] => self.program.nodes[i] = Node::Null,
+                _ => {}
+            }
+        }
+    }
+}
+
+fn number_check(r: &NumberRules) -> NumberCheck {
+    let v = |b: &Option<Spanned<Number>>| b.as_ref().map(|b| b.value.clone());
+    NumberCheck {
+        minimum: v(&r.minimum),
+        maximum: v(&r.maximum),
+        exclusive_minimum: v(&r.exclusive_minimum),
+        exclusive_maximum: v(&r.exclusive_maximum),
+        multiple_of: v(&r.multiple_of),
+    }
+}
+
+/// Whether `null` is a valid value of `ty`.
+fn accepts_null(module: &Module, ty: &Ty, depth: usize) -> bool {
+    if depth > 64 {
+        return true;
+    }
+    match ty {
+        Ty::Any | Ty::Null | Ty::Nullable(_) => true,
+        Ty::Const(v) => v.is_null(),
+        Ty::Enum(members) => members.iter().any(|m| m.value.is_null()),
+        Ty::AnyOf(members) => members.iter().any(|m| accepts_null(module, m, depth + 1)),
+        Ty::Ref(id) => module
+            .types
+            .get(id.0)
+            .is_none_or(|n| accepts_null(module, &n.ty, depth + 1)),
+        _ => false,
+    }
+}

@@ -1,0 +1,391 @@
+//! Words for people and models: compact type texts, the tool's signature, shortened values, and
+//! the one message that lists every problem of a call.
+
+use indexmap::IndexSet;
+use serde_json::Value;
+
+use crate::model::*;
+
+use super::error::{ErrorCode, ValidationError};
+
+/// How many characters of a value an error shows.
+const SHOWN_CHARS: usize = 60;
+/// How many enum values a type text lists before `…`.
+const SHOWN_VALUES: usize = 12;
+/// How many problems the message for a call lists (all of them are in the error list).
+const MAX_LISTED: usize = 100;
+/// How deep a type text expands nested types.
+const MAX_TYPE_DEPTH: usize = 12;
+
+/// A value as compact JSON, shortened to about 60 characters.
+pub fn shorten(value: &Value) -> String {
+    match value {
+        Value::String(s) if s.chars().count() > SHOWN_CHARS => {
+            let head: String = s.chars().take(SHOWN_CHARS).collect();
+            format!(
+                "{}…\" ({} characters)",
+                &json_text(&Value::String(head)).trim_end_matches('"'),
+                s.chars().count()
+            )
+        }
+        Value::Array(items) if items.len() > 8 => {
+            let text = json_text(value);
+            if text.chars().count() > SHOWN_CHARS {
+                let head: String = text.chars().take(SHOWN_CHARS).collect();
+                format!("{head}… ({} items)", items.len())
+            } else {
+                text
+            }
+        }
+        _ => {
+            let text = json_text(value);
+            if text.chars().count() > SHOWN_CHARS {
+                let head: String = text.chars().take(SHOWN_CHARS).collect();
+                format!("{head}…")
+            } else {
+                text
+            }
+        }
+    }
+}
+
+/// Compact JSON text of a value.
+pub fn json_text(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// The JSON type of a value, in words.
+pub fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if super::number::is_integer(n) => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// What was got, for an error: the kind and the shortened value (`string "abc"`, `null`).
+pub fn got(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Object(m) if m.is_empty() => "an empty object".into(),
+        Value::Array(a) if a.is_empty() => "an empty array".into(),
+        _ => format!("{} {}", kind(value), shorten(value)),
+    }
+}
+
+/// A number bound as text.
+fn num(n: &Spanned<serde_json::Number>) -> String {
+    n.value.to_string()
+}
+
+/// The constraints of a number type, e.g. `1..14`, `>= 0`, `multiple of 5`.
+fn number_rules(r: &NumberRules) -> Vec<String> {
+    let mut parts = Vec::new();
+    match (&r.minimum, &r.maximum) {
+        (Some(lo), Some(hi)) => parts.push(format!("{}..{}", num(lo), num(hi))),
+        (Some(lo), None) => parts.push(format!(">= {}", num(lo))),
+        (None, Some(hi)) => parts.push(format!("<= {}", num(hi))),
+        (None, None) => {}
+    }
+    if let Some(x) = &r.exclusive_minimum {
+        parts.push(format!("> {}", num(x)));
+    }
+    if let Some(x) = &r.exclusive_maximum {
+        parts.push(format!("< {}", num(x)));
+    }
+    if let Some(m) = &r.multiple_of {
+        parts.push(format!("multiple of {}", num(m)));
+    }
+    parts
+}
+
+/// `1..10 items`, `at least 1 character`: `unit` is singular and gets an `s` unless the count
+/// is one.
+fn range(min: Option<u64>, max: Option<u64>, unit: &str) -> Option<String> {
+    let units = |n: u64| {
+        if n == 1 {
+            unit.to_string()
+        } else {
+            format!("{unit}s")
+        }
+    };
+    match (min, max) {
+        (Some(lo), Some(hi)) if lo == hi => Some(format!("exactly {lo} {}", units(lo))),
+        (Some(lo), Some(hi)) => Some(format!("{lo}..{hi} {}", units(hi))),
+        (Some(lo), None) => Some(format!("at least {lo} {}", units(lo))),
+        (None, Some(hi)) => Some(format!("at most {hi} {}", units(hi))),
+        (None, None) => None,
+    }
+}
+
+/// The compact text of a type, e.g. `integer 1..14`, `"celsius" | "fahrenheit"`, `Location`.
+pub fn type_text(module: &Module, ty: &Ty) -> String {
+    text(module, ty, 0)
+}
+
+fn text(module: &Module, ty: &Ty, depth: usize) -> String {
+    if depth > MAX_TYPE_DEPTH {
+        return "…".into();
+    }
+    match ty {
+        Ty::Any => "any".into(),
+        Ty::Null => "null".into(),
+        Ty::Boolean => "boolean".into(),
+        Ty::Integer(r) | Ty::Number(r) => {
+            let mut parts = vec![if matches!(ty, Ty::Integer(_)) {
+                "integer"
+            } else {
+                "number"
+            }
+            .to_string()];
+            parts.extend(number_rules(r));
+            parts.join(" ")
+        }
+        Ty::String(r) => {
+            let mut parts = vec!["string".to_string()];
+            if let Some(len) = range(
+                r.min_length.as_ref().map(|s| s.value),
+                r.max_length.as_ref().map(|s| s.value),
+                "character",
+            ) {
+                parts.push(format!("({len})"));
+            }
+            if let Some(p) = &r.pattern {
+                parts.push(format!("matching /{}/", p.value));
+            }
+            if let Some(f) = &r.format {
+                parts.push(format!("({})", f.value.as_str()));
+            }
+            parts.join(" ")
+        }
+        Ty::Const(v) => shorten(v),
+        Ty::Enum(members) => {
+            let mut values: Vec<String> = members
+                .iter()
+                .take(SHOWN_VALUES)
+                .map(|m| shorten(&m.value))
+                .collect();
+            if members.len() > SHOWN_VALUES {
+                values.push("…".into());
+            }
+            values.join(" | ")
+        }
+        Ty::Array(a) => {
+            let inner = text(module, &a.items, depth + 1);
+            let inner = if inner.contains(' ') && !inner.starts_with('{') {
+                format!("({inner})")
+            } else {
+                inner
+            };
+            let mut notes = Vec::new();
+            if let Some(r) = range(
+                a.min_items.as_ref().map(|s| s.value),
+                a.max_items.as_ref().map(|s| s.value),
+                "item",
+            ) {
+                notes.push(r);
+            }
+            if a.unique.as_ref().is_some_and(|u| u.value) {
+                notes.push("unique".into());
+            }
+            if notes.is_empty() {
+                format!("{inner}[]")
+            } else {
+                format!("{inner}[] ({})", notes.join(", "))
+            }
+        }
+        Ty::Object(o) => object_text(module, o, depth),
+        Ty::Ref(id) => match module.types.get(id.0) {
+            None => "any".into(),
+            Some(named) => match named.kind {
+                NamedKind::Object => named.name.clone(),
+                _ if named.recursive => named.name.clone(),
+                _ => text(module, &named.ty, depth + 1),
+            },
+        },
+        Ty::Nullable(inner) => format!("{} | null", text(module, inner, depth + 1)),
+        Ty::AnyOf(members) => members
+            .iter()
+            .map(|m| text(module, m, depth + 1))
+            .collect::<Vec<_>>()
+            .join(" | "),
+    }
+}
+
+fn object_text(module: &Module, o: &ObjectTy, depth: usize) -> String {
+    if o.is_map() {
+        if let Additional::Schema(t) = &o.additional {
+            return format!("map<{}>", text(module, t, depth + 1));
+        }
+    }
+    let mut parts: Vec<String> = o
+        .fields
+        .iter()
+        .map(|f| field_text(module, f, depth + 1))
+        .collect();
+    if matches!(o.additional, Additional::Open) {
+        parts.push("...".into());
+    }
+    format!("{{{}}}", parts.join(", "))
+}
+
+/// `name?: type = default`
+fn field_text(module: &Module, f: &Field, depth: usize) -> String {
+    let mut s = format!(
+        "{}{}: {}",
+        display_key(&f.name),
+        if f.required { "" } else { "?" },
+        text(module, &f.ty, depth)
+    );
+    if let Some(d) = &f.default {
+        s.push_str(" = ");
+        s.push_str(&shorten(d));
+    }
+    s
+}
+
+/// A key as written in a signature: bare when it is an identifier, quoted otherwise.
+fn display_key(key: &str) -> String {
+    let ident = key
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ident {
+        key.to_string()
+    } else {
+        json_text(&Value::String(key.to_string()))
+    }
+}
+
+/// The compact signature of a tool, e.g.
+/// `get_weather(city: string, days?: integer 1..14 = 1, unit?: "celsius" | "fahrenheit")`,
+/// followed by one `where Name = {...}` line per named object type it uses.
+pub fn signature(module: &Module, tool: &Tool) -> String {
+    let params: Vec<String> = tool
+        .params
+        .fields
+        .iter()
+        .map(|f| field_text(module, f, 0))
+        .collect();
+    let mut params = params.join(", ");
+    if let Additional::Open = tool.params.additional {
+        params.push_str(if params.is_empty() { "..." } else { ", ..." });
+    }
+    let mut out = format!("{}({params})", tool.name);
+    let mut named = IndexSet::new();
+    for f in &tool.params.fields {
+        collect_objects(module, &f.ty, &mut named, 0);
+    }
+    if let Additional::Schema(t) = &tool.params.additional {
+        collect_objects(module, t, &mut named, 0);
+    }
+    for id in named {
+        if let Some(n) = module.types.get(id.0) {
+            let body = match &n.ty {
+                Ty::Object(o) => object_text(module, o, 0),
+                other => text(module, other, 0),
+            };
+            out.push_str(&format!("\nwhere {} = {body}", n.name));
+        }
+    }
+    out
+}
+
+/// Named object types (and recursive named types) reachable from `ty`, in order of first use.
+fn collect_objects(module: &Module, ty: &Ty, out: &mut IndexSet<TypeId>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    match ty {
+        Ty::Array(a) => collect_objects(module, &a.items, out, depth + 1),
+        Ty::Object(o) => {
+            for f in &o.fields {
+                collect_objects(module, &f.ty, out, depth + 1);
+            }
+            if let Additional::Schema(t) = &o.additional {
+                collect_objects(module, t, out, depth + 1);
+            }
+        }
+        Ty::Ref(id) => {
+            let Some(named) = module.types.get(id.0) else {
+                return;
+            };
+            let shown_by_name = named.kind == NamedKind::Object || named.recursive;
+            if shown_by_name && !out.insert(*id) {
+                return;
+            }
+            collect_objects(module, &named.ty, out, depth + 1);
+        }
+        Ty::Nullable(inner) => collect_objects(module, inner, out, depth + 1),
+        Ty::AnyOf(members) => members
+            .iter()
+            .for_each(|m| collect_objects(module, m, out, depth + 1)),
+        _ => {}
+    }
+}
+
+/// A JSON pointer as people read it: `days`, `at.lat`, `tags[2]`, `labels["a b"]`; the
+/// arguments themselves are `(arguments)`.
+pub fn readable_path(pointer: &str) -> String {
+    if pointer.is_empty() {
+        return "(arguments)".into();
+    }
+    let mut out = String::new();
+    for raw in pointer.split('/').skip(1) {
+        let seg = raw.replace("~1", "/").replace("~0", "~");
+        if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) && !out.is_empty() {
+            out.push_str(&format!("[{seg}]"));
+        } else if display_key(&seg) == seg {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&seg);
+        } else {
+            out.push_str(&format!("[{}]", json_text(&Value::String(seg))));
+        }
+    }
+    out
+}
+
+/// The message for a whole rejected call: every problem, numbered, then the signature.
+pub fn call_message(tool: &str, signature: &str, errors: &[ValidationError]) -> String {
+    let n = errors.len();
+    let mut out = format!(
+        "The arguments for `{tool}` are invalid ({n} problem{}). Fix {} and call `{tool}` again:\n",
+        if n == 1 { "" } else { "s" },
+        if n == 1 { "it" } else { "all of them" }
+    );
+    for (i, e) in errors.iter().enumerate().take(MAX_LISTED) {
+        // Problems about a key name their key themselves; they are placed at its parent.
+        let about_key = matches!(
+            e.code,
+            ErrorCode::MissingField | ErrorCode::UnknownKey | ErrorCode::DuplicateKey
+        );
+        let place = if about_key {
+            e.path.rsplit_once('/').map_or("", |(parent, _)| parent)
+        } else {
+            e.path.as_str()
+        };
+        let line =
+            if place.is_empty() || matches!(e.code, ErrorCode::InvalidJson | ErrorCode::TooLarge) {
+                e.message.clone()
+            } else {
+                format!("`{}`: {}", readable_path(place), e.message)
+            };
+        out.push_str(&format!("{}. {line}\n", i + 1));
+    }
+    if n > MAX_LISTED {
+        out.push_str(&format!(
+            "… and {} more problems of the same kinds.\n",
+            n - MAX_LISTED
+        ));
+    }
+    out.push_str("Signature: ");
+    out.push_str(signature);
+    out
+}

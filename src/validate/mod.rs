@@ -1,0 +1,497 @@
+//! Validating the arguments an LLM sends for a tool call.
+//!
+//! A [`Validator`] is compiled once per tool from the model: property lookups are indexed,
+//! regexes built, named types shared. It is immutable, `Send` and `Sync`, and validates argument
+//! text (`&str`, as providers deliver it) or a [`serde_json::Value`].
+//!
+//! - **Strict** mode accepts exactly what a draft 2020-12 validator accepts on the emitted schema
+//!   ([`crate::emit::json_schema::parameters`]): `1.0` is an integer, `uniqueItems` compares `1`
+//!   and `1.0` as equal, `false` is not `0`, lengths count code points, patterns are unanchored,
+//!   and `format` is an annotation (not asserted), as the draft's default vocabulary says.
+//! - **Lax** mode is strict mode plus the coercions of [`coerce`] (`"42"` → `42`, `null` for an
+//!   optional field → absent), each one recorded.
+//!
+//! Both modes report every problem at once (unknown keys with suggestions, missing fields with
+//! their type and description), fill in defaults, and return the arguments normalized: keys in
+//! declaration order, coerced values, defaults filled.
+//!
+//! ```
+//! use tooldef::validate::{Validator, Mode};
+//!
+//! let source = r#"
+//! /// Return the current weather for a city.
+//! tool get_weather {
+//!   /// The city, e.g. "Paris".
+//!   city: string @min_length(1)
+//!   days?: integer @min(1) @max(14) = 1
+//!   unit?: "celsius" | "fahrenheit"
+//! }
+//! "#;
+//! let module = tooldef::compile(source).unwrap().module;
+//! let validator = Validator::for_tool(&module, "get_weather").unwrap();
+//!
+//! let ok = validator.validate_str(r#"{"city": "Paris"}"#, Mode::Strict).unwrap();
+//! assert_eq!(ok.arguments, serde_json::json!({"city": "Paris", "days": 1}));
+//!
+//! let lax = validator.validate_str(r#"{"days": "3", "city": "Oslo"}"#, Mode::Lax).unwrap();
+//! assert_eq!(lax.arguments, serde_json::json!({"city": "Oslo", "days": 3}));
+//! assert_eq!(lax.coercions.len(), 1);
+//!
+//! let err = validator.validate_str(r#"{"cty": "Paris", "days": 20}"#, Mode::Strict).unwrap_err();
+//! let codes: Vec<&str> = err.errors.iter().map(|e| e.code.as_str()).collect();
+//! assert_eq!(codes, ["missing-field", "above-maximum", "unknown-key"]);
+//! assert!(err.message.contains("did you mean `city`?"));
+//! assert!(err.message.ends_with(
+//!     r#"get_weather(city: string (at least 1 character), days?: integer 1..14 = 1, unit?: "celsius" | "fahrenheit")"#
+//! ));
+//! ```
+
+pub mod coerce;
+mod compile;
+pub mod error;
+mod message;
+mod number;
+mod parse;
+mod walk;
+
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::model::{Module, Tool, Ty};
+
+pub use crate::model::Mode;
+pub use coerce::{Coercion, CoercionRule};
+pub use compile::PatternError;
+pub use error::{ErrorCode, TextPosition, ValidationError};
+pub use walk::json_equal;
+
+use compile::{Compiler, NodeId, Program};
+
+/// Whether a number is an integer in the JSON Schema sense (zero fractional part).
+pub fn is_integer(n: &serde_json::Number) -> bool {
+    number::is_integer(n)
+}
+
+/// The first way `value` breaks `ty` in strict mode, in words (prefixed `at /path: ` when the
+/// problem is inside the value), or `None` when it fits. The checker uses this for defaults and
+/// examples.
+pub fn first_violation(module: &Module, ty: &Ty, value: &Value) -> Option<String> {
+    let mut compiler = Compiler::new(module);
+    let root = compiler.ty(ty);
+    let program = compiler.finish();
+    if let Some(path) = walk::too_deep(value, Limits::DEFAULT_MAX_DEPTH) {
+        return Some(format!(
+            "at {path}: nests deeper than {} levels",
+            Limits::DEFAULT_MAX_DEPTH
+        ));
+    }
+    let mut run = walk::Run::for_definitions(&program);
+    run.walk(root, value);
+    run.errors.into_iter().next().map(|e| {
+        // A missing or unknown key is a problem of the object that holds it.
+        let path = match e.code {
+            ErrorCode::MissingField | ErrorCode::UnknownKey => {
+                e.path.rsplit_once('/').map_or("", |(parent, _)| parent)
+            }
+            _ => e.path.as_str(),
+        };
+        if path.is_empty() {
+            e.message
+        } else {
+            format!("at {path}: {}", e.message)
+        }
+    })
+}
+
+/// Limits on argument text and values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The longest argument text accepted, in bytes.
+    pub max_bytes: usize,
+    /// The deepest nesting of arrays and objects accepted (the arguments object is level 1).
+    pub max_depth: usize,
+}
+
+impl Limits {
+    /// 4 MiB.
+    pub const DEFAULT_MAX_BYTES: usize = 4 * 1024 * 1024;
+    /// 128 levels.
+    pub const DEFAULT_MAX_DEPTH: usize = 128;
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bytes: Limits::DEFAULT_MAX_BYTES,
+            max_depth: Limits::DEFAULT_MAX_DEPTH,
+        }
+    }
+}
+
+/// What a call does when the arguments are invalid (Phronomy's `on_schema_error`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnInvalid {
+    /// Hand the message back as the tool's result, so the model can correct itself on the next
+    /// turn ([`Outcome::Reply`]).
+    #[default]
+    Reply,
+    /// Fail the call with an [`Invalid`] error, stopping the agent.
+    Raise,
+}
+
+/// Per-call policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CallOptions {
+    /// The mode; `None` uses the tool's `@strict` / `@lax` (or the validator's default).
+    pub mode: Option<Mode>,
+    /// What to do with invalid arguments.
+    pub on_invalid: OnInvalid,
+}
+
+/// The arguments of a call: text as providers deliver it, or a parsed value.
+#[derive(Clone, Copy, Debug)]
+pub enum Arguments<'a> {
+    /// JSON text.
+    Text(&'a str),
+    /// A parsed value.
+    Value(&'a Value),
+}
+
+impl<'a> From<&'a str> for Arguments<'a> {
+    fn from(s: &'a str) -> Self {
+        Arguments::Text(s)
+    }
+}
+
+impl<'a> From<&'a String> for Arguments<'a> {
+    fn from(s: &'a String) -> Self {
+        Arguments::Text(s)
+    }
+}
+
+impl<'a> From<&'a Value> for Arguments<'a> {
+    fn from(v: &'a Value) -> Self {
+        Arguments::Value(v)
+    }
+}
+
+/// Valid arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Validated {
+    /// The arguments normalized: keys in declaration order (other keys after, as they came),
+    /// coerced values, defaults filled in, integral numbers of integer fields as integers.
+    pub arguments: Value,
+    /// Every coercion lax mode applied, in document order (empty in strict mode).
+    pub coercions: Vec<Coercion>,
+}
+
+impl Validated {
+    /// The arguments as a typed value.
+    pub fn deserialize<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        T::deserialize(&self.arguments)
+    }
+}
+
+/// Invalid arguments: every problem, and one message for the model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Invalid {
+    /// The tool called.
+    pub tool: String,
+    /// The mode used.
+    pub mode: Mode,
+    /// Every problem, in document order (declared fields first, then unknown keys).
+    pub errors: Vec<ValidationError>,
+    /// The coercions applied before the problems were found.
+    pub coercions: Vec<Coercion>,
+    /// One message that lists every problem and reprints the tool's signature.
+    pub message: String,
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Invalid {}
+
+/// The result of [`Validator::call`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// The arguments are valid: run the tool with them.
+    Valid(Validated),
+    /// The arguments are invalid and the policy is [`OnInvalid::Reply`]: return this text as the
+    /// tool's result.
+    Reply(String),
+}
+
+/// Why [`Validator::validate_into`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum IntoError {
+    /// The arguments are invalid.
+    #[error("{0}")]
+    Invalid(Box<Invalid>),
+    /// The arguments are valid but do not deserialize into the requested type (the type does
+    /// not match the tool's definition).
+    #[error("the validated arguments do not fit the requested type: {0}")]
+    Deserialize(serde_json::Error),
+}
+
+/// Why a validator could not be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CompileError {
+    /// The module has no tool of that name.
+    #[error("no tool named `{name}`{}", suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+    UnknownTool {
+        /// The name asked for.
+        name: String,
+        /// A close name, if any.
+        suggestion: Option<String>,
+    },
+    /// A `@pattern` does not compile (the checker rejects these; only hand-built models have
+    /// them).
+    #[error("invalid pattern /{}/: {}", .0.pattern, .0.reason)]
+    Pattern(PatternError),
+}
+
+/// A tool's compiled validator.
+#[derive(Debug)]
+pub struct Validator {
+    tool: String,
+    default_mode: Mode,
+    limits: Limits,
+    signature: String,
+    program: Program,
+    root: NodeId,
+}
+
+impl Validator {
+    /// Compiles the validator of `tool`, a tool of `module`. The mode defaults to the tool's
+    /// `@strict` / `@lax`, and to strict when it has neither.
+    pub fn new(module: &Module, tool: &Tool) -> Result<Validator, CompileError> {
+        let mut compiler = Compiler::new(module);
+        let root = compiler.object(&tool.params);
+        if let Some(e) = compiler.errors.first() {
+            return Err(CompileError::Pattern(e.clone()));
+        }
+        Ok(Validator {
+            tool: tool.name.clone(),
+            default_mode: tool.mode.unwrap_or(Mode::Strict),
+            limits: Limits::default(),
+            signature: message::signature(module, tool),
+            program: compiler.finish(),
+            root,
+        })
+    }
+
+    /// Compiles the validator of the tool called `name`.
+    pub fn for_tool(module: &Module, name: &str) -> Result<Validator, CompileError> {
+        match module.tool(name) {
+            Some(t) => Validator::new(module, t),
+            None => Err(CompileError::UnknownTool {
+                name: name.to_string(),
+                suggestion: crate::suggest::did_you_mean(
+                    name,
+                    module.tools.iter().map(|t| t.name.as_str()),
+                )
+                .map(str::to_string),
+            }),
+        }
+    }
+
+    /// The same validator with other limits.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The same validator with another default mode (used when a call does not choose one).
+    pub fn with_default_mode(mut self, mode: Mode) -> Self {
+        self.default_mode = mode;
+        self
+    }
+
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The mode used when a call does not choose one.
+    pub fn default_mode(&self) -> Mode {
+        self.default_mode
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The tool's compact signature, as the failure message prints it.
+    pub fn signature(&self) -> &str {
+        &self.signature
+    }
+
+    /// Validates argument text in the given mode.
+    pub fn validate_str(&self, text: &str, mode: Mode) -> Result<Validated, Invalid> {
+        self.validate(Arguments::Text(text), mode)
+    }
+
+    /// Validates a parsed value in the given mode.
+    pub fn validate_value(&self, value: &Value, mode: Mode) -> Result<Validated, Invalid> {
+        self.validate(Arguments::Value(value), mode)
+    }
+
+    /// Validates arguments in the given mode, collecting every problem.
+    pub fn validate<'a>(
+        &self,
+        args: impl Into<Arguments<'a>>,
+        mode: Mode,
+    ) -> Result<Validated, Invalid> {
+        let parsed;
+        let mut errors = Vec::new();
+        let value = match args.into() {
+            Arguments::Text(text) => {
+                if text.len() > self.limits.max_bytes {
+                    let e = ValidationError {
+                        path: String::new(),
+                        code: ErrorCode::TooLarge,
+                        expected: format!("at most {} bytes", self.limits.max_bytes),
+                        got: format!("{} bytes", text.len()),
+                        message: format!(
+                            "the arguments are {} bytes long, more than the limit of {} bytes",
+                            text.len(),
+                            self.limits.max_bytes
+                        ),
+                        position: None,
+                    };
+                    return Err(self.invalid(mode, vec![e], Vec::new()));
+                }
+                match parse::parse(text, self.limits.max_depth) {
+                    Ok(p) => {
+                        errors = p.duplicates;
+                        parsed = p.value;
+                        &parsed
+                    }
+                    Err(e) => return Err(self.invalid(mode, vec![*e], Vec::new())),
+                }
+            }
+            Arguments::Value(v) => {
+                let too_deep = walk::exceeds_depth(v, self.limits.max_depth)
+                    .then(|| walk::too_deep(v, self.limits.max_depth))
+                    .flatten();
+                if let Some(path) = too_deep {
+                    let e = ValidationError {
+                        path,
+                        code: ErrorCode::TooDeep,
+                        expected: format!("at most {} levels of nesting", self.limits.max_depth),
+                        got: format!("more than {}", self.limits.max_depth),
+                        message: format!(
+                            "the arguments nest deeper than {} levels",
+                            self.limits.max_depth
+                        ),
+                        position: None,
+                    };
+                    return Err(self.invalid(mode, vec![e], Vec::new()));
+                }
+                v
+            }
+        };
+        let mut run = walk::Run::new(&self.program, mode == Mode::Lax);
+        let out = run.walk(self.root, value);
+        errors.extend(run.errors);
+        match out {
+            Some(arguments) if errors.is_empty() => Ok(Validated {
+                arguments,
+                coercions: run.coercions,
+            }),
+            _ => Err(self.invalid(mode, errors, run.coercions)),
+        }
+    }
+
+    fn invalid(
+        &self,
+        mode: Mode,
+        errors: Vec<ValidationError>,
+        coercions: Vec<Coercion>,
+    ) -> Invalid {
+        let message = message::call_message(&self.tool, &self.signature, &errors);
+        Invalid {
+            tool: self.tool.clone(),
+            mode,
+            errors,
+            coercions,
+            message,
+        }
+    }
+
+    /// Validates with the per-call policy: the mode (default: the tool's), and whether invalid
+    /// arguments become a reply for the model or an error.
+    pub fn call<'a>(
+        &self,
+        args: impl Into<Arguments<'a>>,
+        options: CallOptions,
+    ) -> Result<Outcome, Invalid> {
+        let mode = options.mode.unwrap_or(self.default_mode);
+        match self.validate(args, mode) {
+            Ok(v) => Ok(Outcome::Valid(v)),
+            Err(invalid) => match options.on_invalid {
+                OnInvalid::Reply => Ok(Outcome::Reply(invalid.message)),
+                OnInvalid::Raise => Err(invalid),
+            },
+        }
+    }
+
+    /// Validates in the tool's default mode and deserializes the normalized arguments.
+    pub fn validate_into<'a, T: DeserializeOwned>(
+        &self,
+        args: impl Into<Arguments<'a>>,
+    ) -> Result<T, IntoError> {
+        self.validate_into_mode(args, self.default_mode)
+    }
+
+    /// Validates in the given mode and deserializes the normalized arguments.
+    pub fn validate_into_mode<'a, T: DeserializeOwned>(
+        &self,
+        args: impl Into<Arguments<'a>>,
+        mode: Mode,
+    ) -> Result<T, IntoError> {
+        let v = self
+            .validate(args, mode)
+            .map_err(|e| IntoError::Invalid(Box::new(e)))?;
+        v.deserialize().map_err(IntoError::Deserialize)
+    }
+
+    /// The fast check: whether the arguments are valid, without building errors, messages or
+    /// output. In strict mode a parsed value is checked in place (text is parsed first); lax
+    /// mode runs the full validation, since coercions must be applied before uniqueness can be
+    /// judged.
+    pub fn is_valid<'a>(&self, args: impl Into<Arguments<'a>>, mode: Mode) -> bool {
+        match (args.into(), mode) {
+            (Arguments::Text(text), Mode::Strict) => {
+                text.len() <= self.limits.max_bytes
+                    && parse::parse(text, self.limits.max_depth).is_ok_and(|p| {
+                        p.duplicates.is_empty() && walk::accepts(&self.program, self.root, &p.value)
+                    })
+            }
+            (Arguments::Value(v), Mode::Strict) => {
+                !walk::exceeds_depth(v, self.limits.max_depth)
+                    && walk::accepts(&self.program, self.root, v)
+            }
+            (args, mode) => self.validate(args, mode).is_ok(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validator_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Validator>();
+        check::<Invalid>();
+    }
+}

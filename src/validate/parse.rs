@@ -1,0 +1,227 @@
+//! Reading argument text: JSON as providers deliver it, with the checks serde_json leaves out.
+//! Duplicate keys are errors (serde_json keeps the last one silently), nesting is limited, and a
+//! syntax error reports its line and column.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+use super::error::{escape_pointer, ErrorCode, TextPosition, ValidationError};
+use super::message::shorten;
+
+/// What reading the text produced: the value (unless the text is unreadable) and the
+/// non-fatal problems found on the way (duplicate keys).
+pub(crate) struct Parsed {
+    pub value: Value,
+    pub duplicates: Vec<ValidationError>,
+}
+
+struct State {
+    max_depth: usize,
+    path: String,
+    duplicates: Vec<ValidationError>,
+    too_deep: Option<String>,
+}
+
+/// Parses `text` as JSON. A fatal problem (not JSON, too deep) is the error; duplicate keys are
+/// collected and parsing goes on.
+pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<ValidationError>> {
+    let mut state = State {
+        max_depth,
+        path: String::new(),
+        duplicates: Vec::new(),
+        too_deep: None,
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    // The seed counts depth itself and stops at `max_depth`, so serde_json's own limit (127)
+    // is not needed.
+    de.disable_recursion_limit();
+    let result = Seed {
+        state: &mut state,
+        depth: 0,
+    }
+    .deserialize(&mut de)
+    .and_then(|v| de.end().map(|()| v));
+    match result {
+        Ok(value) => Ok(Parsed {
+            value,
+            duplicates: state.duplicates,
+        }),
+        Err(e) => {
+            let position = position(text, &e);
+            if let Some(path) = state.too_deep {
+                return Err(Box::new(ValidationError {
+                    path,
+                    code: ErrorCode::TooDeep,
+                    expected: format!("at most {max_depth} levels of nesting"),
+                    got: format!("more than {max_depth}"),
+                    message: format!(
+                        "the arguments nest deeper than {max_depth} levels (at line {}, column {})",
+                        position.line, position.column
+                    ),
+                    position: Some(position),
+                }));
+            }
+            let text_message = e.to_string();
+            let reason = text_message
+                .rsplit_once(" at line ")
+                .map_or(text_message.as_str(), |(head, _)| head);
+            Err(Box::new(ValidationError {
+                path: String::new(),
+                code: ErrorCode::InvalidJson,
+                expected: "a JSON object".into(),
+                got: "text that is not JSON".into(),
+                message: format!(
+                    "the arguments are not valid JSON: {reason} at line {}, column {}",
+                    position.line, position.column
+                ),
+                position: Some(position),
+            }))
+        }
+    }
+}
+
+/// serde_json reports columns in bytes; people count characters.
+fn position(text: &str, e: &serde_json::Error) -> TextPosition {
+    let line = e.line().max(1);
+    let byte_column = e.column();
+    let column = text
+        .split('\n')
+        .nth(line - 1)
+        .map(|l| {
+            let mut end = byte_column.saturating_sub(1).min(l.len());
+            while !l.is_char_boundary(end) {
+                end -= 1;
+            }
+            l[..end].chars().count() + 1
+        })
+        .unwrap_or(byte_column.max(1));
+    TextPosition { line, column }
+}
+
+struct Seed<'s> {
+    state: &'s mut State,
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for Seed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl Seed<'_> {
+    fn enter<E: de::Error>(&mut self) -> Result<usize, E> {
+        let depth = self.depth + 1;
+        if depth > self.state.max_depth {
+            self.state.too_deep = Some(self.state.path.clone());
+            return Err(E::custom("nesting too deep"));
+        }
+        Ok(depth)
+    }
+}
+
+impl<'de> Visitor<'de> for Seed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("number out of range"))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Value, A::Error> {
+        let depth = self.enter()?;
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        loop {
+            let len = self.state.path.len();
+            self.state.path.push('/');
+            self.state.path.push_str(&items.len().to_string());
+            let next = seq.next_element_seed(Seed {
+                state: &mut *self.state,
+                depth,
+            });
+            self.state.path.truncate(len);
+            match next? {
+                Some(v) => items.push(v),
+                None => break,
+            }
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Value, A::Error> {
+        let depth = self.enter()?;
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let len = self.state.path.len();
+            self.state.path.push('/');
+            self.state.path.push_str(&escape_pointer(&key));
+            let value = map.next_value_seed(Seed {
+                state: &mut *self.state,
+                depth,
+            });
+            let value = match value {
+                Ok(v) => v,
+                Err(e) => {
+                    self.state.path.truncate(len);
+                    return Err(e);
+                }
+            };
+            if let Some(first) = out.get(&key) {
+                let shown = shorten(&Value::String(key.clone()));
+                self.state.duplicates.push(ValidationError {
+                    path: self.state.path.clone(),
+                    code: ErrorCode::DuplicateKey,
+                    expected: "each key at most once".into(),
+                    got: format!("{shown} twice"),
+                    message: format!(
+                        "the key {shown} appears more than once (first {}, then {}); send it once",
+                        shorten(first),
+                        shorten(&value)
+                    ),
+                    position: None,
+                });
+            } else {
+                out.insert(key, value);
+            }
+            self.state.path.truncate(len);
+        }
+        Ok(Value::Object(out))
+    }
+}

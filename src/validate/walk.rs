@@ -1,0 +1,993 @@
+//! Running a compiled program over a value: the full run, which collects every problem and
+//! builds the normalized arguments, and the fast accept/reject check, which builds nothing.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use serde_json::{Map, Number, Value};
+
+use crate::suggest::did_you_mean;
+
+use super::coerce::{self, Coercion, CoercionRule};
+use super::compile::{Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck};
+use super::error::{escape_pointer, ErrorCode, ValidationError};
+use super::message::{got, json_text, kind, shorten};
+use super::number;
+
+/// JSON equality as JSON Schema defines it: numbers by value (1 equals 1.0), objects regardless
+/// of key order.
+pub fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => number::equal(x, y),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// A hash consistent with [`json_equal`].
+fn json_hash(v: &Value) -> u64 {
+    let mut h = DefaultHasher::new();
+    match v {
+        Value::Null => 0u8.hash(&mut h),
+        Value::Bool(b) => (1u8, b).hash(&mut h),
+        Value::Number(n) => (2u8, number::hash_key(n)).hash(&mut h),
+        Value::String(s) => (3u8, s).hash(&mut h),
+        Value::Array(items) => {
+            4u8.hash(&mut h);
+            for i in items {
+                json_hash(i).hash(&mut h);
+            }
+        }
+        Value::Object(map) => {
+            5u8.hash(&mut h);
+            // Order-independent: a sum of per-entry hashes.
+            let mut sum = 0u64;
+            for (k, v) in map {
+                let mut e = DefaultHasher::new();
+                k.hash(&mut e);
+                json_hash(v).hash(&mut e);
+                sum = sum.wrapping_add(e.finish());
+            }
+            sum.hash(&mut h);
+        }
+    }
+    h.finish()
+}
+
+/// The first pair of equal items, `(earlier, later)`, in linear expected time.
+pub(crate) fn first_duplicate<'a, I: IntoIterator<Item = &'a Value>>(
+    items: I,
+) -> Option<(usize, usize)> {
+    let items: Vec<&Value> = items.into_iter().collect();
+    let mut seen: HashMap<u64, Vec<usize>> = HashMap::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let bucket = seen.entry(json_hash(item)).or_default();
+        if let Some(&j) = bucket.iter().find(|&&j| json_equal(items[j], item)) {
+            return Some((j, i));
+        }
+        bucket.push(i);
+    }
+    None
+}
+
+/// How deep `value` nests, if deeper than `max`: the pointer of the first place too deep.
+pub(crate) fn too_deep(value: &Value, max: usize) -> Option<String> {
+    let mut stack: Vec<(&Value, usize, String)> = vec![(value, 0, String::new())];
+    while let Some((v, depth, path)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = (String, &Value)>> = match v {
+            Value::Array(items) => {
+                Box::new(items.iter().enumerate().map(|(i, x)| (i.to_string(), x)))
+            }
+            Value::Object(map) => {
+                Box::new(map.iter().map(|(k, x)| (escape_pointer(k).into_owned(), x)))
+            }
+            _ => continue,
+        };
+        if depth + 1 > max {
+            return Some(path);
+        }
+        for (seg, child) in children {
+            if matches!(child, Value::Array(_) | Value::Object(_)) {
+                stack.push((child, depth + 1, format!("{path}/{seg}")));
+            }
+        }
+    }
+    None
+}
+
+/// Whether `value` nests deeper than `max` (the fast check's version: no allocation).
+pub(crate) fn exceeds_depth(value: &Value, max: usize) -> bool {
+    match value {
+        Value::Array(items) => max == 0 || items.iter().any(|v| exceeds_depth(v, max - 1)),
+        Value::Object(map) => max == 0 || map.values().any(|v| exceeds_depth(v, max - 1)),
+        _ => false,
+    }
+}
+
+/// One full run over a value.
+pub(crate) struct Run<'p> {
+    prog: &'p Program,
+    lax: bool,
+    pub errors: Vec<ValidationError>,
+    pub coercions: Vec<Coercion>,
+    path: String,
+    /// Word problems for a `.tool` author (the checker's messages about defaults and examples)
+    /// instead of for a model.
+    definition: bool,
+    /// Whether absent optional fields get their defaults (off while judging `@unique` on the
+    /// values as sent, see [`Run::walk`]).
+    fill_defaults: bool,
+}
+
+fn an(kind: &str) -> &'static str {
+    match kind {
+        "integer" => "an integer",
+        "number" => "a number",
+        "string" => "a string",
+        "boolean" => "a boolean (true or false)",
+        "array" => "an array",
+        "object" => "an object",
+        "map" => "an object",
+        "null" => "null",
+        _ => "a value of the right type",
+    }
+}
+
+impl<'p> Run<'p> {
+    pub fn new(prog: &'p Program, lax: bool) -> Self {
+        Run {
+            prog,
+            lax,
+            errors: Vec::new(),
+            coercions: Vec::new(),
+            path: String::new(),
+            definition: false,
+            fill_defaults: true,
+        }
+    }
+
+    /// A strict run whose messages speak to the author of a definition (`expected an integer,
+    /// got string "1"`), for checking defaults and examples.
+    pub fn for_definitions(prog: &'p Program) -> Self {
+        Run {
+            definition: true,
+            ..Run::new(prog, false)
+        }
+    }
+
+    fn error(&mut self, id: NodeId, code: ErrorCode, value: &Value, message: String) {
+        self.errors.push(ValidationError {
+            path: self.path.clone(),
+            code,
+            expected: self.prog.expected.get(id).cloned().unwrap_or_default(),
+            got: got(value),
+            message,
+            position: None,
+        });
+    }
+
+    fn wrong_type(&mut self, id: NodeId, want: &str, value: &Value) {
+        if self.definition {
+            let message = format!("expected {}, got {}", an_plain(want), describe(value));
+            return self.error(id, ErrorCode::WrongType, value, message);
+        }
+        let mut message = if self.path.is_empty() && want == "object" {
+            format!("Arguments must be an object, got {}.", kind(value))
+        } else {
+            format!("must be {}, got {}", an(want), got(value))
+        };
+        if let Some(hint) = hint(want, value) {
+            message.push_str("; ");
+            message.push_str(hint);
+        }
+        self.error(id, ErrorCode::WrongType, value, message);
+    }
+
+    fn coerced(&mut self, rule: CoercionRule, from: &Value, to: Value) -> Value {
+        self.coercions.push(Coercion {
+            path: self.path.clone(),
+            rule,
+            from: from.clone(),
+            to: Some(to.clone()),
+        });
+        to
+    }
+
+    fn with_segment<T>(&mut self, seg: &str, f: impl FnOnce(&mut Self) -> T) -> T {
+        let len = self.path.len();
+        self.path.push('/');
+        self.path.push_str(seg);
+        let r = f(self);
+        self.path.truncate(len);
+        r
+    }
+
+    /// Validates `value` against node `id`; the normalized value when it (and everything in it)
+    /// is valid.
+    pub fn walk(&mut self, id: NodeId, value: &Value) -> Option<Value> {
+        let prog = self.prog;
+        match &prog.nodes[id] {
+            Node::Any => Some(value.clone()),
+            Node::Ref(target) => self.walk(*target, value),
+            Node::Null => {
+                if value.is_null() {
+                    Some(Value::Null)
+                } else {
+                    self.wrong_type(id, "null", value);
+                    None
+                }
+            }
+            Node::Boolean => match value {
+                Value::Bool(_) => Some(value.clone()),
+                Value::String(s) if self.lax => match coerce::boolean_from_str(s) {
+                    Ok(b) => {
+                        Some(self.coerced(CoercionRule::BooleanFromString, value, Value::Bool(b)))
+                    }
+                    Err(why) => {
+                        self.not_coercible(id, "boolean", value, why);
+                        None
+                    }
+                },
+                _ => {
+                    self.wrong_type(id, "boolean", value);
+                    None
+                }
+            },
+            Node::Integer(check) => {
+                let (n, from_string) = match value {
+                    Value::Number(n) if number::is_integer(n) => (n.clone(), false),
+                    Value::String(s) if self.lax => match coerce::integer_from_str(s) {
+                        Ok(n) => (n, true),
+                        Err(why) => {
+                            self.not_coercible(id, "integer", value, why);
+                            return None;
+                        }
+                    },
+                    _ => {
+                        self.wrong_type(id, "integer", value);
+                        return None;
+                    }
+                };
+                let n = number::normalize_integer(&n).unwrap_or(n);
+                if !self.number_rules(id, check, &n, value) {
+                    return None;
+                }
+                let out = Value::Number(n);
+                Some(if from_string {
+                    self.coerced(CoercionRule::IntegerFromString, value, out)
+                } else {
+                    out
+                })
+            }
+            Node::Number(check) => {
+                let (n, from_string) = match value {
+                    Value::Number(n) => (n.clone(), false),
+                    Value::String(s) if self.lax => match coerce::number_from_str(s) {
+                        Ok(n) => (n, true),
+                        Err(why) => {
+                            self.not_coercible(id, "number", value, why);
+                            return None;
+                        }
+                    },
+                    _ => {
+                        self.wrong_type(id, "number", value);
+                        return None;
+                    }
+                };
+                if !self.number_rules(id, check, &n, value) {
+                    return None;
+                }
+                let out = Value::Number(n);
+                Some(if from_string {
+                    self.coerced(CoercionRule::NumberFromString, value, out)
+                } else {
+                    out
+                })
+            }
+            Node::String(check) => {
+                let (s, from_number) = match value {
+                    Value::String(s) => (s.clone(), false),
+                    Value::Number(n) if self.lax => (coerce::string_from_number(n), true),
+                    _ => {
+                        self.wrong_type(id, "string", value);
+                        return None;
+                    }
+                };
+                if !self.string_rules(id, check, &s, value) {
+                    return None;
+                }
+                let out = Value::String(s);
+                Some(if from_number {
+                    self.coerced(CoercionRule::StringFromNumber, value, out)
+                } else {
+                    out
+                })
+            }
+            Node::Const(c) => self.one_of(id, std::slice::from_ref(c), value),
+            Node::Enum(values) => self.one_of(id, values, value),
+            Node::Nullable(inner) => {
+                if value.is_null() {
+                    Some(Value::Null)
+                } else {
+                    self.walk(*inner, value)
+                }
+            }
+            Node::AnyOf(members) => self.any_of(id, members, value),
+            Node::Array(check) => {
+                let Value::Array(items) = value else {
+                    self.wrong_type(id, "array", value);
+                    return None;
+                };
+                let mut ok = true;
+                let len = items.len() as u64;
+                if let Some(min) = check.min_items.filter(|&m| len < m) {
+                    let s = if min == 1 { "" } else { "s" };
+                    let message = if self.definition {
+                        format!("expected at least {min} items, got {len}")
+                    } else {
+                        format!("must have at least {min} item{s}, got {len}")
+                    };
+                    self.error(id, ErrorCode::TooFewItems, value, message);
+                    ok = false;
+                }
+                if let Some(max) = check.max_items.filter(|&m| len > m) {
+                    let s = if max == 1 { "" } else { "s" };
+                    let message = if self.definition {
+                        format!("expected at most {max} items, got {len}")
+                    } else {
+                        format!("must have at most {max} item{s}, got {len}")
+                    };
+                    self.error(id, ErrorCode::TooManyItems, value, message);
+                    ok = false;
+                }
+                // A definition's problems are listed in the order the author reads them:
+                // the array's own constraints before its items.
+                let mut unique_checked = false;
+                if check.unique && self.definition {
+                    unique_checked = true;
+                    if let Some((_, b)) = first_duplicate(items) {
+                        let message =
+                            format!("items must be unique, but {} repeats", json_text(&items[b]));
+                        self.error(id, ErrorCode::DuplicateItems, value, message);
+                        ok = false;
+                    }
+                }
+                let mut out = Vec::with_capacity(items.len());
+                let mut items_ok = true;
+                let coercions_before = self.coercions.len();
+                for (i, item) in items.iter().enumerate() {
+                    match self.with_segment(&i.to_string(), |r| r.walk(check.items, item)) {
+                        Some(v) => out.push(v),
+                        None => items_ok = false,
+                    }
+                }
+                if check.unique && !unique_checked {
+                    let mut dup = if items_ok {
+                        first_duplicate(&out)
+                    } else {
+                        first_duplicate(items)
+                    };
+                    if items_ok && dup.is_some() && self.fill_defaults {
+                        // Defaults are annotations: items that differ only in a field one of
+                        // them leaves out are distinct, as JSON Schema judges them. Judge the
+                        // items as sent (coerced, without defaults), and if they are distinct,
+                        // return them so, since filling in defaults would make them equal.
+                        let mut bare = Run {
+                            prog: self.prog,
+                            lax: self.lax,
+                            errors: Vec::new(),
+                            coercions: Vec::new(),
+                            path: String::new(),
+                            definition: self.definition,
+                            fill_defaults: false,
+                        };
+                        let mut bare_items = Vec::with_capacity(items.len());
+                        for (i, item) in items.iter().enumerate() {
+                            bare.path = format!("{}/{i}", self.path);
+                            if let Some(v) = bare.walk(check.items, item) {
+                                bare_items.push(v);
+                            }
+                        }
+                        if bare_items.len() == items.len() && bare.errors.is_empty() {
+                            dup = first_duplicate(&bare_items);
+                            if dup.is_none() {
+                                out = bare_items;
+                                self.coercions.truncate(coercions_before);
+                                self.coercions.extend(bare.coercions);
+                            }
+                        }
+                    }
+                    if let Some((a, b)) = dup {
+                        let shown = shorten(&items[b]);
+                        self.error(
+                            id,
+                            ErrorCode::DuplicateItems,
+                            value,
+                            format!("items must be unique, but items {a} and {b} are equal ({shown}); remove the repeats"),
+                        );
+                        ok = false;
+                    }
+                }
+                (ok && items_ok).then_some(Value::Array(out))
+            }
+            Node::Object(check) => self.object(id, check, value),
+        }
+    }
+
+    /// The message for a model, or for the author of a definition.
+    fn say(&self, call: impl FnOnce() -> String, definition: impl FnOnce() -> String) -> String {
+        if self.definition {
+            definition()
+        } else {
+            call()
+        }
+    }
+
+    fn not_coercible(&mut self, id: NodeId, want: &str, value: &Value, why: &str) {
+        let message = format!("must be {}, got {}: {why}", an(want), got(value));
+        self.error(id, ErrorCode::NotCoercible, value, message);
+    }
+
+    fn number_rules(&mut self, id: NodeId, c: &NumberCheck, n: &Number, value: &Value) -> bool {
+        let before = self.errors.len();
+        use std::cmp::Ordering::*;
+        if let Some(min) = c.minimum.as_ref().filter(|m| number::cmp(n, m) == Less) {
+            self.error(
+                id,
+                ErrorCode::BelowMinimum,
+                value,
+                self.say(
+                    || format!("must be at least {min}, got {n}"),
+                    || format!("expected at least {}, got {n}", plain(min)),
+                ),
+            );
+        }
+        if let Some(min) = c
+            .exclusive_minimum
+            .as_ref()
+            .filter(|m| number::cmp(n, m) != Greater)
+        {
+            self.error(
+                id,
+                ErrorCode::BelowMinimum,
+                value,
+                self.say(
+                    || format!("must be greater than {min}, got {n}"),
+                    || format!("expected more than {}, got {n}", plain(min)),
+                ),
+            );
+        }
+        if let Some(max) = c.maximum.as_ref().filter(|m| number::cmp(n, m) == Greater) {
+            self.error(
+                id,
+                ErrorCode::AboveMaximum,
+                value,
+                self.say(
+                    || format!("must be at most {max}, got {n}"),
+                    || format!("expected at most {}, got {n}", plain(max)),
+                ),
+            );
+        }
+        if let Some(max) = c
+            .exclusive_maximum
+            .as_ref()
+            .filter(|m| number::cmp(n, m) != Less)
+        {
+            self.error(
+                id,
+                ErrorCode::AboveMaximum,
+                value,
+                self.say(
+                    || format!("must be less than {max}, got {n}"),
+                    || format!("expected less than {}, got {n}", plain(max)),
+                ),
+            );
+        }
+        if let Some(m) = c
+            .multiple_of
+            .as_ref()
+            .filter(|m| !number::is_multiple_of(n, m))
+        {
+            self.error(
+                id,
+                ErrorCode::NotMultiple,
+                value,
+                self.say(
+                    || format!("must be a multiple of {m}, got {n}"),
+                    || format!("expected a multiple of {}, got {n}", plain(m)),
+                ),
+            );
+        }
+        self.errors.len() == before
+    }
+
+    fn string_rules(&mut self, id: NodeId, c: &StringCheck, s: &str, value: &Value) -> bool {
+        let before = self.errors.len();
+        if c.min_length.is_some() || c.max_length.is_some() {
+            let len = s.chars().count() as u64;
+            if let Some(min) = c.min_length.filter(|&m| len < m) {
+                let unit = if min == 1 { "character" } else { "characters" };
+                self.error(
+                    id,
+                    ErrorCode::TooShort,
+                    value,
+                    self.say(
+                        || format!("must be at least {min} {unit} long, got {len}"),
+                        || format!("expected at least {min} characters, got {len}"),
+                    ),
+                );
+            }
+            if let Some(max) = c.max_length.filter(|&m| len > m) {
+                let unit = if max == 1 { "character" } else { "characters" };
+                self.error(
+                    id,
+                    ErrorCode::TooLong,
+                    value,
+                    self.say(
+                        || format!("must be at most {max} {unit} long, got {len}"),
+                        || format!("expected at most {max} characters, got {len}"),
+                    ),
+                );
+            }
+        }
+        if let Some((text, re)) = &c.pattern {
+            if !re.is_match(s) {
+                let shown = shorten(&Value::String(s.to_string()));
+                self.error(
+                    id,
+                    ErrorCode::PatternMismatch,
+                    value,
+                    self.say(
+                        || format!("must match the pattern /{text}/, got {shown}"),
+                        || format!("expected a string matching /{text}/, got {s:?}"),
+                    ),
+                );
+            }
+        }
+        self.errors.len() == before
+    }
+
+    /// Enums and literals: an exact match first; in lax mode, then the value coerced to the
+    /// type of each allowed value.
+    fn one_of(&mut self, id: NodeId, allowed: &[Value], value: &Value) -> Option<Value> {
+        if let Some(m) = allowed.iter().find(|m| json_equal(m, value)) {
+            return Some(m.clone());
+        }
+        if self.lax {
+            for m in allowed {
+                if let Some((v, rule)) = coerce_like(m, value) {
+                    if json_equal(&v, m) {
+                        return Some(self.coerced(rule, value, m.clone()));
+                    }
+                }
+            }
+        }
+        if self.definition {
+            let message = match allowed {
+                [one] => format!("expected {one}, got {}", describe(value)),
+                _ => {
+                    let values: Vec<String> = allowed.iter().map(Value::to_string).collect();
+                    format!(
+                        "expected one of {}, got {}",
+                        values.join(", "),
+                        describe(value)
+                    )
+                }
+            };
+            self.error(id, ErrorCode::NotAllowed, value, message);
+            return None;
+        }
+        let list: Vec<String> = allowed.iter().take(20).map(shorten).collect();
+        let mut message = if allowed.len() == 1 {
+            format!("must be {}, got {}", list.join(""), got(value))
+        } else {
+            let more = if allowed.len() > 20 { ", …" } else { "" };
+            format!(
+                "must be one of {}{more}, got {}",
+                list.join(", "),
+                got(value)
+            )
+        };
+        if let Value::String(s) = value {
+            let names = allowed.iter().filter_map(Value::as_str);
+            if let Some(close) = did_you_mean(s, names) {
+                message.push_str(&format!(
+                    "; did you mean {}?",
+                    json_text(&Value::String(close.to_string()))
+                ));
+            }
+        }
+        self.error(id, ErrorCode::NotAllowed, value, message);
+        None
+    }
+
+    fn any_of(&mut self, id: NodeId, members: &[NodeId], value: &Value) -> Option<Value> {
+        // Without coercion first, so that lax mode prefers a member the value already fits.
+        let passes: &[bool] = if self.lax { &[false, true] } else { &[false] };
+        let mut first_reason: Option<String> = None;
+        for &lax in passes {
+            for &m in members {
+                let mut trial = Run {
+                    prog: self.prog,
+                    lax,
+                    errors: Vec::new(),
+                    coercions: Vec::new(),
+                    path: self.path.clone(),
+                    definition: self.definition,
+                    fill_defaults: self.fill_defaults,
+                };
+                if let Some(v) = trial.walk(m, value) {
+                    if trial.errors.is_empty() {
+                        self.coercions.extend(trial.coercions);
+                        return Some(v);
+                    }
+                }
+                if first_reason.is_none() {
+                    first_reason = trial.errors.into_iter().next().map(|e| e.message);
+                }
+            }
+        }
+        if self.definition {
+            let reason = first_reason.unwrap_or_default();
+            let message = format!("matches no member of the union ({reason})");
+            self.error(id, ErrorCode::NoMatch, value, message);
+            return None;
+        }
+        // When exactly one member has the value's JSON type, its errors are the useful ones.
+        let same_kind: Vec<NodeId> = members
+            .iter()
+            .copied()
+            .filter(|&m| node_kind_matches(self.prog, m, value))
+            .collect();
+        if let [only] = same_kind[..] {
+            let errors_before = self.errors.len();
+            self.walk(only, value);
+            if self.errors.len() > errors_before {
+                return None;
+            }
+        }
+        let expected = self.prog.expected.get(id).cloned().unwrap_or_default();
+        self.error(
+            id,
+            ErrorCode::NoMatch,
+            value,
+            format!("must be {expected}, got {}", got(value)),
+        );
+        None
+    }
+
+    fn object(&mut self, id: NodeId, check: &ObjectCheck, value: &Value) -> Option<Value> {
+        let Value::Object(map) = value else {
+            self.wrong_type(id, "object", value);
+            return None;
+        };
+        let root = self.path.is_empty();
+        let noun = if root { "parameter" } else { "field" };
+        let mut out = Map::with_capacity(check.fields.len().max(map.len()));
+        let mut ok = true;
+        for f in &check.fields {
+            match map.get(&f.name) {
+                Some(Value::Null) if self.lax && !f.required && !f.accepts_null => {
+                    self.with_segment(&f.pointer, |r| {
+                        r.coercions.push(Coercion {
+                            path: r.path.clone(),
+                            rule: CoercionRule::NullAsAbsent,
+                            from: Value::Null,
+                            to: f.default.clone().filter(|_| r.fill_defaults),
+                        })
+                    });
+                    if let Some(d) = f.default.as_ref().filter(|_| self.fill_defaults) {
+                        out.insert(f.name.clone(), d.clone());
+                    }
+                }
+                Some(v) => match self.with_segment(&f.pointer, |r| r.walk(f.node, v)) {
+                    Some(x) => {
+                        out.insert(f.name.clone(), x);
+                    }
+                    None => {
+                        ok = false;
+                        if v.is_null() && !f.required && !f.accepts_null && !self.definition {
+                            if let Some(e) = self.errors.last_mut() {
+                                e.message.push_str(
+                                    "; to leave it out, omit the key instead of sending null",
+                                );
+                            }
+                        }
+                    }
+                },
+                None if f.required => {
+                    ok = false;
+                    let message = if self.definition {
+                        format!("missing required field `{}`", f.name)
+                    } else {
+                        let mut m = format!(
+                            "missing required {noun} `{}` of type `{}`",
+                            f.name, f.type_text
+                        );
+                        if let Some(d) = &f.description {
+                            m.push_str(": ");
+                            m.push_str(d.trim());
+                        }
+                        m
+                    };
+                    self.with_segment(&f.pointer, |r| {
+                        r.errors.push(ValidationError {
+                            path: r.path.clone(),
+                            code: ErrorCode::MissingField,
+                            expected: f.type_text.clone(),
+                            got: "nothing".into(),
+                            message,
+                            position: None,
+                        })
+                    });
+                }
+                None => {
+                    if let Some(d) = f.default.as_ref().filter(|_| self.fill_defaults) {
+                        out.insert(f.name.clone(), d.clone());
+                    }
+                }
+            }
+        }
+        for (k, v) in map {
+            if check.index.contains_key(k) {
+                continue;
+            }
+            match &check.extra {
+                Extra::Open => {
+                    out.insert(k.clone(), v.clone());
+                }
+                Extra::Schema(node) => {
+                    match self.with_segment(&escape_pointer(k), |r| r.walk(*node, v)) {
+                        Some(x) => {
+                            out.insert(k.clone(), x);
+                        }
+                        None => ok = false,
+                    }
+                }
+                Extra::Closed => {
+                    ok = false;
+                    let shown = json_text(&Value::String(k.clone()));
+                    let shown = if shown.chars().count() > 62 {
+                        shorten(&Value::String(k.clone()))
+                    } else {
+                        shown
+                    };
+                    // Likeliest first: required fields that are missing, then absent fields, then any.
+                    let absent = |f: &&super::compile::FieldCheck| !map.contains_key(&f.name);
+                    let close = did_you_mean(
+                        k,
+                        check
+                            .fields
+                            .iter()
+                            .filter(|f| f.required)
+                            .filter(absent)
+                            .map(|f| f.name.as_str()),
+                    )
+                    .or_else(|| {
+                        did_you_mean(
+                            k,
+                            check.fields.iter().filter(absent).map(|f| f.name.as_str()),
+                        )
+                    })
+                    .or_else(|| did_you_mean(k, check.fields.iter().map(|f| f.name.as_str())));
+                    let mut message = format!("unknown {noun} {shown}");
+                    match close {
+                        _ if self.definition => message = format!("unknown field `{k}`"),
+                        Some(c) => message.push_str(&format!("; did you mean `{c}`?")),
+                        None if check.fields.is_empty() => {
+                            message.push_str("; this object takes no keys")
+                        }
+                        None => {
+                            let names: Vec<&str> = check
+                                .fields
+                                .iter()
+                                .take(30)
+                                .map(|f| f.name.as_str())
+                                .collect();
+                            message.push_str(&format!("; the {noun}s are: {}", names.join(", ")));
+                        }
+                    }
+                    self.with_segment(&escape_pointer(k), |r| {
+                        r.errors.push(ValidationError {
+                            path: r.path.clone(),
+                            code: ErrorCode::UnknownKey,
+                            expected: "a declared key".into(),
+                            got: got(v),
+                            message,
+                            position: None,
+                        })
+                    });
+                }
+            }
+        }
+        ok.then_some(Value::Object(out))
+    }
+}
+
+/// A scalar coerced to the JSON type of `like` (lax rules), if a rule applies.
+fn coerce_like(like: &Value, value: &Value) -> Option<(Value, CoercionRule)> {
+    match (like, value) {
+        (Value::Number(n), Value::String(s)) if number::is_integer(n) => {
+            coerce::integer_from_str(s)
+                .ok()
+                .map(|n| (Value::Number(n), CoercionRule::IntegerFromString))
+        }
+        (Value::Number(_), Value::String(s)) => coerce::number_from_str(s)
+            .ok()
+            .map(|n| (Value::Number(n), CoercionRule::NumberFromString)),
+        (Value::String(_), Value::Number(n)) => Some((
+            Value::String(coerce::string_from_number(n)),
+            CoercionRule::StringFromNumber,
+        )),
+        (Value::Bool(_), Value::String(s)) => coerce::boolean_from_str(s)
+            .ok()
+            .map(|b| (Value::Bool(b), CoercionRule::BooleanFromString)),
+        _ => None,
+    }
+}
+
+/// Whether `value` has the JSON type node `id` is about (for picking a union member to blame).
+fn node_kind_matches(prog: &Program, id: NodeId, value: &Value) -> bool {
+    match (&prog.nodes[id], value) {
+        (Node::Ref(t), _) => node_kind_matches(prog, *t, value),
+        (Node::Integer(_) | Node::Number(_), Value::Number(_))
+        | (Node::String(_), Value::String(_))
+        | (Node::Boolean, Value::Bool(_))
+        | (Node::Null, Value::Null)
+        | (Node::Array(_), Value::Array(_))
+        | (Node::Object(_), Value::Object(_)) => true,
+        (Node::Nullable(inner), _) => node_kind_matches(prog, *inner, value),
+        _ => false,
+    }
+}
+
+/// `an integer`, `a string`: the article and the kind, for a definition's messages.
+fn an_plain(kind: &str) -> &'static str {
+    match kind {
+        "integer" => "an integer",
+        "number" => "a number",
+        "string" => "a string",
+        "boolean" => "a boolean",
+        "array" => "an array",
+        "object" | "map" => "an object",
+        "null" => "null",
+        _ => "a value of the right type",
+    }
+}
+
+/// A value for a definition's messages: its kind (`number` for all numbers) and its JSON,
+/// shortened to 40 characters.
+fn describe(value: &Value) -> String {
+    let kind = match value {
+        Value::Null => return "null".into(),
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let text = value.to_string();
+    let short: String = text.chars().take(40).collect();
+    if short.len() < text.len() {
+        format!("{kind} {short}…")
+    } else {
+        format!("{kind} {short}")
+    }
+}
+
+/// A bound as a definition's messages print it (as a double: `10`, `0.5`).
+fn plain(n: &Number) -> String {
+    n.as_f64().map_or_else(|| n.to_string(), |f| f.to_string())
+}
+
+/// A hint for a value of the wrong JSON type that shows what the model probably meant.
+fn hint(want: &str, value: &Value) -> Option<&'static str> {
+    match (want, value) {
+        ("integer", Value::String(s)) if coerce::integer_from_str(s).is_ok() => {
+            Some("write the number without quotes")
+        }
+        ("number", Value::String(s)) if coerce::number_from_str(s).is_ok() => {
+            Some("write the number without quotes")
+        }
+        ("boolean", Value::String(s)) if coerce::boolean_from_str(s).is_ok() => {
+            Some("write true or false without quotes")
+        }
+        ("string", Value::Number(_)) => Some("put the value in double quotes"),
+        ("array", Value::String(s)) if s.trim_start().starts_with('[') => {
+            Some("send the array itself, not JSON text inside a string")
+        }
+        ("object" | "map", Value::String(s)) if s.trim_start().starts_with('{') => {
+            Some("send the object itself, not JSON text inside a string")
+        }
+        ("array", v) if !v.is_array() && !v.is_null() => {
+            Some("wrap the value in [ ] to send a list")
+        }
+        _ => None,
+    }
+}
+
+/// The fast check: whether the value is valid in strict mode, building nothing.
+pub(crate) fn accepts(prog: &Program, id: NodeId, value: &Value) -> bool {
+    match &prog.nodes[id] {
+        Node::Any => true,
+        Node::Ref(t) => accepts(prog, *t, value),
+        Node::Null => value.is_null(),
+        Node::Boolean => value.is_boolean(),
+        Node::Integer(c) => {
+            matches!(value, Value::Number(n) if number::is_integer(n) && number_ok(c, n))
+        }
+        Node::Number(c) => matches!(value, Value::Number(n) if number_ok(c, n)),
+        Node::String(c) => matches!(value, Value::String(s) if string_ok(c, s)),
+        Node::Const(c) => json_equal(c, value),
+        Node::Enum(values) => values.iter().any(|m| json_equal(m, value)),
+        Node::Nullable(inner) => value.is_null() || accepts(prog, *inner, value),
+        Node::AnyOf(members) => members.iter().any(|&m| accepts(prog, m, value)),
+        Node::Array(c) => {
+            let Value::Array(items) = value else {
+                return false;
+            };
+            let len = items.len() as u64;
+            c.min_items.is_none_or(|m| len >= m)
+                && c.max_items.is_none_or(|m| len <= m)
+                && items.iter().all(|i| accepts(prog, c.items, i))
+                && (!c.unique || first_duplicate(items).is_none())
+        }
+        Node::Object(c) => {
+            let Value::Object(map) = value else {
+                return false;
+            };
+            for f in &c.fields {
+                match map.get(&f.name) {
+                    Some(v) if !accepts(prog, f.node, v) => return false,
+                    Some(_) => {}
+                    None if f.required => return false,
+                    None => {}
+                }
+            }
+            match &c.extra {
+                Extra::Open => true,
+                Extra::Closed => {
+                    map.len() <= c.fields.len() && map.keys().all(|k| c.index.contains_key(k))
+                }
+                Extra::Schema(node) => map
+                    .iter()
+                    .all(|(k, v)| c.index.contains_key(k) || accepts(prog, *node, v)),
+            }
+        }
+    }
+}
+
+fn number_ok(c: &NumberCheck, n: &Number) -> bool {
+    use std::cmp::Ordering::*;
+    c.minimum.as_ref().is_none_or(|m| number::cmp(n, m) != Less)
+        && c.exclusive_minimum
+            .as_ref()
+            .is_none_or(|m| number::cmp(n, m) == Greater)
+        && c.maximum
+            .as_ref()
+            .is_none_or(|m| number::cmp(n, m) != Greater)
+        && c.exclusive_maximum
+            .as_ref()
+            .is_none_or(|m| number::cmp(n, m) == Less)
+        && c.multiple_of
+            .as_ref()
+            .is_none_or(|m| number::is_multiple_of(n, m))
+}
+
+fn string_ok(c: &StringCheck, s: &str) -> bool {
+    if c.min_length.is_some() || c.max_length.is_some() {
+        let len = s.chars().count() as u64;
+        if c.min_length.is_some_and(|m| len < m) || c.max_length.is_some_and(|m| len > m) {
+            return false;
+        }
+    }
+    c.pattern.as_ref().is_none_or(|(_, re)| re.is_match(s))
+}

@@ -1,0 +1,123 @@
+//! `tooldef validate FILE --tool NAME [--lax | --strict] [ARGS | -]`: the command line over
+//! [`tooldef::validate`].
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use tooldef::validate::{Mode, Validator};
+
+use super::{compile_input, print_diagnostics, read_input, Format, EXIT_ERRORS};
+
+/// The arguments of `tooldef validate`.
+#[derive(clap::Args)]
+pub(crate) struct ValidateArgs {
+    /// The `.tool` file that defines the tool.
+    file: PathBuf,
+    /// The tool whose arguments to validate.
+    #[arg(long)]
+    tool: String,
+    /// The arguments: a file of JSON text; `-` or nothing reads standard input.
+    args: Option<PathBuf>,
+    /// Validate leniently (documented coercions such as "42" → 42), whatever the tool says.
+    #[arg(long, conflicts_with = "strict")]
+    lax: bool,
+    /// Validate exactly as the emitted JSON Schema, whatever the tool says.
+    #[arg(long)]
+    strict: bool,
+    /// How to print the result: the arguments or the message (human), or one JSON object.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+}
+
+pub(crate) fn run(a: &ValidateArgs) -> Result<u8, String> {
+    let args_path = a.args.clone().unwrap_or_else(|| PathBuf::from("-"));
+    if a.file.as_os_str() == "-" && args_path.as_os_str() == "-" {
+        return Err("the tool file and the arguments cannot both come from standard input".into());
+    }
+    let input = read_input(&a.file)?;
+    let (module, diags, text) = compile_input(&input);
+    let Some(module) = module else {
+        print_diagnostics(&[(input.name, text, diags)], a.format, false);
+        return Err("the tool file has errors".into());
+    };
+    let validator = Validator::for_tool(&module, &a.tool).map_err(|e| e.to_string())?;
+    let mode = if a.lax {
+        Mode::Lax
+    } else if a.strict {
+        Mode::Strict
+    } else {
+        validator.default_mode()
+    };
+    let raw = read_input(&args_path)?;
+    let arguments =
+        String::from_utf8(raw.bytes).map_err(|e| format!("{} is not UTF-8: {e}", raw.name))?;
+    // Editors may save JSON files with a byte-order mark; providers never send one.
+    let arguments = arguments.strip_prefix('\u{feff}').unwrap_or(&arguments);
+    let result = validator.validate_str(arguments, mode);
+    let (code, out) = match (&result, a.format) {
+        (Ok(v), Format::Json) => (
+            0,
+            pretty(&json!({
+                "valid": true,
+                "arguments": v.arguments,
+                "coercions": v.coercions,
+                "message": Value::Null,
+            })),
+        ),
+        (Ok(v), Format::Human) => {
+            // Notes on standard error; a closed pipe there is not worth failing for.
+            let mut err = std::io::stderr().lock();
+            for c in &v.coercions {
+                let to =
+                    c.to.as_ref()
+                        .map_or("(absent)".to_string(), |t| t.to_string());
+                let rule = c.rule.as_str();
+                let _ = writeln!(
+                    err,
+                    "coerced {} ({rule}): {} → {to}",
+                    pointer(&c.path),
+                    c.from
+                );
+            }
+            (0, pretty(&v.arguments))
+        }
+        (Err(e), Format::Json) => {
+            let errors: Vec<Value> = e
+                .errors
+                .iter()
+                .map(|x| json!({"path": x.path, "code": x.code.as_str(), "message": x.message}))
+                .collect();
+            (
+                EXIT_ERRORS,
+                pretty(&json!({
+                    "valid": false,
+                    "errors": errors,
+                    "coercions": e.coercions,
+                    "message": e.message,
+                })),
+            )
+        }
+        (Err(e), Format::Human) => (EXIT_ERRORS, format!("{}\n", e.message)),
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(out.as_bytes())
+        .map_err(|e| format!("cannot write to standard output: {e}"))?;
+    Ok(code)
+}
+
+fn pointer(path: &str) -> &str {
+    if path.is_empty() {
+        "/"
+    } else {
+        path
+    }
+}
+
+fn pretty(v: &Value) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    s.push('\n');
+    s
+}

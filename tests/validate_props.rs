@@ -1,0 +1,905 @@
+//! Properties of the validator over random tools and random arguments:
+//! 1. strict mode agrees with the `jsonschema` crate on the emitted schema;
+//! 2. every output of lax mode passes strict mode;
+//! 3. lax mode is idempotent;
+//! 4. numeric strings coerce exactly, and `NaN`/`Infinity` never pass;
+//! 5. k independent violations give exactly k errors, at the right paths.
+
+use indexmap::IndexMap;
+use proptest::prelude::*;
+use proptest::strategy::Union;
+use serde_json::{json, Map, Number, Value};
+
+use tooldef::model::*;
+use tooldef::validate::{Mode, Validator};
+use tooldef::Span;
+
+// ---------------------------------------------------------------------------------------------
+// Random tools
+
+#[derive(Clone, Debug)]
+enum Extra {
+    Closed,
+    Open,
+    Map(Box<Spec>),
+}
+
+#[derive(Clone, Debug)]
+enum Spec {
+    Any,
+    Null,
+    Bool,
+    Int {
+        min: Option<i64>,
+        max: Option<i64>,
+        xmin: Option<i64>,
+        mult: Option<i64>,
+    },
+    Num {
+        min: Option<f64>,
+        max: Option<f64>,
+        xmax: Option<f64>,
+        mult: Option<f64>,
+    },
+    Str {
+        min: Option<u64>,
+        max: Option<u64>,
+        pattern: Option<&'static str>,
+        format: bool,
+    },
+    Enum(Vec<Value>),
+    Const(Value),
+    Array {
+        items: Box<Spec>,
+        min: Option<u64>,
+        max: Option<u64>,
+        unique: bool,
+    },
+    Object {
+        fields: Vec<(String, bool, Spec, Option<Value>)>,
+        extra: Extra,
+    },
+    Nullable(Box<Spec>),
+    AnyOf(Vec<Spec>),
+    Named(Box<Spec>),
+}
+
+/// Patterns that mean the same in the `regex` crate and in ECMA-262 for the strings generated.
+const PATTERNS: &[&str] = &["^[a-z]+$", "b", "^a", "[0-9]$", "^(ab)+$", "é"];
+
+fn scalar_pool() -> Vec<Value> {
+    // Enums and literals never hold null: `T | null` makes a nullable type instead.
+    vec![
+        json!("a"),
+        json!("b"),
+        json!("c"),
+        json!(1),
+        json!(2),
+        json!(3.5),
+        json!(true),
+        json!("1"),
+    ]
+}
+
+fn leaf() -> BoxedStrategy<Spec> {
+    let int = (
+        proptest::option::of(-5i64..5),
+        proptest::option::of(0i64..20),
+        proptest::option::weighted(0.2, -5i64..5),
+        proptest::option::weighted(0.3, prop::sample::select(vec![2i64, 3, 5])),
+    )
+        .prop_map(|(min, span, xmin, mult)| Spec::Int {
+            min,
+            max: span.map(|s| min.unwrap_or(0) + s),
+            xmin,
+            mult,
+        });
+    let num = (
+        proptest::option::of(-10i64..10),
+        proptest::option::of(0i64..40),
+        proptest::option::weighted(0.2, 0i64..40),
+        proptest::option::weighted(0.3, prop::sample::select(vec![0.5f64, 0.25, 0.1, 2.0])),
+    )
+        .prop_map(|(min, span, xspan, mult)| {
+            let lo = min.map(|m| m as f64 / 2.0);
+            Spec::Num {
+                min: lo,
+                max: span.map(|s| lo.unwrap_or(0.0) + s as f64 / 4.0),
+                xmax: xspan.map(|s| lo.unwrap_or(0.0) + s as f64 / 4.0),
+                mult,
+            }
+        });
+    let string = (
+        proptest::option::of(0u64..3),
+        proptest::option::of(0u64..5),
+        proptest::option::weighted(0.3, prop::sample::select(PATTERNS.to_vec())),
+        proptest::bool::weighted(0.1),
+    )
+        .prop_map(|(min, span, pattern, format)| Spec::Str {
+            min,
+            max: span.map(|s| min.unwrap_or(0) + s),
+            pattern,
+            format,
+        });
+    let enumeration = prop::sample::subsequence(scalar_pool(), 1..5).prop_map(Spec::Enum);
+    let constant = prop::sample::select(scalar_pool()).prop_map(Spec::Const);
+    prop_oneof![
+        1 => Just(Spec::Any),
+        1 => Just(Spec::Null),
+        3 => Just(Spec::Bool),
+        5 => int,
+        5 => num,
+        5 => string,
+        3 => enumeration,
+        1 => constant,
+    ]
+    .boxed()
+}
+
+fn field_names() -> impl Strategy<Value = Vec<String>> {
+    prop::sample::subsequence(vec!["a", "b", "c", "d", "e", "f/g", "h~i"], 0..5)
+        .prop_map(|v| v.into_iter().map(str::to_string).collect())
+}
+
+fn default_for(spec: &Spec) -> Option<Value> {
+    match spec {
+        Spec::Bool => Some(json!(false)),
+        Spec::Str {
+            min: None,
+            max: None,
+            pattern: None,
+            ..
+        } => Some(json!("dflt")),
+        Spec::Enum(values) => values.first().cloned(),
+        _ => None,
+    }
+}
+
+fn object(inner: BoxedStrategy<Spec>) -> BoxedStrategy<Spec> {
+    let extra = prop_oneof![
+        4 => Just(Extra::Closed),
+        1 => Just(Extra::Open),
+        1 => inner.clone().prop_map(|s| Extra::Map(Box::new(s))),
+    ];
+    (
+        field_names(),
+        prop::collection::vec((inner, any::<bool>(), any::<bool>()), 5),
+        extra,
+    )
+        .prop_map(|(names, specs, extra)| {
+            let fields = names
+                .into_iter()
+                .zip(specs)
+                .map(|(name, (spec, required, with_default))| {
+                    let default = if !required && with_default {
+                        default_for(&spec)
+                    } else {
+                        None
+                    };
+                    (name, required, spec, default)
+                })
+                .collect();
+            // A map is an object without fields; an empty closed object stays closed.
+            Spec::Object { fields, extra }
+        })
+        .boxed()
+}
+
+fn spec() -> BoxedStrategy<Spec> {
+    leaf()
+        .prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                3 => (inner.clone(), proptest::option::of(0u64..2), proptest::option::of(0u64..4), proptest::bool::weighted(0.6))
+                    .prop_map(|(items, min, span, unique)| Spec::Array {
+                        items: Box::new(items),
+                        min,
+                        max: span.map(|s| min.unwrap_or(0) + s),
+                        unique,
+                    }),
+                3 => object(inner.clone()),
+                // Unique arrays of objects: deep equality with 1 = 1.0 and any key order.
+                1 => object(inner.clone()).prop_map(|o| Spec::Array { items: Box::new(o), min: None, max: None, unique: true }),
+                // `N | null` where N already allows null makes the emitter write
+                // `"type": ["null", "null"]`, which is not a valid schema; see `takes_null`.
+                2 => inner.clone().prop_filter_map("nullable of a nullable", |s| {
+                    (!takes_null(&s)).then(|| Spec::Nullable(Box::new(s)))
+                }),
+                // The checker flattens unions: members are never `any`, `null`, nullable or unions.
+                1 => prop::collection::vec(
+                    inner.clone().prop_filter("union member", |s| !matches!(s, Spec::Any | Spec::Null | Spec::Nullable(_) | Spec::AnyOf(_))),
+                    2..4,
+                )
+                .prop_map(Spec::AnyOf),
+                1 => inner.prop_map(|s| Spec::Named(Box::new(s))),
+            ]
+        })
+        .boxed()
+}
+
+/// Whether the type already accepts null (also through a named alias).
+fn takes_null(s: &Spec) -> bool {
+    match s {
+        Spec::Any | Spec::Null | Spec::Nullable(_) => true,
+        Spec::Named(inner) => takes_null(inner),
+        Spec::AnyOf(members) => members.iter().any(takes_null),
+        _ => false,
+    }
+}
+
+fn tool_spec() -> BoxedStrategy<Spec> {
+    object(spec())
+}
+
+fn num(x: f64) -> Spanned<Number> {
+    Spanned::new(
+        Number::from_f64(x).unwrap_or_else(|| Number::from(0)),
+        Span::default(),
+    )
+}
+
+fn int(x: i64) -> Spanned<Number> {
+    Spanned::new(Number::from(x), Span::default())
+}
+
+fn to_ty(s: &Spec, types: &mut Vec<NamedType>) -> Ty {
+    match s {
+        Spec::Any => Ty::Any,
+        Spec::Null => Ty::Null,
+        Spec::Bool => Ty::Boolean,
+        Spec::Int {
+            min,
+            max,
+            xmin,
+            mult,
+        } => Ty::Integer(NumberRules {
+            minimum: min.map(int),
+            maximum: max.map(int),
+            exclusive_minimum: xmin.map(int),
+            exclusive_maximum: None,
+            multiple_of: mult.map(int),
+        }),
+        Spec::Num {
+            min,
+            max,
+            xmax,
+            mult,
+        } => Ty::Number(NumberRules {
+            minimum: min.map(num),
+            maximum: max.map(num),
+            exclusive_minimum: None,
+            exclusive_maximum: xmax.map(num),
+            multiple_of: mult.map(num),
+        }),
+        Spec::Str {
+            min,
+            max,
+            pattern,
+            format,
+        } => Ty::String(StringRules {
+            min_length: min.map(|v| Spanned::new(v, Span::default())),
+            max_length: max.map(|v| Spanned::new(v, Span::default())),
+            pattern: pattern.map(|p| Spanned::new(p.to_string(), Span::default())),
+            format: format.then(|| Spanned::new(Format::Date, Span::default())),
+        }),
+        Spec::Enum(values) => Ty::Enum(
+            values
+                .iter()
+                .map(|v| EnumMember {
+                    value: v.clone(),
+                    description: None,
+                })
+                .collect(),
+        ),
+        Spec::Const(v) => Ty::Const(v.clone()),
+        Spec::Array {
+            items,
+            min,
+            max,
+            unique,
+        } => Ty::Array(Box::new(ArrayTy {
+            items: to_ty(items, types),
+            min_items: min.map(|v| Spanned::new(v, Span::default())),
+            max_items: max.map(|v| Spanned::new(v, Span::default())),
+            unique: unique.then(|| Spanned::new(true, Span::default())),
+        })),
+        Spec::Object { fields, extra } => Ty::Object(Box::new(object_ty(fields, extra, types))),
+        Spec::Nullable(inner) => Ty::Nullable(Box::new(to_ty(inner, types))),
+        Spec::AnyOf(members) => Ty::AnyOf(members.iter().map(|m| to_ty(m, types)).collect()),
+        Spec::Named(inner) => {
+            let ty = to_ty(inner, types);
+            types.push(NamedType {
+                name: format!("T{}", types.len()),
+                kind: if matches!(ty, Ty::Object(_)) {
+                    NamedKind::Object
+                } else {
+                    NamedKind::Alias
+                },
+                description: None,
+                ty,
+                recursive: false,
+                deprecated: false,
+                span: Span::default(),
+            });
+            Ty::Ref(TypeId(types.len() - 1))
+        }
+    }
+}
+
+fn object_ty(
+    fields: &[(String, bool, Spec, Option<Value>)],
+    extra: &Extra,
+    types: &mut Vec<NamedType>,
+) -> ObjectTy {
+    ObjectTy {
+        fields: fields
+            .iter()
+            .map(|(name, required, spec, default)| Field {
+                name: name.clone(),
+                description: Some(format!("The {name}.")),
+                required: *required,
+                ty: to_ty(spec, types),
+                default: default.clone(),
+                examples: Vec::new(),
+                deprecated: false,
+                span: Span::default(),
+            })
+            .collect(),
+        additional: match extra {
+            Extra::Closed => Additional::Closed,
+            Extra::Open => Additional::Open,
+            Extra::Map(s) => Additional::Schema(to_ty(s, types)),
+        },
+    }
+}
+
+fn build(root: &Spec) -> (Module, Tool) {
+    let mut types = Vec::new();
+    let params = match root {
+        Spec::Object { fields, extra } => object_ty(fields, extra, &mut types),
+        _ => ObjectTy {
+            fields: Vec::new(),
+            additional: Additional::Closed,
+        },
+    };
+    let tool = Tool {
+        name: "t".into(),
+        description: "A random tool.".into(),
+        title: None,
+        params,
+        output: None,
+        hints: Hints::default(),
+        requires_approval: false,
+        scope: None,
+        mode: None,
+        on_error: None,
+        retry: None,
+        deprecated: false,
+        meta: IndexMap::new(),
+        span: Span::default(),
+    };
+    let module = Module {
+        tools: vec![tool.clone()],
+        types,
+    };
+    (module, tool)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random arguments: mostly fitting, sometimes mutated anywhere
+
+fn any_scalar() -> BoxedStrategy<Value> {
+    prop_oneof![
+        Just(json!(null)),
+        any::<bool>().prop_map(Value::Bool),
+        (-50i64..50).prop_map(|i| json!(i)),
+        (-100i64..100).prop_map(|i| json!(i as f64 / 4.0)),
+        "[a-c1 ]{0,3}".prop_map(Value::String),
+        Just(json!([])),
+        Just(json!({})),
+    ]
+    .boxed()
+}
+
+fn instance(s: &Spec) -> BoxedStrategy<Value> {
+    prop_oneof![6 => good(s), 1 => bad(s)].boxed()
+}
+
+fn good(s: &Spec) -> BoxedStrategy<Value> {
+    match s {
+        Spec::Any => any_scalar(),
+        Spec::Null => Just(json!(null)).boxed(),
+        Spec::Bool => any::<bool>().prop_map(Value::Bool).boxed(),
+        Spec::Int { min, max, mult, .. } => {
+            let lo = min.unwrap_or(-20);
+            let hi = max.unwrap_or(lo + 40).max(lo);
+            let m = mult.unwrap_or(1);
+            (lo / m - 1..=hi / m + 1, any::<bool>())
+                .prop_map(move |(k, float)| {
+                    if float {
+                        json!((k * m) as f64)
+                    } else {
+                        json!(k * m)
+                    }
+                })
+                .boxed()
+        }
+        Spec::Num { min, max, mult, .. } => {
+            let lo = min.unwrap_or(-10.0);
+            let hi = max.unwrap_or(lo + 10.0).max(lo);
+            let step = mult.unwrap_or(0.25);
+            let n = ((hi - lo) / step).floor() as i64;
+            let first = (lo / step).ceil() as i64;
+            (first - 1..=first + n + 1, any::<bool>())
+                .prop_map(move |(k, as_int)| {
+                    let x = k as f64 * step;
+                    if as_int && x.fract() == 0.0 {
+                        json!(x as i64)
+                    } else {
+                        json!(x)
+                    }
+                })
+                .boxed()
+        }
+        Spec::Str {
+            min, max, pattern, ..
+        } => {
+            let lo = min.unwrap_or(0) as usize;
+            let hi = max.map_or(lo + 4, |m| m as usize).max(lo);
+            let alphabet = match pattern {
+                Some("^[a-z]+$") => "[a-z]",
+                Some("^(ab)+$") => "[ab]",
+                _ => "[a-c0-9é😀 ]",
+            };
+            prop::string::string_regex(&format!("{alphabet}{{{lo},{hi}}}"))
+                .map(|s| s.prop_map(Value::String).boxed())
+                .unwrap_or_else(|_| Just(json!("")).boxed())
+        }
+        Spec::Enum(values) => prop::sample::select(values.clone()).boxed(),
+        Spec::Const(v) => Just(v.clone()).boxed(),
+        Spec::Array {
+            items,
+            min,
+            max,
+            unique,
+        } => {
+            let lo = min.unwrap_or(0) as usize;
+            let hi = max.map_or(lo + 3, |m| m as usize).max(lo);
+            let unique = *unique;
+            (prop::collection::vec(instance(items), lo..=hi), 0u8..4)
+                .prop_map(move |(mut a, twin)| {
+                    // Now and then a twin of the first item, equal only in JSON Schema's sense.
+                    if unique && twin == 0 {
+                        if let Some(first) = a.first() {
+                            let t = as_floats(first);
+                            a.push(t);
+                        }
+                    }
+                    Value::Array(a)
+                })
+                .boxed()
+        }
+        Spec::Object { fields, extra } => {
+            let parts: Vec<BoxedStrategy<Option<(String, Value)>>> = fields
+                .iter()
+                .map(|(name, required, spec, _)| {
+                    let name = name.clone();
+                    let value = instance(spec);
+                    if *required {
+                        value.prop_map(move |v| Some((name.clone(), v))).boxed()
+                    } else {
+                        proptest::option::of(value.prop_map(move |v| (name.clone(), v))).boxed()
+                    }
+                })
+                .collect();
+            let extra_entry: BoxedStrategy<Option<(String, Value)>> = match extra {
+                Extra::Closed => Just(None).boxed(),
+                Extra::Open => {
+                    proptest::option::of(any_scalar().prop_map(|v| ("zz".to_string(), v))).boxed()
+                }
+                Extra::Map(s) => {
+                    proptest::option::of(instance(s).prop_map(|v| ("zz".to_string(), v))).boxed()
+                }
+            };
+            (parts, extra_entry)
+                .prop_map(|(parts, extra)| {
+                    let mut map = Map::new();
+                    for (k, v) in parts.into_iter().flatten().chain(extra) {
+                        map.insert(k, v);
+                    }
+                    Value::Object(map)
+                })
+                .boxed()
+        }
+        Spec::Nullable(inner) => prop_oneof![1 => Just(json!(null)), 3 => instance(inner)].boxed(),
+        Spec::AnyOf(members) => Union::new(members.iter().map(instance)).boxed(),
+        Spec::Named(inner) => instance(inner),
+    }
+}
+
+/// A value that is probably wrong for `s`: the wrong type, out of range, a string where lax mode
+/// may coerce, a missing or unknown key, a duplicate item, a value outside the enum.
+fn bad(s: &Spec) -> BoxedStrategy<Value> {
+    let wrong = any_scalar();
+    let specific: BoxedStrategy<Value> = match s {
+        Spec::Int { min, max, .. } => {
+            let below = min.unwrap_or(0) - 1;
+            let above = max.unwrap_or(100) + 1;
+            prop_oneof![
+                Just(json!(below)),
+                Just(json!(above)),
+                Just(json!(2.5)),
+                (-30i64..30).prop_map(|i| json!(i.to_string())),
+                (-30i64..30).prop_map(|i| json!(format!(" {i}.0 "))),
+                Just(json!("1.5")),
+            ]
+            .boxed()
+        }
+        Spec::Num { .. } => prop_oneof![
+            (-80i64..80).prop_map(|i| json!((i as f64 / 4.0).to_string())),
+            Just(json!("NaN")),
+            Just(json!("Infinity")),
+            Just(json!("1e400")),
+            Just(json!(1e300)),
+        ]
+        .boxed(),
+        Spec::Bool => prop_oneof![
+            Just(json!("true")),
+            Just(json!(" false")),
+            Just(json!("yes")),
+            Just(json!(0))
+        ]
+        .boxed(),
+        Spec::Str { .. } => prop_oneof![
+            (-30i64..30).prop_map(|i| json!(i)),
+            Just(json!(2.5)),
+            Just(json!("abcdefghijkl")),
+            Just(json!(false)),
+        ]
+        .boxed(),
+        Spec::Enum(_) | Spec::Const(_) => prop_oneof![
+            Just(json!("zzz")),
+            Just(json!("2")),
+            Just(json!(1.0)),
+            Just(json!("true")),
+            Just(json!(4))
+        ]
+        .boxed(),
+        Spec::Array { items, .. } => {
+            let dup = good(s)
+                .prop_map(|v| match v {
+                    Value::Array(mut a) => {
+                        if let Some(first) = a.first() {
+                            // Equal in JSON Schema's sense, not in representation: 1 → 1.0.
+                            let twin = as_floats(first);
+                            a.push(twin);
+                        }
+                        Value::Array(a)
+                    }
+                    other => other,
+                })
+                .boxed();
+            prop_oneof![dup, good(items), Just(json!("[1]"))].boxed()
+        }
+        Spec::Object { fields, .. } => {
+            let names: Vec<String> = fields.iter().map(|f| f.0.clone()).collect();
+            let base = good(s);
+            let n = names.len();
+            (base, 0..n.max(1), 0u8..3)
+                .prop_map(move |(v, i, how)| match v {
+                    Value::Object(mut m) => {
+                        match how {
+                            0 => {
+                                if let Some(name) = names.get(i) {
+                                    m.shift_remove(name);
+                                }
+                            }
+                            1 => {
+                                m.insert("unknown_key".into(), json!(1));
+                            }
+                            _ => {
+                                if let Some(name) = names.get(i) {
+                                    m.insert(name.clone(), Value::Null);
+                                }
+                            }
+                        }
+                        Value::Object(m)
+                    }
+                    other => other,
+                })
+                .boxed()
+        }
+        Spec::Nullable(inner) | Spec::Named(inner) => bad(inner),
+        _ => wrong.clone(),
+    };
+    prop_oneof![1 => wrong, 3 => specific].boxed()
+}
+
+/// The same value with integral numbers written the other way (1 ↔ 1.0) and keys reversed:
+/// equal under JSON Schema, different in representation.
+fn as_floats(v: &Value) -> Value {
+    match v {
+        Value::Number(n) if n.is_i64() || n.is_u64() => n.as_f64().map_or(v.clone(), |f| json!(f)),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 1e15 => json!(f as i64),
+            _ => v.clone(),
+        },
+        Value::Array(items) => Value::Array(items.iter().map(as_floats).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .rev()
+                .map(|(k, x)| (k.clone(), as_floats(x)))
+                .collect(),
+        ),
+        _ => v.clone(),
+    }
+}
+
+fn tool_and_args() -> impl Strategy<Value = (Spec, Value)> {
+    tool_spec().prop_flat_map(|s| {
+        let args = instance(&s);
+        (Just(s), args)
+    })
+}
+
+/// `cases` unless `PROPTEST_CASES` says otherwise.
+fn config(cases: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(cases);
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties 1-3
+
+proptest! {
+    #![proptest_config(config(600))]
+
+    /// 1. Strict mode accepts exactly what a draft 2020-12 validator accepts on the emitted
+    /// schema; the fast check agrees with both.
+    #[test]
+    fn strict_agrees_with_jsonschema((spec, args) in tool_and_args()) {
+        let (module, tool) = build(&spec);
+        let schema = tooldef::emit::json_schema::parameters(&module, &tool);
+        let reference = jsonschema::validator_for(&schema).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let ours = Validator::new(&module, &tool).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let expected = reference.is_valid(&args);
+        let result = ours.validate_value(&args, Mode::Strict);
+        prop_assert_eq!(result.is_ok(), expected, "schema {}\nargs {}\nours {:?}", schema, args, result.as_ref().err().map(|e| &e.message));
+        prop_assert_eq!(ours.is_valid(&args, Mode::Strict), expected);
+        // The checker's compile-time check of defaults and examples has the same semantics.
+        let root = Ty::Object(Box::new(tool.params.clone()));
+        let first = tooldef::validate::first_violation(&module, &root, &args);
+        prop_assert_eq!(first.is_none(), expected, "{:?}", first);
+        // The text path reads the same value.
+        prop_assert_eq!(ours.validate_str(&args.to_string(), Mode::Strict).is_ok(), expected);
+        if let Ok(v) = &result {
+            // Normalizing (defaults, key order, 1.0 → 1) keeps the arguments valid.
+            prop_assert!(reference.is_valid(&v.arguments), "normalized {}", v.arguments);
+            prop_assert!(v.coercions.is_empty());
+        } else if let Err(e) = &result {
+            prop_assert!(!e.errors.is_empty());
+        }
+    }
+
+    /// 2. and 3. Every output of lax mode passes strict mode (and the reference validator), and
+    /// validating it again in lax mode changes nothing and records no coercion. Lax mode accepts
+    /// everything strict mode accepts.
+    #[test]
+    fn lax_output_is_strict_and_idempotent((spec, args) in tool_and_args()) {
+        let (module, tool) = build(&spec);
+        let ours = Validator::new(&module, &tool).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let strict = ours.validate_value(&args, Mode::Strict);
+        let lax = ours.validate_value(&args, Mode::Lax);
+        if let Ok(s) = &strict {
+            prop_assert_eq!(lax.as_ref().ok(), Some(s), "lax must accept what strict accepts, unchanged");
+        }
+        if let Ok(out) = lax {
+            let again_strict = ours.validate_value(&out.arguments, Mode::Strict);
+            prop_assert!(again_strict.is_ok(), "lax output {} fails strict: {:?}", out.arguments, again_strict.err().map(|e| e.message));
+            let schema = tooldef::emit::json_schema::parameters(&module, &tool);
+            let reference = jsonschema::validator_for(&schema).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert!(reference.is_valid(&out.arguments));
+            let again = ours.validate_value(&out.arguments, Mode::Lax).map_err(|e| TestCaseError::fail(e.message))?;
+            prop_assert_eq!(&again.arguments, &out.arguments);
+            prop_assert!(again.coercions.is_empty(), "{:?}", again.coercions);
+            prop_assert_eq!(ours.is_valid(&args, Mode::Lax), true);
+        } else {
+            prop_assert_eq!(ours.is_valid(&args, Mode::Lax), false);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Property 4
+
+fn numeric_validator() -> Validator {
+    let module = tooldef::compile("/// Numbers.\n@lax\ntool n { i?: integer, x?: number }")
+        .expect("compiles")
+        .module;
+    Validator::for_tool(&module, "n").expect("exists")
+}
+
+proptest! {
+    #![proptest_config(config(2000))]
+
+    /// 4. For any i64 n: "n", " n ", "+n" (n ≥ 0) and "n.0" coerce to n.
+    #[test]
+    fn integer_strings_coerce_exactly(n in any::<i64>()) {
+        let v = numeric_validator();
+        let mut texts = vec![n.to_string(), format!(" {n} "), format!("{n}.0"), format!("\t{n}.000\n")];
+        if n >= 0 {
+            texts.push(format!("+{n}"));
+        }
+        for t in texts {
+            let out = v.validate_value(&json!({ "i": t }), Mode::Lax).map_err(|e| TestCaseError::fail(e.message))?;
+            prop_assert_eq!(out.arguments["i"].as_i64(), Some(n), "{:?}", t);
+            prop_assert_eq!(out.coercions.len(), 1);
+            // Strict mode never coerces.
+            let strict = v.validate_value(&json!({ "i": t }), Mode::Strict);
+            prop_assert!(strict.is_err());
+        }
+    }
+
+    /// 4. Any finite f64, printed and read back, coerces to itself; so does its exponent form.
+    #[test]
+    fn float_strings_coerce_to_themselves(x in any::<f64>().prop_filter("finite", |x| x.is_finite())) {
+        let v = numeric_validator();
+        for t in [x.to_string(), format!("{x:e}"), format!(" {x:?} ")] {
+            let out = v.validate_value(&json!({ "x": t }), Mode::Lax).map_err(|e| TestCaseError::fail(e.message))?;
+            prop_assert_eq!(out.arguments["x"].as_f64(), Some(x), "{:?}", t);
+        }
+    }
+
+    /// 4. Non-finite spellings never pass, in either field or mode.
+    #[test]
+    fn non_finite_strings_never_pass(
+        word in prop::sample::select(vec!["NaN", "nan", "Infinity", "-Infinity", "inf", "+inf", "-inf", "infinity", "1e400", "-1e309"]),
+        pad in "[ \t]{0,2}",
+    ) {
+        let v = numeric_validator();
+        let t = format!("{pad}{word}{pad}");
+        for mode in [Mode::Lax, Mode::Strict] {
+            let x = v.validate_value(&json!({ "x": t }), mode);
+            let i = v.validate_value(&json!({ "i": t }), mode);
+            prop_assert!(x.is_err());
+            prop_assert!(i.is_err());
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Property 5
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Str,
+    Int,
+    Enum,
+    Unique,
+    Nested,
+}
+
+impl Kind {
+    fn ty(self) -> &'static str {
+        match self {
+            Kind::Str => "string @max_length(3)",
+            Kind::Int => "integer @min(1) @max(10)",
+            Kind::Enum => "\"a\" | \"b\"",
+            Kind::Unique => "integer[] @unique",
+            Kind::Nested => "{ x: integer }",
+        }
+    }
+    fn valid(self) -> Value {
+        match self {
+            Kind::Str => json!("ab"),
+            Kind::Int => json!(5),
+            Kind::Enum => json!("a"),
+            Kind::Unique => json!([1, 2]),
+            Kind::Nested => json!({"x": 1}),
+        }
+    }
+    /// A violation in the field's value and the path (below the field) it is reported at.
+    fn violation(self, how: u8) -> (Value, &'static str) {
+        match (self, how % 2) {
+            (Kind::Str, 0) => (json!("abcd"), ""),
+            (Kind::Str, _) => (json!(true), ""),
+            (Kind::Int, 0) => (json!(11), ""),
+            (Kind::Int, _) => (json!("x"), ""),
+            (Kind::Enum, _) => (json!("c"), ""),
+            (Kind::Unique, 0) => (json!([1, 2, 1]), ""),
+            (Kind::Unique, _) => (json!([1, "z"]), "/1"),
+            (Kind::Nested, 0) => (json!({"x": "1.5"}), "/x"),
+            (Kind::Nested, _) => (json!({}), "/x"),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    /// 5. k independent violations give exactly k errors, with the right paths.
+    #[test]
+    fn k_violations_give_k_errors(
+        kinds in prop::collection::vec(prop::sample::select(vec![Kind::Str, Kind::Int, Kind::Enum, Kind::Unique, Kind::Nested]), 1..7),
+        plan in prop::collection::vec((0u8..4, any::<u8>()), 7),
+        unknown in 0usize..3,
+        mode in prop::sample::select(vec![Mode::Strict, Mode::Lax]),
+    ) {
+        let mut source = String::from("/// Many fields.\ntool t {\n");
+        for (i, k) in kinds.iter().enumerate() {
+            source.push_str(&format!("  f{i}: {}\n", k.ty()));
+        }
+        source.push('}');
+        let module = tooldef::compile(&source).map_err(|e| TestCaseError::fail(format!("{e:?}")))?.module;
+        let v = Validator::for_tool(&module, "t").map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let mut args = Map::new();
+        let mut expected: Vec<String> = Vec::new();
+        for (i, k) in kinds.iter().enumerate() {
+            let (action, how) = plan[i];
+            match action {
+                // Leave it valid.
+                0 | 1 => {
+                    args.insert(format!("f{i}"), k.valid());
+                }
+                // Leave it out: one missing field.
+                2 => expected.push(format!("/f{i}")),
+                // Break it.
+                _ => {
+                    let (bad, below) = k.violation(how);
+                    args.insert(format!("f{i}"), bad);
+                    expected.push(format!("/f{i}{below}"));
+                }
+            }
+        }
+        for u in 0..unknown {
+            args.insert(format!("zz{u}"), json!(u));
+            expected.push(format!("/zz{u}"));
+        }
+        let args = Value::Object(args);
+        let result = v.validate_value(&args, mode);
+        if expected.is_empty() {
+            prop_assert!(result.is_ok());
+        } else {
+            let err = result.err().ok_or_else(|| TestCaseError::fail(format!("accepted {args}")))?;
+            let mut got: Vec<String> = err.errors.iter().map(|e| e.path.clone()).collect();
+            got.sort();
+            expected.sort();
+            prop_assert_eq!(got, expected, "{}", err.message);
+            prop_assert_eq!(err.message.matches('\n').count(), err.errors.len() + 1);
+        }
+    }
+}
+
+/// The generators produce both verdicts often enough for the properties to mean something.
+#[test]
+fn generators_cover_both_verdicts() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let strategy = tool_and_args();
+    let (mut valid, mut invalid, mut coerced) = (0, 0, 0);
+    for _ in 0..400 {
+        let Ok(tree) = strategy.new_tree(&mut runner) else {
+            continue;
+        };
+        let (spec, args) = tree.current();
+        let (module, tool) = build(&spec);
+        let Ok(v) = Validator::new(&module, &tool) else {
+            continue;
+        };
+        match v.validate_value(&args, Mode::Lax) {
+            Ok(out) if !out.coercions.is_empty() => coerced += 1,
+            Ok(_) => valid += 1,
+            Err(_) => invalid += 1,
+        }
+    }
+    assert!(valid > 40, "valid {valid}");
+    assert!(invalid > 40, "invalid {invalid}");
+    assert!(coerced > 10, "coerced {coerced}");
+}
