@@ -1337,22 +1337,10 @@ impl Checker {
                 ast::Item::Tool(_) => None,
             })
             .collect();
-        for component in strongly_connected(&musts) {
-            let cyclic = component.len() > 1 || musts[component[0]].contains(&component[0]);
-            if !cyclic {
-                continue;
-            }
-            let mut names: Vec<&str> = component
-                .iter()
-                .map(|&i| module.types[i].name.as_str())
-                .collect();
-            names.sort_unstable();
-            let shown = if names.len() > 6 {
-                format!("{} → … ({} types)", names[..6].join(" → "), names.len())
-            } else {
-                names.join(" → ")
-            };
+        let mut reported = vec![false; n];
+        for component in cycles(&musts) {
             for &i in &component {
+                reported[i] = true;
                 let span = name_spans.get(i).copied().unwrap_or(module.types[i].span);
                 self.error(
                     Diagnostic::error(
@@ -1361,11 +1349,39 @@ impl Checker {
                         format!(
                             "type `{}` contains itself through required fields ({}), so no finite value fits it",
                             module.types[i].name,
-                            shown
+                            cycle_names(module, &component)
                         ),
                     )
                     .with_label("infinitely recursive")
                     .with_help("break the cycle with an optional field (`name?: T`), a nullable type (`T | null`), an array (`T[]`) or a map"),
+                );
+            }
+        }
+        // `type A = A | string`: a reference to itself with nothing around it adds no value.
+        let unguarded: Vec<Vec<usize>> = module
+            .types
+            .iter()
+            .map(|t| {
+                let mut out = Vec::new();
+                collect_unguarded(&t.ty, &mut out);
+                out
+            })
+            .collect();
+        for component in cycles(&unguarded) {
+            for &i in component.iter().filter(|&&i| !reported[i]) {
+                let span = name_spans.get(i).copied().unwrap_or(module.types[i].span);
+                self.error(
+                    Diagnostic::error(
+                        Code::InfiniteRecursion,
+                        span,
+                        format!(
+                            "type `{}` is defined as a union containing itself ({}), which adds no value",
+                            module.types[i].name,
+                            cycle_names(module, &component)
+                        ),
+                    )
+                    .with_label("refers to itself")
+                    .with_help("a recursive type must nest itself inside an object, an array or a map; remove the self-reference from the union"),
                 );
             }
         }
@@ -1583,6 +1599,38 @@ pub fn forbidden_char(c: char, in_description: bool) -> bool {
             | '\u{180E}'              // Mongolian vowel separator
             | '\u{E0000}'..='\u{E007F}' // tags
         )
+}
+
+/// The strongly connected components that contain a cycle.
+fn cycles(adj: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    strongly_connected(adj)
+        .into_iter()
+        .filter(|c| c.len() > 1 || adj[c[0]].contains(&c[0]))
+        .collect()
+}
+
+/// "A → B → C" (at most six names) for a cycle's message.
+fn cycle_names(module: &Module, component: &[usize]) -> String {
+    let mut names: Vec<&str> = component
+        .iter()
+        .map(|&i| module.types[i].name.as_str())
+        .collect();
+    names.sort_unstable();
+    if names.len() > 6 {
+        format!("{} → … ({} types)", names[..6].join(" → "), names.len())
+    } else {
+        names.join(" → ")
+    }
+}
+
+/// The named types a type refers to without any array, object or map around the reference.
+fn collect_unguarded(ty: &Ty, out: &mut Vec<usize>) {
+    match ty {
+        Ty::Ref(id) if !out.contains(&id.0) => out.push(id.0),
+        Ty::Nullable(t) => collect_unguarded(t, out),
+        Ty::AnyOf(ts) => ts.iter().for_each(|t| collect_unguarded(t, out)),
+        _ => {}
+    }
 }
 
 fn collect_refs(ty: &Ty, out: &mut Vec<usize>) {

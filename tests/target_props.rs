@@ -8,7 +8,7 @@
 //!   validator and the emitted schema agree.
 //!
 //! Tools and arguments are generated together, the arguments valid by construction;
-//! [`accepted_by_validator`] is where tooldef's own validator confirms them.
+//! [`accepted_by_validator`] is where tooldef's own validator (strict and lax) confirms them.
 
 mod target_rules;
 
@@ -347,12 +347,18 @@ fn tool() -> impl Strategy<Value = (Module, Vec<(Value, Value)>)> {
         })
 }
 
-/// Whether tooldef's validator accepts the arguments. Today this is the compile-time checker
-/// (`validate::first_violation`, JSON Schema semantics); the lax validator replaces it here
-/// when it lands, and the generated arguments then include coercible ones ("42" for 42).
-fn accepted_by_validator(module: &Module, tool: &Tool, args: &Value) -> bool {
-    let params = Ty::Object(Box::new(tool.params.clone()));
-    tooldef::validate::first_violation(module, &params, args).is_none()
+/// Whether tooldef's own validator accepts the arguments in `mode`; in lax mode, its normalized
+/// output must pass strict mode too.
+fn accepted_by_validator(module: &Module, tool: &Tool, args: &Value, mode: Mode) -> bool {
+    let Ok(validator) = tooldef::validate::Validator::new(module, tool) else {
+        return false;
+    };
+    match validator.validate_value(args, mode) {
+        Ok(done) => validator
+            .validate_value(&done.arguments, Mode::Strict)
+            .is_ok(),
+        Err(_) => false,
+    }
 }
 
 /// The parameter schema inside a target's output for one tool.
@@ -434,7 +440,8 @@ proptest! {
     fn outputs_follow_their_rules_and_accept_valid_arguments((module, args) in tool()) {
         let tool = &module.tools[0];
         for (plain, _) in &args {
-            prop_assert!(accepted_by_validator(&module, tool, plain), "validator rejects generated args {plain}");
+            prop_assert!(accepted_by_validator(&module, tool, plain, Mode::Lax), "lax validator rejects generated args {plain}");
+            prop_assert!(accepted_by_validator(&module, tool, plain, Mode::Strict), "strict validator rejects generated args {plain}");
         }
         for &target in Target::ALL {
             let Ok(e) = emit::tools(&module, target, &Options::default()) else { continue };
@@ -472,7 +479,7 @@ proptest! {
             let mut mutated = plain.clone();
             let mut at = k;
             mutate(&mut mutated, &mut at, &with);
-            let ours = accepted_by_validator(&module, tool, &mutated);
+            let ours = accepted_by_validator(&module, tool, &mutated, Mode::Strict);
             prop_assert_eq!(ours, v.is_valid(&mutated), "disagree on {} for {}", mutated, schema);
         }
     }

@@ -184,8 +184,8 @@ impl<'m> Emitter<'m> {
 
     fn nullable(&mut self, inner: &Ty) -> Map<String, Value> {
         let mut m = self.schema(inner);
-        if m.is_empty() {
-            return m; // `any` already accepts null
+        if accepts_null(&m) {
+            return m; // `any`, `null`, or an alias that is already nullable
         }
         let is_enum = m.contains_key("enum") || m.contains_key("const");
         match m.get("type") {
@@ -276,6 +276,24 @@ impl<'m> Emitter<'m> {
 fn describe(m: &mut Map<String, Value>, description: String) {
     m.shift_remove("description");
     m.shift_insert(0, "description".into(), Value::String(description));
+}
+
+/// Whether an emitted schema, as built here, already lets `null` through at its top level.
+fn accepts_null(m: &Map<String, Value>) -> bool {
+    let null = Value::String("null".into());
+    match m.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(ts)) => ts.contains(&null),
+        None if m.contains_key("enum") => m["enum"]
+            .as_array()
+            .is_some_and(|v| v.contains(&Value::Null)),
+        None if m.contains_key("const") => m["const"].is_null(),
+        None if m.contains_key("anyOf") => m["anyOf"]
+            .as_array()
+            .is_some_and(|v| v.iter().any(|s| s.as_object().is_some_and(accepts_null))),
+        None => !m.contains_key("$ref"),
+        Some(_) => false,
+    }
 }
 
 /// The JSON Schema `type` shared by all values, if they share one.
