@@ -854,11 +854,50 @@ fn first_violation_speaks_to_the_author() {
 
 #[test]
 fn cycles_that_consume_nothing_mean_their_least_fixed_point() {
-    // `type A = A | string` is accepted by the checker; it can only ever be a string.
-    let module =
-        tooldef::compile("type A = A | string\n/// T.\ntool t { a: A, n?: N }\ntype N = N | null")
-            .expect("compiles")
-            .module;
+    // The checker rejects `type A = A | string`; a model built by hand may still hold it, and the
+    // validator then reads it as its least fixed point: only a string.
+    let err =
+        tooldef::compile("type A = A | string\n/// T.\ntool t { a: A }").expect_err("rejected");
+    assert!(
+        err.errors()
+            .all(|d| d.code == tooldef::Code::InfiniteRecursion),
+        "{err:?}"
+    );
+
+    use tooldef::model::*;
+    let named = |name: &str, ty: Ty| NamedType {
+        name: name.into(),
+        kind: NamedKind::Alias,
+        description: None,
+        ty,
+        recursive: true,
+        deprecated: false,
+        span: tooldef::Span::default(),
+    };
+    let field = |name: &str, required: bool, ty: Ty| Field {
+        name: name.into(),
+        description: None,
+        required,
+        ty,
+        default: None,
+        examples: Vec::new(),
+        deprecated: false,
+        span: tooldef::Span::default(),
+    };
+    let mut module = tooldef::compile("/// T.\ntool t {}")
+        .expect("compiles")
+        .module;
+    module.types = vec![
+        named(
+            "A",
+            Ty::AnyOf(vec![Ty::Ref(TypeId(0)), Ty::String(StringRules::default())]),
+        ),
+        named("N", Ty::Nullable(Box::new(Ty::Ref(TypeId(1))))),
+    ];
+    module.tools[0].params.fields = vec![
+        field("a", true, Ty::Ref(TypeId(0))),
+        field("n", false, Ty::Ref(TypeId(1))),
+    ];
     let v = Validator::for_tool(&module, "t").expect("exists");
     assert!(v.validate_value(&json!({"a": "x"}), Mode::Strict).is_ok());
     assert!(v.validate_value(&json!({"a": 1}), Mode::Strict).is_err());
