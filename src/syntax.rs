@@ -682,6 +682,8 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Diagnostic {
     let last_line = before.rsplit('\n').next().unwrap_or("").trim_start();
     if found.starts_with("///") || last_line.contains("///") {
         d = d.with_help("a `///` doc comment must come right before a tool, type, enum, field or enum value; use `//` for other comments");
+    } else if found == "<" {
+        d = d.with_help("write `map<T>` with no blank before `<`; only `map` takes a type argument");
     } else if found == "," || found == ";" {
         d = d
             .with_help("fields and enum values are separated by line breaks (a comma is optional)");
