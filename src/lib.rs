@@ -37,6 +37,7 @@ pub mod check;
 pub mod diagnostic;
 pub mod emit;
 pub mod model;
+pub mod print;
 pub mod render;
 pub mod suggest;
 pub mod syntax;

@@ -131,6 +131,7 @@ impl Lower {
             params: params.unwrap_or(ObjectBody {
                 fields: Vec::new(),
                 open: None,
+                rest: None,
                 span,
             }),
             span,
@@ -267,14 +268,25 @@ impl Lower {
         let span = span_of(&pair);
         let mut fields = Vec::new();
         let mut open = None;
+        let mut rest = None;
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::field => fields.push(self.field(p, depth)),
-                Rule::open_marker => open = Some(span_of(&p)),
+                Rule::open_marker => {
+                    open = Some(span_of(&p));
+                    if let Some(t) = p.into_inner().find(|t| t.as_rule() == Rule::type_expr) {
+                        rest = Some(Box::new(self.type_expr(t, depth + 1)));
+                    }
+                }
                 _ => {}
             }
         }
-        ObjectBody { fields, open, span }
+        ObjectBody {
+            fields,
+            open,
+            rest,
+            span,
+        }
     }
 
     fn field(&mut self, pair: Pair<Rule>, depth: usize) -> Field {
