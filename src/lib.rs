@@ -36,6 +36,7 @@ pub mod ast;
 pub mod check;
 pub mod diagnostic;
 pub mod emit;
+pub mod import;
 pub mod model;
 pub mod print;
 pub mod render;

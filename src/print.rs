@@ -815,6 +815,16 @@ impl<'s> Printer<'s> {
             self.seen(b.span);
             return;
         }
+        if b.fields.is_empty() && !self.has_comments_in(b.span) {
+            self.write("{ ...");
+            if let Some(rest) = &b.rest {
+                self.write(": ");
+                self.ty(rest, false);
+            }
+            self.write(" }");
+            self.seen(b.span);
+            return;
+        }
         self.write("{");
         self.seen(Span::new(b.span.start, b.span.start + 1));
         self.indent += 1;
