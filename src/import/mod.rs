@@ -346,7 +346,18 @@ pub(crate) fn tools(
         core.reset_defs();
         core.set_defs_owned(&input_value, &input_ptr);
         let params = match core.ty(&input_value, &input_ptr) {
-            Some(Ty::Object(o)) => *o,
+            Some(Ty::Object(mut o)) => {
+                // A tool's parameters are closed too when they declare none: a tool that takes
+                // no parameters takes no unknown ones either.
+                if rules.close_objects
+                    && o.additional == crate::model::Additional::Open
+                    && !input_value.as_object().is_some_and(|m| m.contains_key("additionalProperties"))
+                {
+                    o.additional = crate::model::Additional::Closed;
+                    core.closed_by_default = true;
+                }
+                *o
+            }
             Some(_) => {
                 core.error(&input_ptr, None, "the parameters must be an object schema");
                 continue;
