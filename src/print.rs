@@ -620,7 +620,7 @@ impl<'s> Printer<'s> {
         }
         let last = here.pop();
         if let Some(c) = last {
-            self.out.push_str("  ");
+            self.out.push(' ');
             self.out.push_str(&c.text);
         }
         self.out.push('\n');
