@@ -613,7 +613,20 @@ impl<'s> Printer<'s> {
                 .map_or(self.source.len(), |n| self.last_src + n)
         };
         let mut here = Vec::new();
-        while self.comments.front().is_some_and(|c| c.offset < eol) {
+        // A comment belongs here only when no code still to be printed sits before it.
+        let source = self.source;
+        let from = self.last_src;
+        let nothing_before = |c: &Comment| {
+            source.get(from.min(c.offset)..c.offset).is_some_and(|gap| {
+                gap.chars()
+                    .all(|ch| ch.is_whitespace() || matches!(ch, ',' | '}' | ']' | ')' | '>'))
+            })
+        };
+        while self
+            .comments
+            .front()
+            .is_some_and(|c| c.offset < eol && (!c.trailing || nothing_before(c)))
+        {
             if let Some(c) = self.comments.pop_front() {
                 here.push(c);
             }
