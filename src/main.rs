@@ -424,16 +424,23 @@ fn import(
     keep_open: bool,
 ) -> Result<u8, String> {
     let input = read_input(file)?;
-    let text = String::from_utf8(input.bytes)
-        .map_err(|_| format!("{} is not UTF-8", input.name))?;
+    let text =
+        String::from_utf8(input.bytes).map_err(|_| format!("{} is not UTF-8", input.name))?;
     let options = tooldef::import::Options { name, keep_open };
     let result = tooldef::import::parse_input(&text)
         .and_then(|doc| tooldef::import::import(&doc, dialect, &options));
     match result {
         Ok(imported) => {
             for w in &imported.warnings {
-                let at = if w.pointer.is_empty() { "/" } else { &w.pointer };
-                to_stderr(&format!("warning: {}: at {at}: {}\n", input.name, w.message));
+                let at = if w.pointer.is_empty() {
+                    "/"
+                } else {
+                    &w.pointer
+                };
+                to_stderr(&format!(
+                    "warning: {}: at {at}: {}\n",
+                    input.name, w.message
+                ));
             }
             match output {
                 Some(path) => std::fs::write(path, &imported.source)

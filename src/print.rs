@@ -221,7 +221,15 @@ fn val(v: &Value) -> AttrValue {
 fn flag(n: &str, v: Option<bool>, out: &mut Vec<Attribute>) {
     match v {
         Some(true) => out.push(attr(n, None)),
-        Some(false) => out.push(attr(n, Some(vec![val(&Value::Bool(false))].into_iter().map(arg).collect()))),
+        Some(false) => out.push(attr(
+            n,
+            Some(
+                vec![val(&Value::Bool(false))]
+                    .into_iter()
+                    .map(arg)
+                    .collect(),
+            ),
+        )),
         None => {}
     }
 }
@@ -313,7 +321,10 @@ impl ToAst<'_> {
     fn tool(&mut self, t: &model::Tool) -> Result<ToolDef, Unprintable> {
         let mut attrs = Vec::new();
         if let Some(title) = &t.title {
-            attrs.push(attr("title", Some(vec![arg(val(&Value::String(title.clone())))])));
+            attrs.push(attr(
+                "title",
+                Some(vec![arg(val(&Value::String(title.clone())))]),
+            ));
         }
         flag("read_only", t.hints.read_only, &mut attrs);
         flag("destructive", t.hints.destructive, &mut attrs);
@@ -336,7 +347,9 @@ impl ToAst<'_> {
             None => {}
         }
         match t.on_error {
-            Some(model::OnError::Raise) => attrs.push(attr("on_error", Some(vec![arg(word("raise"))]))),
+            Some(model::OnError::Raise) => {
+                attrs.push(attr("on_error", Some(vec![arg(word("raise"))])))
+            }
             Some(model::OnError::Suppress) => {
                 attrs.push(attr("on_error", Some(vec![arg(word("suppress"))])))
             }
@@ -454,7 +467,10 @@ impl ToAst<'_> {
                 ];
                 for (n, b) in bounds {
                     if let Some(b) = b {
-                        attrs.push(attr(n, Some(vec![arg(val(&Value::Number(b.value.clone())))])));
+                        attrs.push(attr(
+                            n,
+                            Some(vec![arg(val(&Value::Number(b.value.clone())))]),
+                        ));
                     }
                 }
                 Ok(constrained(base, attrs))
@@ -462,13 +478,22 @@ impl ToAst<'_> {
             Ty::String(r) => {
                 let mut attrs = Vec::new();
                 if let Some(n) = &r.min_length {
-                    attrs.push(attr("min_length", Some(vec![arg(val(&Value::from(n.value)))])));
+                    attrs.push(attr(
+                        "min_length",
+                        Some(vec![arg(val(&Value::from(n.value)))]),
+                    ));
                 }
                 if let Some(n) = &r.max_length {
-                    attrs.push(attr("max_length", Some(vec![arg(val(&Value::from(n.value)))])));
+                    attrs.push(attr(
+                        "max_length",
+                        Some(vec![arg(val(&Value::from(n.value)))]),
+                    ));
                 }
                 if let Some(p) = &r.pattern {
-                    attrs.push(attr("pattern", Some(vec![arg(val(&Value::String(p.value.clone())))])));
+                    attrs.push(attr(
+                        "pattern",
+                        Some(vec![arg(val(&Value::String(p.value.clone())))]),
+                    ));
                 }
                 if let Some(f) = &r.format {
                     attrs.push(attr("format", Some(vec![arg(word(f.value.as_str()))])));
@@ -482,7 +507,9 @@ impl ToAst<'_> {
                     out.push(self.literal(&m.value)?);
                 }
                 Ok(match out.len() {
-                    1 => out.pop().unwrap_or_else(|| expr(TypeKind::Named(name("null")))),
+                    1 => out
+                        .pop()
+                        .unwrap_or_else(|| expr(TypeKind::Named(name("null")))),
                     _ => expr(TypeKind::Union(out)),
                 })
             }
@@ -490,10 +517,16 @@ impl ToAst<'_> {
                 let items = self.ty(&a.items)?;
                 let mut attrs = Vec::new();
                 if let Some(n) = &a.min_items {
-                    attrs.push(attr("min_items", Some(vec![arg(val(&Value::from(n.value)))])));
+                    attrs.push(attr(
+                        "min_items",
+                        Some(vec![arg(val(&Value::from(n.value)))]),
+                    ));
                 }
                 if let Some(n) = &a.max_items {
-                    attrs.push(attr("max_items", Some(vec![arg(val(&Value::from(n.value)))])));
+                    attrs.push(attr(
+                        "max_items",
+                        Some(vec![arg(val(&Value::from(n.value)))]),
+                    ));
                 }
                 if let Some(u) = &a.unique {
                     if u.value {
@@ -512,7 +545,10 @@ impl ToAst<'_> {
             },
             Ty::Ref(id) => match self.module.types.get(id.0) {
                 Some(t) => named(&t.name),
-                None => Err(Unprintable(format!("type reference {} is out of range", id.0))),
+                None => Err(Unprintable(format!(
+                    "type reference {} is out of range",
+                    id.0
+                ))),
             },
             Ty::Nullable(inner) => {
                 let inner = self.ty(inner)?;
@@ -655,7 +691,10 @@ impl<'s> Printer<'s> {
             if let Some(c) = self.comments.pop_front() {
                 self.write(&c.text);
                 self.out.push('\n');
-                let next = self.comments.front().map_or(offset, |n| n.offset.min(offset));
+                let next = self
+                    .comments
+                    .front()
+                    .map_or(offset, |n| n.offset.min(offset));
                 let end = c.offset + c.text.len();
                 if next != usize::MAX && self.blank_between(end, next) {
                     self.out.push('\n');

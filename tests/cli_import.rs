@@ -15,7 +15,12 @@ fn run_stdin(args: &[&str], input: &str) -> (i32, String, String) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     (
         out.status.code().unwrap_or(-1),
@@ -25,7 +30,8 @@ fn run_stdin(args: &[&str], input: &str) -> (i32, String, String) {
 }
 
 fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("tooldef-cli-import-{name}-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("tooldef-cli-import-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -38,17 +44,40 @@ fn fmt_check_lists_files_that_would_change_and_fmt_rewrites_them() {
     let clean = dir.join("clean.tool");
     std::fs::write(&messy, "/// Do it.\ntool   t{a:string // keep me\n}\n").unwrap();
     std::fs::write(&clean, "/// Do it.\ntool t {\n  a: string\n}\n").unwrap();
-    let out = tooldef().arg("fmt").arg("--check").arg(&messy).arg(&clean).output().unwrap();
+    let out = tooldef()
+        .arg("fmt")
+        .arg("--check")
+        .arg(&messy)
+        .arg(&clean)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let listed = String::from_utf8_lossy(&out.stdout);
     assert!(listed.contains("messy.tool"), "{listed}");
     assert!(!listed.contains("clean.tool"), "{listed}");
-    assert_eq!(std::fs::read_to_string(&messy).unwrap(), "/// Do it.\ntool   t{a:string // keep me\n}\n");
+    assert_eq!(
+        std::fs::read_to_string(&messy).unwrap(),
+        "/// Do it.\ntool   t{a:string // keep me\n}\n"
+    );
 
-    let out = tooldef().arg("fmt").arg(&messy).arg(&clean).output().unwrap();
+    let out = tooldef()
+        .arg("fmt")
+        .arg(&messy)
+        .arg(&clean)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(std::fs::read_to_string(&messy).unwrap(), "/// Do it.\ntool t {\n  a: string // keep me\n}\n");
-    let out = tooldef().arg("fmt").arg("--check").arg(&messy).arg(&clean).output().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&messy).unwrap(),
+        "/// Do it.\ntool t {\n  a: string // keep me\n}\n"
+    );
+    let out = tooldef()
+        .arg("fmt")
+        .arg("--check")
+        .arg(&messy)
+        .arg(&clean)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty());
 }
@@ -70,8 +99,14 @@ fn import_prints_canonical_source_that_compiles() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("tool search {"), "{out}");
     assert!(out.contains("q: string @min_length(1)"), "{out}");
-    assert!(out.contains("n?: string | number @min(2) | boolean | any[] | { ... } | null"), "{out}");
-    assert!(out.trim_end().ends_with("...\n}") || out.contains("  ...\n}"), "open: {out}");
+    assert!(
+        out.contains("n?: string | number @min(2) | boolean | any[] | { ... } | null"),
+        "{out}"
+    );
+    assert!(
+        out.trim_end().ends_with("...\n}") || out.contains("  ...\n}"),
+        "open: {out}"
+    );
     tooldef::compile(&out).unwrap();
     let (code, again, _) = run_stdin(&["fmt", "-"], &out);
     assert_eq!(code, 0);
@@ -108,11 +143,20 @@ fn typed_extra_keys_reach_every_target() {
     let m = tooldef::compile(src).unwrap().module;
     let tool = &m.tools[0];
     let schema = emit::json_schema::parameters(&m, tool);
-    assert_eq!(schema["additionalProperties"], serde_json::json!({"type": "integer"}));
+    assert_eq!(
+        schema["additionalProperties"],
+        serde_json::json!({"type": "integer"})
+    );
     assert_eq!(schema["required"], serde_json::json!(["id"]));
     let ty = tooldef::model::Ty::Object(Box::new(tool.params.clone()));
-    assert!(tooldef::import::strict_violation(&m, &ty, &serde_json::json!({"id": "a", "n": 1})).is_none());
-    assert!(tooldef::import::strict_violation(&m, &ty, &serde_json::json!({"id": "a", "n": "x"})).is_some());
+    assert!(
+        tooldef::import::strict_violation(&m, &ty, &serde_json::json!({"id": "a", "n": 1}))
+            .is_none()
+    );
+    assert!(
+        tooldef::import::strict_violation(&m, &ty, &serde_json::json!({"id": "a", "n": "x"}))
+            .is_some()
+    );
     for &target in Target::ALL {
         match emit::tools(&m, target, &Options::default()) {
             Ok(out) => {
@@ -124,11 +168,22 @@ fn typed_extra_keys_reach_every_target() {
                     Target::JsonSchema => out.json[0]["parameters"].clone(),
                     _ => panic!("{} should refuse typed extra keys", target.as_str()),
                 };
-                assert_eq!(s["additionalProperties"]["type"], "integer", "{}", target.as_str());
+                assert_eq!(
+                    s["additionalProperties"]["type"],
+                    "integer",
+                    "{}",
+                    target.as_str()
+                );
             }
             Err(e) => {
-                assert!(matches!(target, Target::OpenAiStrict | Target::Gemini), "{}", target.as_str());
-                assert!(e.errors().all(|d| d.code == tooldef::Code::NotRepresentable));
+                assert!(
+                    matches!(target, Target::OpenAiStrict | Target::Gemini),
+                    "{}",
+                    target.as_str()
+                );
+                assert!(e
+                    .errors()
+                    .all(|d| d.code == tooldef::Code::NotRepresentable));
             }
         }
     }

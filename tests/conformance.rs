@@ -20,7 +20,10 @@ fn corpus() -> Option<PathBuf> {
     if std::env::var("CI").as_deref() == Ok("true") {
         panic!("the corpus is missing at {} and CI=true", dir.display());
     }
-    eprintln!("notice: {} is absent; conformance test skipped", dir.display());
+    eprintln!(
+        "notice: {} is absent; conformance test skipped",
+        dir.display()
+    );
     None
 }
 
@@ -42,48 +45,170 @@ fn read_lines(path: &std::path::Path) -> Vec<Value> {
 
 /// The keyword files MANIFEST.md lists as expressible by a tool language.
 const EXPRESSIBLE: &[&str] = &[
-    "type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-    "minLength", "maxLength", "pattern", "minItems", "maxItems", "uniqueItems", "items",
-    "prefixItems", "properties", "required", "additionalProperties", "default", "format",
+    "type",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "items",
+    "prefixItems",
+    "properties",
+    "required",
+    "additionalProperties",
+    "default",
+    "format",
 ];
 
 /// Cases of the expressible files that the importer rejects, by `file / case`, with the reason.
 const EXPECTED_REJECTIONS: &[(&str, &str)] = &[
-    ("additionalProperties / additionalProperties being false does not allow other properties", "uses `patternProperties`, which the language does not express"),
-    ("additionalProperties / non-ASCII pattern with additionalProperties", "uses `patternProperties`, which the language does not express"),
-    ("additionalProperties / additionalProperties does not look in applicators", "uses `allOf`, which the language does not express"),
-    ("additionalProperties / additionalProperties with propertyNames", "uses `propertyNames`, which the language does not express"),
-    ("additionalProperties / dependentSchemas with additionalProperties", "uses `dependentSchemas`, which the language does not express"),
-    ("const / const with object", "an enum/const value is an array or object; literal types are scalars"),
-    ("const / const with array", "an enum/const value is an array or object; literal types are scalars"),
-    ("const / const with [false] does not match [0]", "an enum/const value is an array or object; literal types are scalars"),
-    ("const / const with [true] does not match [1]", "an enum/const value is an array or object; literal types are scalars"),
-    (r#"const / const with {"a": false} does not match {"a": 0}"#, r#"an enum/const value is an array or object; literal types are scalars"#),
-    (r#"const / const with {"a": true} does not match {"a": 1}"#, r#"an enum/const value is an array or object; literal types are scalars"#),
-    ("enum / heterogeneous enum validation", "an enum/const value is an array or object; literal types are scalars"),
-    ("enum / enum with [false] does not match [0]", "an enum/const value is an array or object; literal types are scalars"),
-    ("enum / enum with [true] does not match [1]", "an enum/const value is an array or object; literal types are scalars"),
-    ("enum / enum with [0] does not match [false]", "an enum/const value is an array or object; literal types are scalars"),
-    ("enum / enum with [1] does not match [true]", "an enum/const value is an array or object; literal types are scalars"),
-    ("enum / empty enum", "an empty enum accepts nothing; the language has no empty type"),
-    ("items / items with boolean schema (false)", "a `false` schema accepts nothing; the language has no empty type"),
-    ("items / items and subitems", "uses `prefixItems`, which the language does not express"),
-    ("items / prefixItems with no additional items allowed", "uses `prefixItems`, which the language does not express"),
-    ("items / items does not look in applicators, valid case", "uses `allOf`, which the language does not express"),
-    ("items / prefixItems validation adjusts the starting index for items", "uses `prefixItems`, which the language does not express"),
-    ("items / items with heterogeneous array", "uses `prefixItems`, which the language does not express"),
-    ("prefixItems / a schema given for prefixItems", "uses `prefixItems`, which the language does not express"),
-    ("prefixItems / prefixItems with boolean schemas", "uses `prefixItems`, which the language does not express"),
-    ("prefixItems / additional items are allowed by default", "uses `prefixItems`, which the language does not express"),
-    ("prefixItems / prefixItems with null instance elements", "uses `prefixItems`, which the language does not express"),
-    ("properties / properties, patternProperties, additionalProperties interaction", "uses `patternProperties`, which the language does not express"),
-    ("properties / properties with boolean schema", "a `false` schema accepts nothing; the language has no empty type"),
-    ("properties / properties with escaped characters", "a property name holds a control character, which field names refuse (hidden-text guard)"),
-    ("required / required with escaped characters", "a property name holds a control character, which field names refuse (hidden-text guard)"),
-    ("uniqueItems / uniqueItems with an array of items", "uses `prefixItems`, which the language does not express"),
-    ("uniqueItems / uniqueItems with an array of items and additionalItems=false", "uses `prefixItems`, which the language does not express"),
-    ("uniqueItems / uniqueItems=false with an array of items", "uses `prefixItems`, which the language does not express"),
-    ("uniqueItems / uniqueItems=false with an array of items and additionalItems=false", "uses `prefixItems`, which the language does not express"),
+    (
+        "additionalProperties / additionalProperties being false does not allow other properties",
+        "uses `patternProperties`, which the language does not express",
+    ),
+    (
+        "additionalProperties / non-ASCII pattern with additionalProperties",
+        "uses `patternProperties`, which the language does not express",
+    ),
+    (
+        "additionalProperties / additionalProperties does not look in applicators",
+        "uses `allOf`, which the language does not express",
+    ),
+    (
+        "additionalProperties / additionalProperties with propertyNames",
+        "uses `propertyNames`, which the language does not express",
+    ),
+    (
+        "additionalProperties / dependentSchemas with additionalProperties",
+        "uses `dependentSchemas`, which the language does not express",
+    ),
+    (
+        "const / const with object",
+        "an enum/const value is an array or object; literal types are scalars",
+    ),
+    (
+        "const / const with array",
+        "an enum/const value is an array or object; literal types are scalars",
+    ),
+    (
+        "const / const with [false] does not match [0]",
+        "an enum/const value is an array or object; literal types are scalars",
+    ),
+    (
+        "const / const with [true] does not match [1]",
+        "an enum/const value is an array or object; literal types are scalars",
+    ),
+    (
+        r#"const / const with {"a": false} does not match {"a": 0}"#,
+        r#"an enum/const value is an array or object; literal types are scalars"#,
+    ),
+    (
+        r#"const / const with {"a": true} does not match {"a": 1}"#,
+        r#"an enum/const value is an array or object; literal types are scalars"#,
+    ),
+    (
+        "enum / heterogeneous enum validation",
+        "an enum/const value is an array or object; literal types are scalars",
+    ),
+    (
+        "enum / enum with [false] does not match [0]",
+        "an enum/const value is an array or object; literal types are scalars",
+    ),
+    (
+        "enum / enum with [true] does not match [1]",
+        "an enum/const value is an array or object; literal types are scalars",
+    ),
+    (
+        "enum / enum with [0] does not match [false]",
+        "an enum/const value is an array or object; literal types are scalars",
+    ),
+    (
+        "enum / enum with [1] does not match [true]",
+        "an enum/const value is an array or object; literal types are scalars",
+    ),
+    (
+        "enum / empty enum",
+        "an empty enum accepts nothing; the language has no empty type",
+    ),
+    (
+        "items / items with boolean schema (false)",
+        "a `false` schema accepts nothing; the language has no empty type",
+    ),
+    (
+        "items / items and subitems",
+        "uses `prefixItems`, which the language does not express",
+    ),
+    (
+        "items / prefixItems with no additional items allowed",
+        "uses `prefixItems`, which the language does not express",
+    ),
+    (
+        "items / items does not look in applicators, valid case",
+        "uses `allOf`, which the language does not express",
+    ),
+    (
+        "items / prefixItems validation adjusts the starting index for items",
+        "uses `prefixItems`, which the language does not express",
+    ),
+    (
+        "items / items with heterogeneous array",
+        "uses `prefixItems`, which the language does not express",
+    ),
+    (
+        "prefixItems / a schema given for prefixItems",
+        "uses `prefixItems`, which the language does not express",
+    ),
+    (
+        "prefixItems / prefixItems with boolean schemas",
+        "uses `prefixItems`, which the language does not express",
+    ),
+    (
+        "prefixItems / additional items are allowed by default",
+        "uses `prefixItems`, which the language does not express",
+    ),
+    (
+        "prefixItems / prefixItems with null instance elements",
+        "uses `prefixItems`, which the language does not express",
+    ),
+    (
+        "properties / properties, patternProperties, additionalProperties interaction",
+        "uses `patternProperties`, which the language does not express",
+    ),
+    (
+        "properties / properties with boolean schema",
+        "a `false` schema accepts nothing; the language has no empty type",
+    ),
+    (
+        "properties / properties with escaped characters",
+        "a property name holds a control character, which field names refuse (hidden-text guard)",
+    ),
+    (
+        "required / required with escaped characters",
+        "a property name holds a control character, which field names refuse (hidden-text guard)",
+    ),
+    (
+        "uniqueItems / uniqueItems with an array of items",
+        "uses `prefixItems`, which the language does not express",
+    ),
+    (
+        "uniqueItems / uniqueItems with an array of items and additionalItems=false",
+        "uses `prefixItems`, which the language does not express",
+    ),
+    (
+        "uniqueItems / uniqueItems=false with an array of items",
+        "uses `prefixItems`, which the language does not express",
+    ),
+    (
+        "uniqueItems / uniqueItems=false with an array of items and additionalItems=false",
+        "uses `prefixItems`, which the language does not express",
+    ),
 ];
 
 /// Tests whose verdict differs, by `file / case / test`, with the reason.
@@ -119,7 +244,10 @@ fn json_schema_test_suite() {
             match import::import_type(&case["schema"], "Root") {
                 Err(e) => {
                     row[2] += 1;
-                    assert!(!e.issues.is_empty() && e.issues.iter().all(|i| !i.message.is_empty()), "{cname}: an error without a message");
+                    assert!(
+                        !e.issues.is_empty() && e.issues.iter().all(|i| !i.message.is_empty()),
+                        "{cname}: an error without a message"
+                    );
                     if expressible {
                         rejected_expressible.push((cname.clone(), e.to_string()));
                     } else {
@@ -129,18 +257,25 @@ fn json_schema_test_suite() {
                 Ok((imported, id)) => {
                     row[1] += 1;
                     let again = tooldef::print::module(&imported.module).unwrap();
-                    assert_eq!(again, imported.source, "{cname}: import → print → compile → print is not a fixpoint");
+                    assert_eq!(
+                        again, imported.source,
+                        "{cname}: import → print → compile → print is not a fixpoint"
+                    );
                     let ty = Ty::Ref(id);
                     for t in case["tests"].as_array().unwrap() {
                         row[3] += 1;
-                        let tname = format!("{cname} / {}", t["description"].as_str().unwrap_or(""));
+                        let tname =
+                            format!("{cname} / {}", t["description"].as_str().unwrap_or(""));
                         let ok = strict_violation(&imported.module, &ty, &t["data"]).is_none();
                         if ok == t["valid"].as_bool().unwrap() {
                             row[4] += 1;
                         } else if EXPECTED_FAILURES.iter().any(|(n, _)| *n == tname) {
                             seen_expected.push(tname);
                         } else {
-                            unexpected.push(format!("{tname}: expected valid={} (schema {}, data {})\n{}", t["valid"], case["schema"], t["data"], imported.source));
+                            unexpected.push(format!(
+                                "{tname}: expected valid={} (schema {}, data {})\n{}",
+                                t["valid"], case["schema"], t["data"], imported.source
+                            ));
                         }
                     }
                 }
@@ -149,7 +284,10 @@ fn json_schema_test_suite() {
     }
     println!("| file | cases | imported | rejected | tests | passed |");
     for (f, r) in &rows {
-        println!("| {f} | {} | {} | {} | {} | {} |", r[0], r[1], r[2], r[3], r[4]);
+        println!(
+            "| {f} | {} | {} | {} | {} | {} |",
+            r[0], r[1], r[2], r[3], r[4]
+        );
     }
     let total = rows
         .iter()
@@ -178,13 +316,27 @@ fn json_schema_test_suite() {
         .iter()
         .filter(|(n, _)| !EXPECTED_REJECTIONS.iter().any(|(e, _)| e == n))
         .collect();
-    assert!(unexpected.is_empty(), "{} unexpected verdicts:\n{}", unexpected.len(), unexpected.join("\n\n"));
-    assert!(unlisted.is_empty(), "expressible cases rejected without being listed: {unlisted:#?}");
+    assert!(
+        unexpected.is_empty(),
+        "{} unexpected verdicts:\n{}",
+        unexpected.len(),
+        unexpected.join("\n\n")
+    );
+    assert!(
+        unlisted.is_empty(),
+        "expressible cases rejected without being listed: {unlisted:#?}"
+    );
     for (n, _) in EXPECTED_FAILURES {
-        assert!(seen_expected.iter().any(|s| s == n), "expected failure `{n}` now passes; remove it from the list");
+        assert!(
+            seen_expected.iter().any(|s| s == n),
+            "expected failure `{n}` now passes; remove it from the list"
+        );
     }
     for (n, _) in EXPECTED_REJECTIONS {
-        assert!(rejected_expressible.iter().any(|(s, _)| s == n), "expected rejection `{n}` now imports; remove it from the list");
+        assert!(
+            rejected_expressible.iter().any(|(s, _)| s == n),
+            "expected rejection `{n}` now imports; remove it from the list"
+        );
     }
 }
 
@@ -192,7 +344,10 @@ fn json_schema_test_suite() {
 // BFCL
 
 fn bfcl_one(function: &Value) -> Result<import::Imported, import::ImportError> {
-    import::import_bfcl(&Value::Array(vec![function.clone()]), &import::Options::default())
+    import::import_bfcl(
+        &Value::Array(vec![function.clone()]),
+        &import::Options::default(),
+    )
 }
 
 #[test]
@@ -216,25 +371,37 @@ fn bfcl_functions_import_and_pass_every_target() {
         imported += 1;
         // import → print → compile is a fixpoint.
         let again = tooldef::print::module(&m.module).unwrap();
-        assert_eq!(again, m.source, "{name}: printing the imported model changes its source");
+        assert_eq!(
+            again, m.source,
+            "{name}: printing the imported model changes its source"
+        );
         for &target in Target::ALL {
             match emit::tools(&m.module, target, &Options { warnings: false }) {
                 Ok(out) => {
                     emitted += 1;
                     let broken = target_rules::check(target, &out.json);
-                    assert!(broken.is_empty(), "{name} for {}: {broken:?}", target.as_str());
+                    assert!(
+                        broken.is_empty(),
+                        "{name} for {}: {broken:?}",
+                        target.as_str()
+                    );
                 }
                 Err(e) => {
                     refused_outputs += 1;
                     for d in e.errors() {
                         assert!(
-                            matches!(d.code, tooldef::Code::NotRepresentable | tooldef::Code::InvalidName),
+                            matches!(
+                                d.code,
+                                tooldef::Code::NotRepresentable | tooldef::Code::InvalidName
+                            ),
                             "{name} for {}: unexpected error {:?}: {}",
                             target.as_str(),
                             d.code,
                             d.message
                         );
-                        *refused.entry((target.as_str().to_string(), d.code.as_str().to_string())).or_default() += 1;
+                        *refused
+                            .entry((target.as_str().to_string(), d.code.as_str().to_string()))
+                            .or_default() += 1;
                     }
                 }
             }
@@ -242,7 +409,12 @@ fn bfcl_functions_import_and_pass_every_target() {
     }
     println!("BFCL functions: {} of {} imported; {emitted} target outputs pass their rules; {refused_outputs} outputs refused; refusal diagnostics: {refused:?}", imported, functions.len());
     assert_eq!(functions.len(), 3526);
-    assert!(failures.is_empty(), "{} functions failed to import:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} functions failed to import:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// The BFCL function document a call was made against.
@@ -278,8 +450,15 @@ fn other_type_value(v: &Value) -> Value {
 fn bfcl_ground_truth_calls_and_mutations() {
     let Some(root) = corpus() else { return };
     let categories = [
-        "simple_python", "multiple", "parallel", "parallel_multiple", "live_simple",
-        "live_multiple", "live_parallel", "live_parallel_multiple", "simple_java",
+        "simple_python",
+        "multiple",
+        "parallel",
+        "parallel_multiple",
+        "live_simple",
+        "live_multiple",
+        "live_parallel",
+        "live_parallel_multiple",
+        "simple_java",
         "simple_javascript",
     ];
     let known: Value = read_json(&root.join("bfcl/derived/known_invalid_groundtruth_calls.json"));
@@ -287,9 +466,15 @@ fn bfcl_ground_truth_calls_and_mutations() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| (p[0].as_str().unwrap_or("").to_string(), p[1].as_str().unwrap_or("").to_string()))
+        .map(|p| {
+            (
+                p[0].as_str().unwrap_or("").to_string(),
+                p[1].as_str().unwrap_or("").to_string(),
+            )
+        })
         .collect();
-    let (mut calls, mut agree, mut valid_accepted, mut valid, mut invalid, mut invalid_rejected) = (0, 0, 0, 0, 0, 0);
+    let (mut calls, mut agree, mut valid_accepted, mut valid, mut invalid, mut invalid_rejected) =
+        (0, 0, 0, 0, 0, 0);
     let (mut mutations, mut mutations_rejected) = (0, 0);
     let mut disagreements = Vec::new();
     let mut unrejected = Vec::new();
@@ -299,7 +484,10 @@ fn bfcl_ground_truth_calls_and_mutations() {
         for call in read_lines(&root.join(format!("bfcl/derived/{cat}.calls.jsonl"))) {
             let id = call["id"].as_str().unwrap();
             let fname = call["function"].as_str().unwrap();
-            let Some(doc) = docs.get(id).and_then(|fs| fs.iter().find(|f| f["name"] == fname)) else {
+            let Some(doc) = docs
+                .get(id)
+                .and_then(|fs| fs.iter().find(|f| f["name"] == fname))
+            else {
                 panic!("{id}: no document for {fname}");
             };
             let m = bfcl_one(doc).unwrap_or_else(|e| panic!("{id}: {e}"));
@@ -316,7 +504,10 @@ fn bfcl_ground_truth_calls_and_mutations() {
                 }
             } else {
                 invalid += 1;
-                assert!(known.iter().any(|(k, f)| k == id && f == fname), "{id} is invalid but not in the known list");
+                assert!(
+                    known.iter().any(|(k, f)| k == id && f == fname),
+                    "{id} is invalid but not in the known list"
+                );
                 if ours.is_some() {
                     invalid_rejected += 1;
                 }
@@ -325,19 +516,34 @@ fn bfcl_ground_truth_calls_and_mutations() {
                 agree += 1;
             } else if let Some((_, why)) = BFCL_EXPECTED.iter().find(|(k, _)| *k == id) {
                 // Open again, the call must pass.
-                let open = import::import_bfcl(&Value::Array(vec![doc.clone()]), &import::Options { name: None, keep_open: true }).unwrap();
+                let open = import::import_bfcl(
+                    &Value::Array(vec![doc.clone()]),
+                    &import::Options {
+                        name: None,
+                        keep_open: true,
+                    },
+                )
+                .unwrap();
                 let open_ty = Ty::Object(Box::new(open.module.tools[0].params.clone()));
-                assert!(strict_violation(&open.module, &open_ty, args).is_none(), "{id}: {why}");
+                assert!(
+                    strict_violation(&open.module, &open_ty, args).is_none(),
+                    "{id}: {why}"
+                );
                 expected_seen.push(id.to_string());
                 valid_accepted += 1;
             } else {
-                disagreements.push(format!("{id} {fname}: reference valid={reference}, ours: {ours:?}; args {args}\n{}", m.source));
+                disagreements.push(format!(
+                    "{id} {fname}: reference valid={reference}, ours: {ours:?}; args {args}\n{}",
+                    m.source
+                ));
             }
             if !reference || ours.is_some() {
                 continue;
             }
             // Mutations of a valid call must all be rejected.
-            let Some(obj) = args.as_object() else { continue };
+            let Some(obj) = args.as_object() else {
+                continue;
+            };
             let mut mutated: Vec<(String, Value)> = Vec::new();
             if let Some(f) = tool.params.fields.iter().find(|f| f.required) {
                 let mut o = obj.clone();
@@ -348,7 +554,9 @@ fn bfcl_ground_truth_calls_and_mutations() {
             o.insert("__unknown_parameter__".into(), json!(1));
             mutated.push(("add an unknown parameter".into(), Value::Object(o)));
             for (k, v) in obj {
-                let Some(field) = tool.params.field(k) else { continue };
+                let Some(field) = tool.params.field(k) else {
+                    continue;
+                };
                 let resolved = m.module.resolve(&field.ty);
                 if !matches!(resolved, Ty::Any) {
                     let mut o = obj.clone();
@@ -380,13 +588,25 @@ fn bfcl_ground_truth_calls_and_mutations() {
     }
     println!("BFCL calls: {calls}; agree with the reference validator: {agree}; valid accepted {valid_accepted}/{valid} ({} expected failures, accepted with --keep-open); known-invalid rejected {invalid_rejected}/{invalid}; mutations rejected {mutations_rejected}/{mutations}", expected_seen.len());
     for (id, _) in BFCL_EXPECTED {
-        assert!(expected_seen.iter().any(|s| s == id), "expected failure {id} now passes; remove it");
+        assert!(
+            expected_seen.iter().any(|s| s == id),
+            "expected failure {id} now passes; remove it"
+        );
     }
     for d in &disagreements {
         println!("disagreement: {d}");
     }
-    assert!(unrejected.is_empty(), "mutated calls accepted:\n{}", unrejected.join("\n"));
-    assert_eq!(valid_accepted, valid, "valid ground-truth calls rejected:\n{}", disagreements.join("\n"));
+    assert!(
+        unrejected.is_empty(),
+        "mutated calls accepted:\n{}",
+        unrejected.join("\n")
+    );
+    assert_eq!(
+        valid_accepted,
+        valid,
+        "valid ground-truth calls rejected:\n{}",
+        disagreements.join("\n")
+    );
     assert!(mutations > 3000);
 }
 
@@ -397,10 +617,20 @@ fn bfcl_ground_truth_calls_and_mutations() {
 /// and values at and beyond its bounds.
 fn candidates(schema: &Value, depth: usize) -> Vec<Value> {
     let mut out = vec![
-        json!(null), json!(true), json!(0), json!(1), json!(-1), json!(2.5), json!(""),
-        json!("abc"), json!([]), json!({}),
+        json!(null),
+        json!(true),
+        json!(0),
+        json!(1),
+        json!(-1),
+        json!(2.5),
+        json!(""),
+        json!("abc"),
+        json!([]),
+        json!({}),
     ];
-    let Some(s) = schema.as_object() else { return out };
+    let Some(s) = schema.as_object() else {
+        return out;
+    };
     for key in ["enum"] {
         if let Some(Value::Array(vs)) = s.get(key) {
             out.extend(vs.iter().cloned());
@@ -413,7 +643,11 @@ fn candidates(schema: &Value, depth: usize) -> Vec<Value> {
         if let Some(n) = s.get(key).and_then(Value::as_f64) {
             for d in [-1.0, 0.0, 1.0] {
                 let x = n + d;
-                out.push(if x.fract() == 0.0 && x.abs() < 1e15 { json!(x as i64) } else { json!(x) });
+                out.push(if x.fract() == 0.0 && x.abs() < 1e15 {
+                    json!(x as i64)
+                } else {
+                    json!(x)
+                });
             }
         }
     }
@@ -468,7 +702,11 @@ fn instance(schema: &Value, depth: usize) -> Value {
 /// each property dropped, and one with an unknown key (flagged).
 fn instances(schema: &Value) -> Vec<(Value, bool)> {
     let base = instance(schema, 0);
-    let mut out = vec![(base.clone(), false), (json!({}), false), (json!("not an object"), false)];
+    let mut out = vec![
+        (base.clone(), false),
+        (json!({}), false),
+        (json!("not an object"), false),
+    ];
     if let (Some(b), Some(Value::Object(props))) = (base.as_object(), schema.get("properties")) {
         for (k, p) in props {
             for c in candidates(p, 0) {
@@ -495,7 +733,10 @@ fn mcp_tools_import_and_keep_their_meaning() {
     let (mut checked, mut same) = (0, 0);
     let mut differences = Vec::new();
     for keep_open in [false, true] {
-        let options = import::Options { name: None, keep_open };
+        let options = import::Options {
+            name: None,
+            keep_open,
+        };
         let m = import::import(&doc, Dialect::Mcp, &options).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(m.module.tools.len(), 169);
         let again = tooldef::print::module(&m.module).unwrap();
@@ -503,15 +744,26 @@ fn mcp_tools_import_and_keep_their_meaning() {
         let out = emit::tools(&m.module, Target::Mcp, &Options { warnings: false }).unwrap();
         assert!(target_rules::check(Target::Mcp, &out.json).is_empty());
         // Importing the export again gives the same source: a fixpoint after the first pass.
-        let round = import::import(&out.json, Dialect::Mcp, &options).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(round.source, m.source, "re-importing the mcp export changes the source");
+        let round =
+            import::import(&out.json, Dialect::Mcp, &options).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            round.source, m.source,
+            "re-importing the mcp export changes the source"
+        );
         let tools = out.json["tools"].as_array().unwrap();
         for (orig, ours) in originals.iter().zip(tools) {
             let name = orig["name"].as_str().unwrap();
             assert_eq!(ours["name"], orig["name"]);
-            let title = orig.get("title").or_else(|| orig["annotations"].get("title"));
+            let title = orig
+                .get("title")
+                .or_else(|| orig["annotations"].get("title"));
             assert_eq!(ours.get("title"), title, "{name}: title");
-            for hint in ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] {
+            for hint in [
+                "readOnlyHint",
+                "destructiveHint",
+                "idempotentHint",
+                "openWorldHint",
+            ] {
                 let theirs = orig.get("annotations").and_then(|a| a.get(hint));
                 let mine = ours.get("annotations").and_then(|a| a.get(hint));
                 let conflicting = hint == "destructiveHint"
@@ -523,7 +775,12 @@ fn mcp_tools_import_and_keep_their_meaning() {
             }
             // `format` is an annotation in tooldef, as in draft 2020-12; the draft-07 originals
             // would assert it, so both validators are told not to.
-            let build = |s: &Value| jsonschema::options().should_validate_formats(false).build(s).unwrap();
+            let build = |s: &Value| {
+                jsonschema::options()
+                    .should_validate_formats(false)
+                    .build(s)
+                    .unwrap()
+            };
             let original = build(&orig["inputSchema"]);
             let emitted = build(&ours["inputSchema"]);
             for (value, unknown_key) in instances(&orig["inputSchema"]) {
@@ -535,12 +792,22 @@ fn mcp_tools_import_and_keep_their_meaning() {
                 let b = emitted.is_valid(&value);
                 // Our own validator agrees with our schema.
                 let tool = m.module.tool(name).unwrap();
-                let v = strict_violation(&m.module, &Ty::Object(Box::new(tool.params.clone())), &value).is_none();
-                assert_eq!(v, b, "{name}: validator and emitted schema disagree on {value}");
+                let v = strict_violation(
+                    &m.module,
+                    &Ty::Object(Box::new(tool.params.clone())),
+                    &value,
+                )
+                .is_none();
+                assert_eq!(
+                    v, b,
+                    "{name}: validator and emitted schema disagree on {value}"
+                );
                 if a == b {
                     same += 1;
                 } else {
-                    differences.push(format!("{name} (keep_open={keep_open}): original {a}, ours {b}: {value}"));
+                    differences.push(format!(
+                        "{name} (keep_open={keep_open}): original {a}, ours {b}: {value}"
+                    ));
                 }
             }
         }

@@ -15,7 +15,12 @@ fn examples_round_trip_through_the_model_printer() {
         if path.ends_with("weather.tool") {
             println!("{formatted}");
         }
-        assert_eq!(tooldef::print::format(&formatted).unwrap(), formatted, "{}", path.display());
+        assert_eq!(
+            tooldef::print::format(&formatted).unwrap(),
+            formatted,
+            "{}",
+            path.display()
+        );
         assert_eq!(tooldef::compile(&formatted).unwrap().module, m);
     }
 }
@@ -96,7 +101,12 @@ fn leaf() -> impl Strategy<Value = Ty> {
         (
             prop::option::of(0u64..5),
             prop::option::of(5u64..9),
-            prop::option::of(prop::sample::select(vec!["^[a-z]+$", "\\d{3}", "a\"b\\\\c", "x|y"])),
+            prop::option::of(prop::sample::select(vec![
+                "^[a-z]+$",
+                "\\d{3}",
+                "a\"b\\\\c",
+                "x|y"
+            ])),
             prop::option::of(prop::sample::select(Format::ALL.to_vec())),
         )
             .prop_map(|(min, max, pattern, format)| Ty::String(StringRules {
@@ -153,7 +163,13 @@ fn field(ty: Ty, name: String, required: bool, doc: Option<String>, flags: [bool
 fn object(inner: BoxedStrategy<Ty>) -> impl Strategy<Value = ObjectTy> {
     (
         prop::collection::vec(
-            (inner.clone(), field_name(), any::<bool>(), prop::option::of(description()), any::<[bool; 3]>()),
+            (
+                inner.clone(),
+                field_name(),
+                any::<bool>(),
+                prop::option::of(description()),
+                any::<[bool; 3]>(),
+            ),
             0..4,
         ),
         0u8..3,
@@ -211,7 +227,12 @@ fn ty(refs: usize) -> BoxedStrategy<Ty> {
     };
     base.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
-            (inner.clone(), prop::option::of(0u64..3), prop::option::of(3u64..6), prop::option::of(any::<bool>()))
+            (
+                inner.clone(),
+                prop::option::of(0u64..3),
+                prop::option::of(3u64..6),
+                prop::option::of(any::<bool>())
+            )
                 .prop_map(|(items, min, max, unique)| Ty::Array(Box::new(ArrayTy {
                     items,
                     min_items: min.and_then(sp),
@@ -232,40 +253,56 @@ fn named(i: usize) -> impl Strategy<Value = NamedType> {
         0u8..3,
         ty(i),
         object(ty(i)),
-        prop::collection::vec((prop_oneof!["[a-z][a-z0-9_]{0,5}".prop_map(Value::String), (-9i64..9).prop_map(Value::from), Just(json!("two words"))], prop::option::of(description())), 2..5),
+        prop::collection::vec(
+            (
+                prop_oneof![
+                    "[a-z][a-z0-9_]{0,5}".prop_map(Value::String),
+                    (-9i64..9).prop_map(Value::from),
+                    Just(json!("two words"))
+                ],
+                prop::option::of(description()),
+            ),
+            2..5,
+        ),
         prop::option::of(description()),
         any::<bool>(),
     )
-        .prop_filter_map("a named type", move |(kind, alias, obj, members, doc, deprecated)| {
-            let name = format!("T{i}");
-            let (kind, ty) = match kind {
-                0 => (NamedKind::Object, Ty::Object(Box::new(obj))),
-                1 => {
-                    let mut out: Vec<EnumMember> = Vec::new();
-                    for (value, description) in members {
-                        if !out.iter().any(|m| tooldef::validate::json_equal(&m.value, &value)) {
-                            out.push(EnumMember { value, description });
+        .prop_filter_map(
+            "a named type",
+            move |(kind, alias, obj, members, doc, deprecated)| {
+                let name = format!("T{i}");
+                let (kind, ty) = match kind {
+                    0 => (NamedKind::Object, Ty::Object(Box::new(obj))),
+                    1 => {
+                        let mut out: Vec<EnumMember> = Vec::new();
+                        for (value, description) in members {
+                            if !out
+                                .iter()
+                                .any(|m| tooldef::validate::json_equal(&m.value, &value))
+                            {
+                                out.push(EnumMember { value, description });
+                            }
                         }
+                        (NamedKind::Enum, Ty::Enum(out))
                     }
-                    (NamedKind::Enum, Ty::Enum(out))
-                }
-                _ => {
-                    if matches!(&alias, Ty::Object(o) if !o.is_map()) {
-                        return None;
+                    _ => {
+                        if matches!(&alias, Ty::Object(o) if !o.is_map()) {
+                            return None;
+                        }
+                        (NamedKind::Alias, alias)
                     }
-                    (NamedKind::Alias, alias)
-                }
-            };
-            Some(NamedType {
-                name,
-                kind,
-                description: doc,
-                ty,
-                recursive: false,
-                deprecated,
-                span: Span::default(),
-            })
-        })
+                };
+                Some(NamedType {
+                    name,
+                    kind,
+                    description: doc,
+                    ty,
+                    recursive: false,
+                    deprecated,
+                    span: Span::default(),
+                })
+            },
+        )
 }
 
 fn module() -> impl Strategy<Value = Module> {
@@ -294,42 +331,64 @@ fn tool(refs: usize) -> impl Strategy<Value = Tool> {
         prop::option::of(ty(refs)),
         any::<[Option<bool>; 4]>(),
         any::<[bool; 3]>(),
-        prop::option::of(prop_oneof![Just("admin".to_string()), Just("team-a".to_string()), Just("with space".to_string())]),
+        prop::option::of(prop_oneof![
+            Just("admin".to_string()),
+            Just("team-a".to_string()),
+            Just("with space".to_string())
+        ]),
         (0u8..3, 0u8..3, 0u32..5, 0u8..3, 0u8..8),
         prop::collection::vec(("[a-z_][a-z0-9_]{0,5}", scalar()), 0..3),
     )
-        .prop_map(|(name, description, title, params, output, hints, flags, scope, (mode, on_error, times, wait, base), meta)| {
-            let mut hints = Hints {
-                read_only: hints[0],
-                destructive: hints[1],
-                idempotent: hints[2],
-                open_world: hints[3],
-            };
-            if hints.read_only == Some(true) && hints.destructive == Some(true) {
-                hints.destructive = Some(false);
-            }
-            let meta: IndexMap<String, Value> = meta.into_iter().collect();
-            Tool {
+        .prop_map(
+            |(
                 name,
                 description,
                 title,
                 params,
                 output,
                 hints,
-                requires_approval: flags[0],
+                flags,
                 scope,
-                mode: [None, Some(Mode::Strict), Some(Mode::Lax)][mode as usize],
-                on_error: [None, Some(OnError::Raise), Some(OnError::Suppress)][on_error as usize],
-                retry: (times > 0).then(|| Retry {
-                    times,
-                    wait: [Wait::Fixed(f64::from(base) / 2.0), Wait::Linear, Wait::Exponential][wait as usize],
-                    base: f64::from(base) * 0.75,
-                }),
-                deprecated: flags[1],
+                (mode, on_error, times, wait, base),
                 meta,
-                span: Span::default(),
-            }
-        })
+            )| {
+                let mut hints = Hints {
+                    read_only: hints[0],
+                    destructive: hints[1],
+                    idempotent: hints[2],
+                    open_world: hints[3],
+                };
+                if hints.read_only == Some(true) && hints.destructive == Some(true) {
+                    hints.destructive = Some(false);
+                }
+                let meta: IndexMap<String, Value> = meta.into_iter().collect();
+                Tool {
+                    name,
+                    description,
+                    title,
+                    params,
+                    output,
+                    hints,
+                    requires_approval: flags[0],
+                    scope,
+                    mode: [None, Some(Mode::Strict), Some(Mode::Lax)][mode as usize],
+                    on_error: [None, Some(OnError::Raise), Some(OnError::Suppress)]
+                        [on_error as usize],
+                    retry: (times > 0).then(|| Retry {
+                        times,
+                        wait: [
+                            Wait::Fixed(f64::from(base) / 2.0),
+                            Wait::Linear,
+                            Wait::Exponential,
+                        ][wait as usize],
+                        base: f64::from(base) * 0.75,
+                    }),
+                    deprecated: flags[1],
+                    meta,
+                    span: Span::default(),
+                }
+            },
+        )
 }
 
 /// Inserts `//` comments: own-line ones before lines that do not follow a doc line, trailing
@@ -340,8 +399,14 @@ fn with_comments(source: &str, picks: &[(usize, bool)]) -> (String, Vec<String>)
     let mut texts = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let doc = |l: &str| l.trim_start().starts_with("///");
-        let own = picks.iter().any(|(p, t)| *p % (lines.len() + 1) == i && !*t);
-        let after_doc = lines[..i].iter().rev().find(|l| !l.trim().is_empty()).is_some_and(|l| doc(l));
+        let own = picks
+            .iter()
+            .any(|(p, t)| *p % (lines.len() + 1) == i && !*t);
+        let after_doc = lines[..i]
+            .iter()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| doc(l));
         if own && !after_doc {
             let text = format!("// own {i} \"quoted // not a comment\"");
             out.push_str(&text);
@@ -352,7 +417,7 @@ fn with_comments(source: &str, picks: &[(usize, bool)]) -> (String, Vec<String>)
         let trail = picks.iter().any(|(p, t)| *p % (lines.len() + 1) == i && *t);
         if trail && !doc(line) && !line.trim().is_empty() {
             let text = format!("// trailing {i}");
-            out.push_str(" ");
+            out.push(' ');
             out.push_str(&text);
             texts.push(text);
         }

@@ -8,7 +8,10 @@ use super::{entries, str_at, tools, ImportError, Imported, Options, ToolSpec};
 
 pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
     let mut specs = Vec::new();
-    for (ptr, entry) in entries(doc, &["functionDeclarations", "function_declarations", "tools"]) {
+    for (ptr, entry) in entries(
+        doc,
+        &["functionDeclarations", "function_declarations", "tools"],
+    ) {
         let nested = entry
             .get("functionDeclarations")
             .or_else(|| entry.get("function_declarations"));
@@ -24,7 +27,9 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
             let mut spec = ToolSpec::new(p);
             spec.name = str_at(d, "name");
             spec.description = str_at(d, "description");
-            spec.input = d.get("parameters").or_else(|| d.get("parametersJsonSchema"));
+            spec.input = d
+                .get("parameters")
+                .or_else(|| d.get("parametersJsonSchema"));
             specs.push(spec);
         }
     }

@@ -22,7 +22,11 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
     let mut core = Core::new(RULES);
     let mut tools = Vec::new();
     let list: Vec<(String, &Value)> = match doc {
-        Value::Array(items) => items.iter().enumerate().map(|(i, v)| (format!("/{i}"), v)).collect(),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (format!("/{i}"), v))
+            .collect(),
         other => vec![(String::new(), other)],
     };
     let many = list.len() > 1 || doc.is_array();
@@ -37,7 +41,9 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
         };
         core.reset_defs();
         core.set_defs(schema, &ptr);
-        let Some(ty) = core.ty(schema, &ptr) else { continue };
+        let Some(ty) = core.ty(schema, &ptr) else {
+            continue;
+        };
         match ty {
             Ty::Object(o) => {
                 let valid = !name.is_empty()
@@ -51,7 +57,10 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
                         .chars()
                         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
                         .collect();
-                    core.warn(&ptr, format!("`{name}` is not a tool name; the tool was named `{clean}`"));
+                    core.warn(
+                        &ptr,
+                        format!("`{name}` is not a tool name; the tool was named `{clean}`"),
+                    );
                     clean
                 };
                 let description = match schema
@@ -61,7 +70,10 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
                 {
                     Some(d) => d,
                     None => {
-                        core.warn(&ptr, "the schema has no description; the tool's name was used");
+                        core.warn(
+                            &ptr,
+                            "the schema has no description; the tool's name was used",
+                        );
                         name.clone()
                     }
                 };
@@ -93,7 +105,13 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
         return Err(fail(core));
     }
     let warnings = std::mem::take(&mut core.warnings);
-    finish(Module { tools, types: core.types }, warnings)
+    finish(
+        Module {
+            tools,
+            types: core.types,
+        },
+        warnings,
+    )
 }
 
 fn push_named(core: &mut Core, name: String, ty: Ty, schema: &Value, ptr: &str) -> TypeId {
@@ -126,7 +144,13 @@ pub(super) fn import_type(schema: &Value, name: &str) -> Result<(Imported, TypeI
     let tname = core.fresh_type_name(&type_name(name));
     push_named(&mut core, tname.clone(), ty, schema, "");
     let warnings = std::mem::take(&mut core.warnings);
-    let imported = finish(Module { tools: Vec::new(), types: core.types }, warnings)?;
+    let imported = finish(
+        Module {
+            tools: Vec::new(),
+            types: core.types,
+        },
+        warnings,
+    )?;
     match imported.module.named(&tname) {
         Some((id, _)) => Ok((imported, id)),
         None => Err(ImportError {

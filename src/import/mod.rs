@@ -25,8 +25,6 @@ use serde_json::Value;
 
 use crate::model::{Hints, Module, Tool, Ty, TypeId};
 
-
-
 /// The formats `tooldef import` reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dialect {
@@ -106,7 +104,11 @@ pub struct Issue {
 
 impl std::fmt::Display for Issue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let at = if self.pointer.is_empty() { "/" } else { &self.pointer };
+        let at = if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        };
         write!(f, "at {at}: {}", self.message)
     }
 }
@@ -303,7 +305,11 @@ pub(crate) fn tools(
             continue;
         }
         if names.iter().any(|n| n == name) {
-            core.error(&format!("{ptr}/name"), None, format!("the tool `{name}` is defined twice"));
+            core.error(
+                &format!("{ptr}/name"),
+                None,
+                format!("the tool `{name}` is defined twice"),
+            );
             continue;
         }
         names.push(name.to_string());
@@ -313,12 +319,15 @@ pub(crate) fn tools(
                 format!("the tool name `{name}` contains `.`, which OpenAI, Anthropic and Gemini reject; those targets will refuse it until it is renamed"),
             );
         }
-        let description = match spec.description.and_then(|d| core.description(d, &format!("{ptr}/description"))) {
+        let description = match spec
+            .description
+            .and_then(|d| core.description(d, &format!("{ptr}/description")))
+        {
             Some(d) => d,
             None => {
                 core.warn(
                     &format!("{ptr}/description"),
-                    format!("the tool has no description; its name was used (models choose tools by their descriptions: write one)"),
+                    "the tool has no description; its name was used (models choose tools by their descriptions: write one)",
                 );
                 name.to_string()
             }
@@ -328,7 +337,10 @@ pub(crate) fn tools(
         let input = match spec.input {
             Some(i) => i,
             None => {
-                core.warn(&input_ptr, "the tool has no parameter schema; it takes no parameters");
+                core.warn(
+                    &input_ptr,
+                    "the tool has no parameter schema; it takes no parameters",
+                );
                 &empty
             }
         };
@@ -338,7 +350,9 @@ pub(crate) fn tools(
         };
         let mut input_map = input_map.clone();
         if !input_map.contains_key("type")
-            && !["anyOf", "oneOf", "allOf", "$ref"].iter().any(|k| input_map.contains_key(*k))
+            && !["anyOf", "oneOf", "allOf", "$ref"]
+                .iter()
+                .any(|k| input_map.contains_key(*k))
         {
             input_map.insert("type".into(), Value::String("object".into()));
         }
@@ -351,7 +365,9 @@ pub(crate) fn tools(
                 // no parameters takes no unknown ones either.
                 if rules.close_objects
                     && o.additional == crate::model::Additional::Open
-                    && !input_value.as_object().is_some_and(|m| m.contains_key("additionalProperties"))
+                    && !input_value
+                        .as_object()
+                        .is_some_and(|m| m.contains_key("additionalProperties"))
                 {
                     o.additional = crate::model::Additional::Closed;
                     core.closed_by_default = true;
@@ -403,7 +419,10 @@ pub(crate) fn tools(
                         if let Some(slot) = slot {
                             match v.as_bool() {
                                 Some(b) => *slot = Some(b),
-                                None => core.warn(&format!("{aptr}/{k}"), format!("`{k}` is not a boolean; it was dropped")),
+                                None => core.warn(
+                                    &format!("{aptr}/{k}"),
+                                    format!("`{k}` is not a boolean; it was dropped"),
+                                ),
                             }
                         }
                     }
@@ -412,7 +431,10 @@ pub(crate) fn tools(
             }
         }
         if hints.read_only == Some(true) && hints.destructive == Some(true) {
-            core.warn(&format!("{ptr}/annotations"), "a read-only tool cannot be destructive; `destructiveHint` was dropped");
+            core.warn(
+                &format!("{ptr}/annotations"),
+                "a read-only tool cannot be destructive; `destructiveHint` was dropped",
+            );
             hints.destructive = None;
         }
         tools.push(Tool {
@@ -442,7 +464,13 @@ pub(crate) fn tools(
     if !errors.is_empty() {
         return Err(ImportError { issues: errors });
     }
-    finish(Module { tools, types: core.types }, core.warnings)
+    finish(
+        Module {
+            tools,
+            types: core.types,
+        },
+        core.warnings,
+    )
 }
 
 /// Prints the module and compiles the print, so the result is exactly what its source says.
@@ -466,7 +494,10 @@ pub(crate) fn finish(module: Module, warnings: Vec<Warning>) -> Result<Imported,
                 .map(|d| Issue {
                     pointer: String::new(),
                     keyword: None,
-                    message: format!("the imported definitions break a rule of the language: {}", d.message),
+                    message: format!(
+                        "the imported definitions break a rule of the language: {}",
+                        d.message
+                    ),
                 })
                 .collect(),
         }),

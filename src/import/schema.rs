@@ -143,7 +143,12 @@ impl Core {
         });
     }
 
-    pub(crate) fn error(&mut self, pointer: &str, keyword: Option<&str>, message: impl Into<String>) {
+    pub(crate) fn error(
+        &mut self,
+        pointer: &str,
+        keyword: Option<&str>,
+        message: impl Into<String>,
+    ) {
         self.errors.push(Issue {
             pointer: pointer.to_string(),
             keyword: keyword.map(str::to_string),
@@ -176,7 +181,11 @@ impl Core {
                                 "both `$defs` and `definitions` are given; use one",
                             );
                         }
-                        let static_key = if key == "$defs" { "$defs" } else { "definitions" };
+                        let static_key = if key == "$defs" {
+                            "$defs"
+                        } else {
+                            "definitions"
+                        };
                         self.defs = Some((m.clone(), static_key));
                     }
                     None => self.error(
@@ -290,7 +299,11 @@ impl Core {
     /// The model type of a schema, or `None` after reporting an error.
     pub(crate) fn ty(&mut self, schema: &Value, ptr: &str) -> Option<Ty> {
         if self.depth >= MAX_DEPTH {
-            self.error(ptr, None, format!("the schema nests deeper than {MAX_DEPTH} levels"));
+            self.error(
+                ptr,
+                None,
+                format!("the schema nests deeper than {MAX_DEPTH} levels"),
+            );
             return None;
         }
         self.depth += 1;
@@ -312,7 +325,11 @@ impl Core {
             }
             Value::Object(s) => s,
             other => {
-                self.error(ptr, None, format!("a schema must be an object or a boolean, not {other}"));
+                self.error(
+                    ptr,
+                    None,
+                    format!("a schema must be an object or a boolean, not {other}"),
+                );
                 return None;
             }
         };
@@ -333,7 +350,11 @@ impl Core {
         }
         let branches = match (s.get("anyOf"), s.get("oneOf")) {
             (Some(_), Some(_)) => {
-                self.error(ptr, Some("oneOf"), "`anyOf` and `oneOf` together cannot be expressed");
+                self.error(
+                    ptr,
+                    Some("oneOf"),
+                    "`anyOf` and `oneOf` together cannot be expressed",
+                );
                 return None;
             }
             (Some(b), None) => Some(("anyOf", b)),
@@ -351,7 +372,13 @@ impl Core {
         for key in s.keys() {
             if !matches!(
                 key.as_str(),
-                "$ref" | "description" | "title" | "default" | "examples" | "deprecated" | "$comment"
+                "$ref"
+                    | "description"
+                    | "title"
+                    | "default"
+                    | "examples"
+                    | "deprecated"
+                    | "$comment"
             ) {
                 self.error(
                     &format!("{ptr}/{}", pointer_escape(key)),
@@ -378,13 +405,21 @@ impl Core {
         };
         let def = pointer_unescape(def);
         if def.contains('/') {
-            self.error(&rptr, Some("$ref"), format!("the reference `{text}` points inside a definition"));
+            self.error(
+                &rptr,
+                Some("$ref"),
+                format!("the reference `{text}` points inside a definition"),
+            );
             return None;
         }
         match self.reference_def(&def) {
             Some(id) => Some(Ty::Ref(id)),
             None => {
-                self.error(&rptr, Some("$ref"), format!("the reference `{text}` names no definition"));
+                self.error(
+                    &rptr,
+                    Some("$ref"),
+                    format!("the reference `{text}` names no definition"),
+                );
                 None
             }
         }
@@ -397,7 +432,11 @@ impl Core {
             return None;
         };
         if list.is_empty() {
-            self.error(&bptr, Some(key), format!("an empty `{key}` accepts no value"));
+            self.error(
+                &bptr,
+                Some(key),
+                format!("an empty `{key}` accepts no value"),
+            );
             return None;
         }
         let others: Vec<&String> = s
@@ -405,7 +444,17 @@ impl Core {
             .filter(|k| {
                 !matches!(
                     k.as_str(),
-                    "anyOf" | "oneOf" | "description" | "title" | "default" | "examples" | "deprecated" | "$comment" | "$schema" | "$defs" | "definitions"
+                    "anyOf"
+                        | "oneOf"
+                        | "description"
+                        | "title"
+                        | "default"
+                        | "examples"
+                        | "deprecated"
+                        | "$comment"
+                        | "$schema"
+                        | "$defs"
+                        | "definitions"
                 )
             })
             .collect();
@@ -492,17 +541,43 @@ impl Core {
         for key in s.keys() {
             let known = matches!(
                 key.as_str(),
-                "type" | "enum" | "const" | "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum"
-                    | "multipleOf" | "minLength" | "maxLength" | "pattern" | "format" | "items"
-                    | "minItems" | "maxItems" | "uniqueItems" | "properties" | "required"
-                    | "additionalProperties" | "description" | "default" | "examples" | "deprecated"
-                    | "$schema" | "$defs" | "definitions"
+                "type"
+                    | "enum"
+                    | "const"
+                    | "minimum"
+                    | "maximum"
+                    | "exclusiveMinimum"
+                    | "exclusiveMaximum"
+                    | "multipleOf"
+                    | "minLength"
+                    | "maxLength"
+                    | "pattern"
+                    | "format"
+                    | "items"
+                    | "minItems"
+                    | "maxItems"
+                    | "uniqueItems"
+                    | "properties"
+                    | "required"
+                    | "additionalProperties"
+                    | "description"
+                    | "default"
+                    | "examples"
+                    | "deprecated"
+                    | "$schema"
+                    | "$defs"
+                    | "definitions"
             ) || (self.rules.openapi && key == "nullable")
                 || (self.rules.bfcl && key == "optional");
             if !known && !UNSUPPORTED.contains(&key.as_str()) {
                 let p = format!("{ptr}/{}", pointer_escape(key));
                 if DROPPED_ANNOTATIONS.contains(&key.as_str()) {
-                    self.warn(&p, format!("the annotation `{key}` has no place in the language and was dropped"));
+                    self.warn(
+                        &p,
+                        format!(
+                            "the annotation `{key}` has no place in the language and was dropped"
+                        ),
+                    );
                 } else {
                     self.warn(&p, format!("the unknown keyword `{key}` was ignored (JSON Schema ignores unknown keywords too)"));
                 }
@@ -519,7 +594,11 @@ impl Core {
                 let mut out = Vec::new();
                 for n in names {
                     let Some(n) = n.as_str() else {
-                        self.error(&format!("{ptr}/type"), Some("type"), format!("`type` must name types, not {n}"));
+                        self.error(
+                            &format!("{ptr}/type"),
+                            Some("type"),
+                            format!("`type` must name types, not {n}"),
+                        );
                         return None;
                     };
                     match self.type_keyword(n, ptr) {
@@ -566,16 +645,28 @@ impl Core {
             };
             if let Some(t) = mapped {
                 if !matches!(n, "dict" | "float" | "tuple") {
-                    self.warn(&format!("{ptr}/type"), format!("the type name `{n}` was read as `{t}`"));
+                    self.warn(
+                        &format!("{ptr}/type"),
+                        format!("the type name `{n}` was read as `{t}`"),
+                    );
                 }
                 return Some(Some(t));
             }
         }
-        self.error(&format!("{ptr}/type"), Some("type"), format!("unknown type `{n}`"));
+        self.error(
+            &format!("{ptr}/type"),
+            Some("type"),
+            format!("unknown type `{n}`"),
+        );
         None
     }
 
-    fn plain_untyped(&mut self, s: &Map<String, Value>, ptr: &str, allowed: Vec<&'static str>) -> Option<Ty> {
+    fn plain_untyped(
+        &mut self,
+        s: &Map<String, Value>,
+        ptr: &str,
+        allowed: Vec<&'static str>,
+    ) -> Option<Ty> {
         let has_number = allowed.contains(&"number");
         let mut members: Vec<Ty> = Vec::new();
         let mut nullable = false;
@@ -595,10 +686,26 @@ impl Core {
             }
         }
         let constrained = any_constraint(&[
-            "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
-            "maxLength", "pattern", "items", "minItems", "maxItems", "uniqueItems", "properties",
-            "required", "additionalProperties",
-        ]) || (s.contains_key("format") && s.get("format").and_then(Value::as_str).and_then(Format::from_name).is_some());
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "minLength",
+            "maxLength",
+            "pattern",
+            "items",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "properties",
+            "required",
+            "additionalProperties",
+        ]) || (s.contains_key("format")
+            && s.get("format")
+                .and_then(Value::as_str)
+                .and_then(Format::from_name)
+                .is_some());
         let mut ty = if all_types && !constrained {
             Ty::Any
         } else {
@@ -610,7 +717,11 @@ impl Core {
             }
         };
         if allowed.is_empty() {
-            self.error(&format!("{ptr}/type"), Some("type"), "an empty `type` list accepts no value");
+            self.error(
+                &format!("{ptr}/type"),
+                Some("type"),
+                "an empty `type` list accepts no value",
+            );
             return None;
         }
         if let Some(values) = self.values(s, ptr)? {
@@ -628,7 +739,10 @@ impl Core {
                 }
             }
             if kept.is_empty() && self.rules.bfcl {
-                self.warn(&format!("{ptr}/enum"), "no value of `enum` fits the type; the enum was dropped and the type kept");
+                self.warn(
+                    &format!("{ptr}/enum"),
+                    "no value of `enum` fits the type; the enum was dropped and the type kept",
+                );
             } else {
                 ty = self.literal_type(kept, ptr)?;
             }
@@ -643,21 +757,32 @@ impl Core {
             match e.as_array() {
                 Some(a) => values = Some(a.clone()),
                 None => {
-                    self.error(&format!("{ptr}/enum"), Some("enum"), "`enum` must be an array");
+                    self.error(
+                        &format!("{ptr}/enum"),
+                        Some("enum"),
+                        "`enum` must be an array",
+                    );
                     return None;
                 }
             }
         }
         if let Some(c) = s.get("const") {
             values = Some(match values {
-                Some(vs) => vs.into_iter().filter(|v| crate::validate::json_equal(v, c)).collect(),
+                Some(vs) => vs
+                    .into_iter()
+                    .filter(|v| crate::validate::json_equal(v, c))
+                    .collect(),
                 None => vec![c.clone()],
             });
         }
         if let Some(vs) = &values {
             for v in vs {
                 if matches!(v, Value::Array(_) | Value::Object(_)) {
-                    let key = if s.contains_key("enum") { "enum" } else { "const" };
+                    let key = if s.contains_key("enum") {
+                        "enum"
+                    } else {
+                        "const"
+                    };
                     self.error(
                         &format!("{ptr}/{key}"),
                         Some(key),
@@ -676,7 +801,10 @@ impl Core {
         for v in values {
             if v.is_null() {
                 nullable = true;
-            } else if !members.iter().any(|m| crate::validate::json_equal(&m.value, &v)) {
+            } else if !members
+                .iter()
+                .any(|m| crate::validate::json_equal(&m.value, &v))
+            {
                 members.push(EnumMember {
                     value: v,
                     description: None,
@@ -686,27 +814,49 @@ impl Core {
         let inner = match members.len() {
             0 if nullable => return Some(Ty::Null),
             0 => {
-                self.error(ptr, Some("enum"), "no value can match this `enum`/`const`; the language has no empty type");
+                self.error(
+                    ptr,
+                    Some("enum"),
+                    "no value can match this `enum`/`const`; the language has no empty type",
+                );
                 return None;
             }
             1 => Ty::Const(members.remove(0).value),
             _ => Ty::Enum(members),
         };
-        Some(if nullable { Ty::Nullable(Box::new(inner)) } else { inner })
+        Some(if nullable {
+            Ty::Nullable(Box::new(inner))
+        } else {
+            inner
+        })
     }
 
-    fn number(&mut self, s: &Map<String, Value>, key: &str, ptr: &str) -> Option<Option<Spanned<Number>>> {
+    fn number(
+        &mut self,
+        s: &Map<String, Value>,
+        key: &str,
+        ptr: &str,
+    ) -> Option<Option<Spanned<Number>>> {
         match s.get(key) {
             None => Some(None),
             Some(Value::Number(n)) => Some(Some(Spanned::new(n.clone(), Default::default()))),
             Some(other) => {
-                self.error(&format!("{ptr}/{key}"), Some(key), format!("`{key}` must be a number, not {other}"));
+                self.error(
+                    &format!("{ptr}/{key}"),
+                    Some(key),
+                    format!("`{key}` must be a number, not {other}"),
+                );
                 None
             }
         }
     }
 
-    fn count(&mut self, s: &Map<String, Value>, key: &str, ptr: &str) -> Option<Option<Spanned<u64>>> {
+    fn count(
+        &mut self,
+        s: &Map<String, Value>,
+        key: &str,
+        ptr: &str,
+    ) -> Option<Option<Spanned<u64>>> {
         match s.get(key) {
             None => Some(None),
             Some(Value::Number(n)) => {
@@ -718,13 +868,21 @@ impl Core {
                 match v {
                     Some(v) => Some(Some(Spanned::new(v, Default::default()))),
                     None => {
-                        self.error(&format!("{ptr}/{key}"), Some(key), format!("`{key}` must be a whole number, not {n}"));
+                        self.error(
+                            &format!("{ptr}/{key}"),
+                            Some(key),
+                            format!("`{key}` must be a whole number, not {n}"),
+                        );
                         None
                     }
                 }
             }
             Some(other) => {
-                self.error(&format!("{ptr}/{key}"), Some(key), format!("`{key}` must be a whole number, not {other}"));
+                self.error(
+                    &format!("{ptr}/{key}"),
+                    Some(key),
+                    format!("`{key}` must be a whole number, not {other}"),
+                );
                 None
             }
         }
@@ -740,7 +898,11 @@ impl Core {
         };
         if let Some(m) = &rules.multiple_of {
             if m.value.as_f64().is_none_or(|x| x <= 0.0) {
-                self.error(&format!("{ptr}/multipleOf"), Some("multipleOf"), "`multipleOf` must be greater than 0");
+                self.error(
+                    &format!("{ptr}/multipleOf"),
+                    Some("multipleOf"),
+                    "`multipleOf` must be greater than 0",
+                );
                 return None;
             }
         }
@@ -756,7 +918,11 @@ impl Core {
         };
         if let Some(p) = s.get("pattern") {
             let Some(p) = p.as_str() else {
-                self.error(&format!("{ptr}/pattern"), Some("pattern"), "`pattern` must be a string");
+                self.error(
+                    &format!("{ptr}/pattern"),
+                    Some("pattern"),
+                    "`pattern` must be a string",
+                );
                 return None;
             };
             if let Err(e) = regex::Regex::new(p) {
@@ -765,7 +931,10 @@ impl Core {
                 self.error(
                     &format!("{ptr}/pattern"),
                     Some("pattern"),
-                    format!("the pattern {p:?} is not supported by the linear-time regex engine ({})", first.trim()),
+                    format!(
+                        "the pattern {p:?} is not supported by the linear-time regex engine ({})",
+                        first.trim()
+                    ),
                 );
                 return None;
             }
@@ -778,7 +947,11 @@ impl Core {
                     self.warn(&format!("{ptr}/format"), format!("the format `{n}` is unknown to the language and was dropped (formats are annotations in JSON Schema)"));
                 }
                 None => {
-                    self.error(&format!("{ptr}/format"), Some("format"), "`format` must be a string");
+                    self.error(
+                        &format!("{ptr}/format"),
+                        Some("format"),
+                        "`format` must be a string",
+                    );
                     return None;
                 }
             }
@@ -796,7 +969,11 @@ impl Core {
             Some(Value::Bool(true)) => Some(Spanned::new(true, Default::default())),
             Some(Value::Bool(false)) => None,
             Some(other) => {
-                self.error(&format!("{ptr}/uniqueItems"), Some("uniqueItems"), format!("`uniqueItems` must be a boolean, not {other}"));
+                self.error(
+                    &format!("{ptr}/uniqueItems"),
+                    Some("uniqueItems"),
+                    format!("`uniqueItems` must be a boolean, not {other}"),
+                );
                 return None;
             }
         };
@@ -814,7 +991,11 @@ impl Core {
             None => &empty,
             Some(Value::Object(p)) => p,
             Some(other) => {
-                self.error(&format!("{ptr}/properties"), Some("properties"), format!("`properties` must be an object, not {other}"));
+                self.error(
+                    &format!("{ptr}/properties"),
+                    Some("properties"),
+                    format!("`properties` must be an object, not {other}"),
+                );
                 return None;
             }
         };
@@ -826,7 +1007,11 @@ impl Core {
                     match v.as_str() {
                         Some(n) => required.push(n.to_string()),
                         None => {
-                            self.error(&format!("{ptr}/required"), Some("required"), format!("`required` lists names, not {v}"));
+                            self.error(
+                                &format!("{ptr}/required"),
+                                Some("required"),
+                                format!("`required` lists names, not {v}"),
+                            );
                             return None;
                         }
                     }
@@ -836,7 +1021,11 @@ impl Core {
             // where the property is read.
             Some(Value::Bool(_)) if self.rules.bfcl => {}
             Some(other) => {
-                self.error(&format!("{ptr}/required"), Some("required"), format!("`required` must be an array, not {other}"));
+                self.error(
+                    &format!("{ptr}/required"),
+                    Some("required"),
+                    format!("`required` must be an array, not {other}"),
+                );
                 return None;
             }
         }
@@ -849,7 +1038,10 @@ impl Core {
                 if let Some(Value::Bool(opt)) = p.get("optional") {
                     self.warn(&format!("{pptr}/optional"), "the non-standard `optional` key was read: the parameter is optional when it is true and `required` does not list it");
                     if *opt && is_required {
-                        self.warn(&format!("{pptr}/optional"), "`optional: true` contradicts `required`; the parameter stays required");
+                        self.warn(
+                            &format!("{pptr}/optional"),
+                            "`optional: true` contradicts `required`; the parameter stays required",
+                        );
                     }
                 }
             }
@@ -865,10 +1057,18 @@ impl Core {
             if let Some(d) = p.get("default") {
                 let dptr = format!("{pptr}/default");
                 if is_required {
-                    self.warn(&dptr, "a default on a required property never applies; it was dropped");
+                    self.warn(
+                        &dptr,
+                        "a default on a required property never applies; it was dropped",
+                    );
                 } else if let Some(why) = super::strict_violation(&module, &ty, d) {
-                    self.warn(&dptr, format!("the default {d} does not fit the type ({why}); it was dropped"));
-                } else if matches!(d, Value::Array(_) | Value::Object(_)) && crate::check::MAX_VALUE_DEPTH <= value_depth(d) {
+                    self.warn(
+                        &dptr,
+                        format!("the default {d} does not fit the type ({why}); it was dropped"),
+                    );
+                } else if matches!(d, Value::Array(_) | Value::Object(_))
+                    && crate::check::MAX_VALUE_DEPTH <= value_depth(d)
+                {
                     self.warn(&dptr, "the default nests too deeply; it was dropped");
                 } else {
                     default = Some(d.clone());
@@ -886,11 +1086,18 @@ impl Core {
                             }
                         }
                     }
-                    None => self.warn(&format!("{pptr}/examples"), "`examples` is not an array; it was dropped"),
+                    None => self.warn(
+                        &format!("{pptr}/examples"),
+                        "`examples` is not an array; it was dropped",
+                    ),
                 }
             }
             if name.is_empty() {
-                self.error(&pptr, Some("properties"), "a property name cannot be empty in the language");
+                self.error(
+                    &pptr,
+                    Some("properties"),
+                    "a property name cannot be empty in the language",
+                );
                 return None;
             }
             fields.push(Field {
@@ -915,7 +1122,11 @@ impl Core {
                 }
             }
             Some(other) => {
-                self.error(&format!("{ptr}/additionalProperties"), Some("additionalProperties"), format!("`additionalProperties` must be a schema, not {other}"));
+                self.error(
+                    &format!("{ptr}/additionalProperties"),
+                    Some("additionalProperties"),
+                    format!("`additionalProperties` must be a schema, not {other}"),
+                );
                 return None;
             }
             None if self.rules.close_objects && !props.is_empty() => {
@@ -1024,7 +1235,10 @@ fn branch_types(b: &Value) -> Option<Vec<&'static str>> {
         Value::String(t) => TYPES.iter().copied().find(|x| x == t).map(|x| vec![x]),
         Value::Array(ts) => ts
             .iter()
-            .map(|t| t.as_str().and_then(|t| TYPES.iter().copied().find(|x| *x == t)))
+            .map(|t| {
+                t.as_str()
+                    .and_then(|t| TYPES.iter().copied().find(|x| *x == t))
+            })
             .collect(),
         _ => None,
     }
@@ -1079,7 +1293,9 @@ pub(crate) fn union(members: Vec<Ty>) -> Ty {
         Ty::AnyOf(out)
     };
     match ty {
-        Ty::Enum(ms) if ms.len() == 1 && !nullable => Ty::Const(ms.into_iter().next().map_or(Value::Null, |m| m.value)),
+        Ty::Enum(ms) if ms.len() == 1 && !nullable => {
+            Ty::Const(ms.into_iter().next().map_or(Value::Null, |m| m.value))
+        }
         Ty::Null => Ty::Null,
         t if nullable => Ty::Nullable(Box::new(t)),
         t => t,
