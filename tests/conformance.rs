@@ -212,7 +212,10 @@ const EXPECTED_REJECTIONS: &[(&str, &str)] = &[
 ];
 
 /// Tests whose verdict differs, by `file / case / test`, with the reason.
-const EXPECTED_FAILURES: &[(&str, &str)] = &[];
+const EXPECTED_FAILURES: &[(&str, &str)] = &[(
+    "optional/float-overflow / all integers are multiples of 0.5, if overflow is handled / valid if optional overflow handling is implemented",
+    "1e308 / 0.5 overflows a 64-bit float; the validator refuses a non-finite quotient instead of reasoning that every integer is a multiple of 0.5",
+)];
 
 #[test]
 fn json_schema_test_suite() {
@@ -223,24 +226,34 @@ fn json_schema_test_suite() {
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
+    // The optional files about numbers and regular expressions; `optional/format/` asserts
+    // formats, which are annotations in tooldef as in draft 2020-12 by default.
+    for name in [
+        "bignum",
+        "float-overflow",
+        "non-bmp-regex",
+        "ecmascript-regex",
+    ] {
+        files.push(dir.join("optional").join(format!("{name}.json")));
+    }
     files.sort();
     let mut rows: BTreeMap<String, [usize; 5]> = BTreeMap::new(); // cases, imported, rejected, tests, passed
     let mut unexpected = Vec::new();
     let mut rejected_expressible = Vec::new();
     let mut seen_expected = Vec::new();
-    let mut other_rejections = 0;
-    let mut other_cases = 0;
     for path in files {
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        let stem = if path.parent().is_some_and(|p| p.ends_with("optional")) {
+            format!("optional/{stem}")
+        } else {
+            stem
+        };
         let expressible = EXPRESSIBLE.contains(&stem.as_str());
         let cases = read_json(&path);
         for case in cases.as_array().unwrap() {
             let cname = format!("{stem} / {}", case["description"].as_str().unwrap_or(""));
             let row = rows.entry(stem.clone()).or_default();
             row[0] += 1;
-            if !expressible {
-                other_cases += 1;
-            }
             match import::import_type(&case["schema"], "Root") {
                 Err(e) => {
                     row[2] += 1;
@@ -250,8 +263,6 @@ fn json_schema_test_suite() {
                     );
                     if expressible {
                         rejected_expressible.push((cname.clone(), e.to_string()));
-                    } else {
-                        other_rejections += 1;
                     }
                 }
                 Ok((imported, id)) => {
@@ -298,17 +309,28 @@ fn json_schema_test_suite() {
             }
             acc
         });
-    println!("expressible files: {} cases, {} imported, {} rejected; {} tests, {} passed, {} expected failures", total[0], total[1], total[2], total[3], total[4], seen_expected.len());
-    let others = rows
-        .iter()
-        .filter(|(f, _)| !EXPRESSIBLE.contains(&f.as_str()))
-        .fold([0; 5], |mut acc, (_, r)| {
-            for i in 0..5 {
-                acc[i] += r[i];
-            }
-            acc
-        });
-    println!("other files: {other_cases} cases, {other_rejections} rejected at import; {} imported, {} tests, {} passed", others[1], others[3], others[4]);
+    println!(
+        "expressible files: {} cases, {} imported, {} rejected; {} tests, {} passed",
+        total[0], total[1], total[2], total[3], total[4]
+    );
+    let group = |keep: &dyn Fn(&str) -> bool| {
+        rows.iter()
+            .filter(|(f, _)| keep(f.as_str()))
+            .fold([0; 5], |mut acc, (_, r)| {
+                for i in 0..5 {
+                    acc[i] += r[i];
+                }
+                acc
+            })
+    };
+    let optional = group(&|f| f.starts_with("optional/"));
+    let others = group(&|f| !f.starts_with("optional/") && !EXPRESSIBLE.contains(&f));
+    println!("optional files (bignum, float-overflow, regex): {} cases, {} imported, {} rejected; {} tests, {} passed", optional[0], optional[1], optional[2], optional[3], optional[4]);
+    println!(
+        "other files: {} cases, {} imported, {} rejected; {} tests, {} passed",
+        others[0], others[1], others[2], others[3], others[4]
+    );
+    println!("expected failures seen: {}", seen_expected.len());
     for (n, why) in &rejected_expressible {
         println!("rejected: {n}: {why}");
     }
