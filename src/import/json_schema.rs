@@ -41,7 +41,13 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
         };
         core.reset_defs();
         core.set_defs(schema, &ptr);
-        let Some(ty) = core.ty(schema, &ptr) else {
+        // The root's `title` names the tool (and is kept as its title), so it is not an
+        // annotation left behind.
+        let mut root = schema.clone();
+        if let Value::Object(m) = &mut root {
+            m.shift_remove("title");
+        }
+        let Some(ty) = core.ty(&root, &ptr) else {
             continue;
         };
         match ty {

@@ -390,6 +390,19 @@ pub(crate) fn tools(
         };
         let mut hints = Hints::default();
         let mut title = spec.title.map(str::to_string);
+        if let Some(t) = &title {
+            if t.chars().any(|c| crate::check::forbidden_char(c, false)) {
+                core.warn(
+                    &format!("{ptr}/title"),
+                    "the title contains invisible or control characters; they were removed",
+                );
+                title = Some(
+                    t.chars()
+                        .filter(|&c| !crate::check::forbidden_char(c, false))
+                        .collect(),
+                );
+            }
+        }
         if let Some(a) = spec.annotations {
             let aptr = format!("{ptr}/annotations");
             match a.as_object() {

@@ -738,6 +738,15 @@ impl Core {
                     self.warn(ptr, format!("the value {v} of `enum`/`const` does not fit the rest of the schema and can never match; it was left out"));
                 }
             }
+            // OpenAPI's `nullable: true` admits null beside the enum's values (as the gemini
+            // target writes a nullable enum).
+            if self.rules.openapi
+                && s.get("nullable") == Some(&Value::Bool(true))
+                && !kept.iter().any(Value::is_null)
+                && !kept.is_empty()
+            {
+                kept.push(Value::Null);
+            }
             if kept.is_empty() && self.rules.bfcl {
                 self.warn(
                     &format!("{ptr}/enum"),
@@ -1038,9 +1047,13 @@ impl Core {
             }
         }
         let mut fields = Vec::new();
+        let mut failed = false;
         for (name, p) in props {
             let pptr = format!("{ptr}/properties/{}", pointer_escape(name));
-            let ty = self.ty(p, &pptr)?;
+            let Some(ty) = self.ty(p, &pptr) else {
+                failed = true;
+                continue;
+            };
             let is_required = required.contains(name);
             if self.rules.bfcl {
                 if let Some(Value::Bool(opt)) = p.get("optional") {
@@ -1106,7 +1119,20 @@ impl Core {
                     Some("properties"),
                     "a property name cannot be empty in the language",
                 );
-                return None;
+                failed = true;
+                continue;
+            }
+            if let Some(c) = name
+                .chars()
+                .find(|&c| crate::check::forbidden_char(c, false))
+            {
+                self.error(
+                    &pptr,
+                    Some("properties"),
+                    format!("the property name contains the invisible or control character U+{:04X}, which field names refuse (it could hide text from reviewers)", c as u32),
+                );
+                failed = true;
+                continue;
             }
             fields.push(Field {
                 name: name.clone(),
@@ -1118,6 +1144,9 @@ impl Core {
                 deprecated: p.get("deprecated") == Some(&Value::Bool(true)),
                 span: Default::default(),
             });
+        }
+        if failed {
+            return None;
         }
         let additional = match s.get("additionalProperties") {
             Some(Value::Bool(false)) => Additional::Closed,
