@@ -381,6 +381,7 @@ fn bfcl_functions_import_and_pass_every_target() {
     let mut refused: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut emitted = 0;
     let mut refused_outputs = 0;
+    let mut reimported = 0;
     for f in &functions {
         let name = f["name"].as_str().unwrap_or("");
         let m = match bfcl_one(f) {
@@ -407,6 +408,21 @@ fn bfcl_functions_import_and_pass_every_target() {
                         "{name} for {}: {broken:?}",
                         target.as_str()
                     );
+                    if target == Target::JsonSchema {
+                        // Emitted JSON Schema, imported faithfully, gives the same parameters.
+                        let options = import::Options {
+                            name: Some(name.to_string()),
+                            keep_open: false,
+                        };
+                        let back = import::import_json_schema(&out.json[0]["parameters"], &options)
+                            .unwrap_or_else(|e| panic!("{name}: re-import: {e}"));
+                        assert_eq!(
+                            back.module.tools[0].params, m.module.tools[0].params,
+                            "{name}: emit → import changes the parameters\n{}\n{}",
+                            m.source, back.source
+                        );
+                        reimported += 1;
+                    }
                 }
                 Err(e) => {
                     refused_outputs += 1;
@@ -429,7 +445,7 @@ fn bfcl_functions_import_and_pass_every_target() {
             }
         }
     }
-    println!("BFCL functions: {} of {} imported; {emitted} target outputs pass their rules; {refused_outputs} outputs refused; refusal diagnostics: {refused:?}", imported, functions.len());
+    println!("BFCL functions: {} of {} imported; {emitted} target outputs pass their rules; {refused_outputs} outputs refused; refusal diagnostics: {refused:?}; {reimported} json-schema outputs re-import to the same parameters", imported, functions.len());
     assert_eq!(functions.len(), 3526);
     assert!(
         failures.is_empty(),
