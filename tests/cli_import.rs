@@ -1,5 +1,7 @@
 //! The `fmt` and `import` commands, end to end.
 
+mod target_rules;
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -160,6 +162,8 @@ fn typed_extra_keys_reach_every_target() {
     for &target in Target::ALL {
         match emit::tools(&m, target, &Options::default()) {
             Ok(out) => {
+                let broken = target_rules::check(target, &out.json);
+                assert!(broken.is_empty(), "{}: {broken:?}", target.as_str());
                 let s = match target {
                     Target::Mcp => out.json["tools"][0]["inputSchema"].clone(),
                     Target::Anthropic => out.json[0]["input_schema"].clone(),
@@ -187,4 +191,20 @@ fn typed_extra_keys_reach_every_target() {
             }
         }
     }
+}
+
+#[test]
+fn fmt_handles_crlf_comment_only_and_empty_files() {
+    let crlf = "// top\r\n\r\n/// Does.\r\ntool t {\r\n  a: string // why\r\n}\r\n";
+    let out = tooldef::print::format(crlf).unwrap();
+    assert_eq!(
+        out,
+        "// top\n\n/// Does.\ntool t {\n  a: string // why\n}\n"
+    );
+    assert_eq!(
+        tooldef::print::format("// only\n// comments\n").unwrap(),
+        "// only\n// comments\n"
+    );
+    assert_eq!(tooldef::print::format("").unwrap(), "");
+    assert_eq!(tooldef::print::format("\u{FEFF}").unwrap(), "");
 }
