@@ -19,6 +19,9 @@ use crate::model::{self, Additional, Module, NamedKind, Ty};
 
 const INDENT: &str = "  ";
 
+/// The longest inline object written on one line.
+const ONE_LINE: usize = 60;
+
 /// Prints a syntax tree in canonical layout, without comments.
 pub fn file(f: &File) -> String {
     let mut p = Printer::new("", Vec::new());
@@ -907,6 +910,40 @@ impl<'s> Printer<'s> {
         self.seen(b.span);
     }
 
+    /// Writes a short inline object on one line (`{ id: string, n?: integer }`) when no field
+    /// has a doc comment, no comment sits inside, and it fits in [`ONE_LINE`] characters.
+    /// Returns whether it did.
+    fn one_line_object(&mut self, b: &ObjectBody) -> bool {
+        if b.fields.is_empty()
+            || b.fields.iter().any(|f| f.doc.is_some())
+            || self.has_comments_in(b.span)
+        {
+            return false;
+        }
+        let mut p = Printer::new("", Vec::new());
+        p.write("{ ");
+        for (i, f) in b.fields.iter().enumerate() {
+            if i > 0 {
+                p.write(", ");
+            }
+            p.field(f);
+        }
+        if b.open.is_some() {
+            p.write(", ...");
+            if let Some(rest) = &b.rest {
+                p.write(": ");
+                p.ty(rest, false);
+            }
+        }
+        p.write(" }");
+        if p.out.contains('\n') || p.out.chars().count() > ONE_LINE {
+            return false;
+        }
+        self.write(&p.out);
+        self.seen(b.span);
+        true
+    }
+
     fn has_comments_in(&self, span: Span) -> bool {
         self.comments
             .iter()
@@ -939,7 +976,14 @@ impl<'s> Printer<'s> {
             TypeKind::Named(n) => self.name(n),
             TypeKind::Literal(v) => self.value(v),
             TypeKind::Array(items) => {
-                self.ty(items, true);
+                // `(string @min_length(1))[]`: the parentheses say what `[]` applies to.
+                if matches!(items.kind, TypeKind::Constrained(..)) {
+                    self.write("(");
+                    self.ty(items, false);
+                    self.write(")");
+                } else {
+                    self.ty(items, true);
+                }
                 self.write("[]");
             }
             TypeKind::Map(values) => {
@@ -947,7 +991,11 @@ impl<'s> Printer<'s> {
                 self.ty(values, false);
                 self.write(">");
             }
-            TypeKind::Object(body) => self.body(body),
+            TypeKind::Object(body) => {
+                if !self.one_line_object(body) {
+                    self.body(body);
+                }
+            }
             TypeKind::Union(members) => {
                 if tight {
                     self.write("(");

@@ -477,6 +477,6 @@ fn comments_inside_strings_are_not_comments() {
 fn format_layout_is_canonical() {
     let src = "// head\n\n/// Does.\n@read_only   @title(\"T\")\ntool   t->   string{a:string@min_length(1)   ,b?:(\"x\"|\"y\")[]=[\"x\"]\n// before c\nc: { d: integer, ...: string }   // after c\n}\n";
     let out = tooldef::print::format(src).unwrap();
-    let expected = "// head\n\n/// Does.\n@read_only @title(\"T\")\ntool t -> string {\n  a: string @min_length(1)\n  b?: (\"x\" | \"y\")[] = [\"x\"]\n  // before c\n  c: {\n    d: integer\n    ...: string // after c\n  }\n}\n";
+    let expected = "// head\n\n/// Does.\n@read_only @title(\"T\")\ntool t -> string {\n  a: string @min_length(1)\n  b?: (\"x\" | \"y\")[] = [\"x\"]\n  // before c\n  c: { d: integer, ...: string } // after c\n}\n";
     assert_eq!(out, expected);
 }
