@@ -32,12 +32,26 @@ pub fn file(f: &File) -> String {
 /// Formats a source: parses it, prints it in canonical layout, and puts every `//` comment back
 /// (a comment on its own line stays before the same member; a comment after code stays at the
 /// end of that line). `///` doc comments are part of the syntax tree and printed with it.
+///
+/// The result is checked before it is returned: it must parse to the same syntax tree as the
+/// source (spans aside), so formatting can never change what a file means.
 pub fn format(source: &str) -> Result<String, Errors> {
     let f = crate::parse(source)?;
     let comments = comments(source);
+    let expected = comments.len();
     let mut p = Printer::new(source, comments);
     p.file(&f);
-    Ok(p.finish())
+    let out = p.finish();
+    let same = crate::parse(&out).is_ok_and(|g| g == f) && self::comments(&out).len() == expected;
+    if !same {
+        return Err(Errors::new(vec![crate::Diagnostic::error(
+            crate::Code::Syntax,
+            Span::new(0, 0),
+            "the formatter could not lay this file out without changing it; the file was left alone",
+        )
+        .with_label("not formatted")]));
+    }
+    Ok(out)
 }
 
 /// A `//` comment of a source.
