@@ -1,6 +1,6 @@
 //! Printing: syntax trees and models → canonical `.tool` source.
 //!
-//! One printer lays out syntax trees ([`file`]); the formatter ([`format`]) runs it over a
+//! One printer lays out syntax trees ([`file()`]); the formatter ([`format()`]) runs it over a
 //! parsed source with the source's `//` comments put back by byte offset; the model printer
 //! ([`module`]) first turns a [`Module`] into a syntax tree, so that a printed model compiles
 //! back to the same model (`compile(print(m)).module == m`).

@@ -1,7 +1,7 @@
 //! Importing: tool definitions in other formats → the model, and canonical `.tool` source.
 //!
 //! One file per dialect reads its envelope (where the tools, names and schemas are); the shared
-//! core ([`schema`]) turns JSON Schema into model types. The result is printed and compiled
+//! core (`schema.rs`) turns JSON Schema into model types. The result is printed and compiled
 //! again, so an imported module is exactly what its printed source compiles to, and every check
 //! of the language (defaults, patterns, names) applies to it.
 //!
