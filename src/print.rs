@@ -905,7 +905,7 @@ impl<'s> Printer<'s> {
             }
             self.own_line_comments(f.span.start);
             self.field(f);
-            prev_end = f.span.end;
+            prev_end = field_end(f);
         }
         if let Some(open) = b.open {
             self.newline();
@@ -1070,6 +1070,18 @@ impl<'s> Printer<'s> {
         }
         self.seen(v.span);
     }
+}
+
+/// Where the last token of a field ends (a field's own span runs on over the blanks after it).
+fn field_end(f: &ast::Field) -> usize {
+    let mut end = f.name.span.end.max(f.ty.span.end);
+    for a in &f.annotations {
+        end = end.max(a.span.end);
+    }
+    if let Some(d) = &f.default {
+        end = end.max(d.span.end);
+    }
+    end
 }
 
 /// A string in double quotes with JSON escapes.

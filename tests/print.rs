@@ -480,3 +480,10 @@ fn format_layout_is_canonical() {
     let expected = "// head\n\n/// Does.\n@read_only @title(\"T\")\ntool t -> string {\n  a: string @min_length(1)\n  b?: (\"x\" | \"y\")[] = [\"x\"]\n  // before c\n  c: { d: integer, ...: string } // after c\n}\n";
     assert_eq!(out, expected);
 }
+
+#[test]
+fn blank_lines_between_members_are_kept_once() {
+    let src = "/// T.\ntool t {\n  a: string\n\n\n  /// B.\n  b: integer = 1\n\n  c: boolean\n  d: null\n}\n\nenum E {\n  x\n\n  y\n}\n";
+    let out = tooldef::print::format(src).unwrap();
+    assert_eq!(out, "/// T.\ntool t {\n  a: string\n\n  /// B.\n  b: integer = 1\n\n  c: boolean\n  d: null\n}\n\nenum E {\n  x\n\n  y\n}\n");
+}
