@@ -284,7 +284,7 @@ pub(crate) fn tools(
 ) -> Result<Imported, ImportError> {
     let mut core = schema::Core::new(rules);
     let mut tools = Vec::new();
-    let mut names: Vec<String> = Vec::new();
+    let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
     for spec in specs {
         let ptr = spec.pointer.clone();
         let Some(name) = spec.name else {
@@ -304,7 +304,7 @@ pub(crate) fn tools(
             );
             continue;
         }
-        if names.iter().any(|n| n == name) {
+        if names.contains(name) {
             core.error(
                 &format!("{ptr}/name"),
                 None,
@@ -312,7 +312,7 @@ pub(crate) fn tools(
             );
             continue;
         }
-        names.push(name.to_string());
+        names.insert(name.to_string());
         if name.contains('.') {
             core.warn(
                 &format!("{ptr}/name"),

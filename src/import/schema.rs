@@ -83,7 +83,7 @@ pub(crate) struct Core {
     /// Whether an object was closed because the dialect closes objects by default.
     pub closed_by_default: bool,
     def_ids: HashMap<String, TypeId>,
-    type_names: Vec<String>,
+    type_names: std::collections::HashSet<String>,
     depth: usize,
 }
 
@@ -131,7 +131,7 @@ impl Core {
             defs_ptr: String::new(),
             closed_by_default: false,
             def_ids: HashMap::new(),
-            type_names: Vec::new(),
+            type_names: std::collections::HashSet::new(),
             depth: 0,
         }
     }
@@ -223,7 +223,7 @@ impl Core {
             name = format!("{base}{n}");
             n += 1;
         }
-        self.type_names.push(name.clone());
+        self.type_names.insert(name.clone());
         name
     }
 
@@ -294,6 +294,17 @@ impl Core {
             return Some(clean);
         }
         Some(trimmed.to_string())
+    }
+
+    /// How `value` breaks `ty` under strict validation, against the named types so far.
+    fn violation(&mut self, ty: &Ty, value: &Value) -> Option<String> {
+        let module = Module {
+            tools: Vec::new(),
+            types: std::mem::take(&mut self.types),
+        };
+        let r = super::strict_violation(&module, ty, value);
+        self.types = module.types;
+        r
     }
 
     /// The model type of a schema, or `None` after reporting an error.
@@ -726,13 +737,9 @@ impl Core {
         }
         if let Some(values) = self.values(s, ptr)? {
             // Keep the values that also fit the rest of the schema.
-            let module = Module {
-                tools: Vec::new(),
-                types: self.types.clone(),
-            };
             let mut kept = Vec::new();
             for v in values {
-                if super::strict_violation(&module, &ty, &v).is_none() {
+                if self.violation(&ty, &v).is_none() {
                     kept.push(v);
                 } else {
                     self.warn(ptr, format!("the value {v} of `enum`/`const` does not fit the rest of the schema and can never match; it was left out"));
@@ -1046,6 +1053,8 @@ impl Core {
                 return None;
             }
         }
+        let required_set: std::collections::HashSet<&str> =
+            required.iter().map(String::as_str).collect();
         let mut fields = Vec::new();
         let mut failed = false;
         for (name, p) in props {
@@ -1054,7 +1063,7 @@ impl Core {
                 failed = true;
                 continue;
             };
-            let is_required = required.contains(name);
+            let is_required = required_set.contains(name.as_str());
             if self.rules.bfcl {
                 if let Some(Value::Bool(opt)) = p.get("optional") {
                     self.warn(&format!("{pptr}/optional"), "the non-standard `optional` key was read: the parameter is optional when it is true and `required` does not list it");
@@ -1070,10 +1079,6 @@ impl Core {
                 .get("description")
                 .and_then(Value::as_str)
                 .and_then(|d| self.description(d, &format!("{pptr}/description")));
-            let module = Module {
-                tools: Vec::new(),
-                types: self.types.clone(),
-            };
             let mut default = None;
             if let Some(d) = p.get("default") {
                 let dptr = format!("{pptr}/default");
@@ -1082,7 +1087,7 @@ impl Core {
                         &dptr,
                         "a default on a required property never applies; it was dropped",
                     );
-                } else if let Some(why) = super::strict_violation(&module, &ty, d) {
+                } else if let Some(why) = self.violation(&ty, d) {
                     self.warn(
                         &dptr,
                         format!("the default {d} does not fit the type ({why}); it was dropped"),
@@ -1100,7 +1105,7 @@ impl Core {
                 match ex.as_array() {
                     Some(list) => {
                         for (i, e) in list.iter().enumerate() {
-                            if let Some(why) = super::strict_violation(&module, &ty, e) {
+                            if let Some(why) = self.violation(&ty, e) {
                                 self.warn(&format!("{pptr}/examples/{i}"), format!("the example {e} does not fit the type ({why}); it was dropped"));
                             } else if value_depth(e) < crate::check::MAX_VALUE_DEPTH {
                                 examples.push(e.clone());
@@ -1172,8 +1177,9 @@ impl Core {
             }
             None => Additional::Open,
         };
+        let mut added = std::collections::HashSet::new();
         for r in &required {
-            if !props.contains_key(r) {
+            if !props.contains_key(r) && added.insert(r.as_str()) {
                 if additional == Additional::Closed {
                     self.error(&format!("{ptr}/required"), Some("required"), format!("`{r}` is required but not a property of a closed object, so no value fits"));
                     return None;
