@@ -204,6 +204,8 @@ pub struct ObjectBody {
     pub fields: Vec<Field>,
     /// The span of `...` when the object accepts unknown keys.
     pub open: Option<Span>,
+    /// The `T` of `...: T`: the type of the values under keys other than the fields.
+    pub rest: Option<Box<TypeExpr>>,
     /// The braces and everything between.
     pub span: Span,
 }

@@ -781,14 +781,12 @@ impl Checker {
             }
             fields.push(self.field(f));
         }
-        ObjectTy {
-            fields,
-            additional: if body.open.is_some() {
-                Additional::Open
-            } else {
-                Additional::Closed
-            },
-        }
+        let additional = match (&body.rest, body.open) {
+            (Some(rest), _) => Additional::Schema(self.ty(rest)),
+            (None, Some(_)) => Additional::Open,
+            (None, None) => Additional::Closed,
+        };
+        ObjectTy { fields, additional }
     }
 
     fn field(&mut self, f: &ast::Field) -> Field {

@@ -56,6 +56,62 @@ enum Command {
     /// Exit codes: 0 valid (prints the normalized arguments), 1 invalid (prints the message for
     /// the model), 2 usage, I/O or compile errors.
     Validate(ValidateArgs),
+    /// Format `.tool` files in place, in the one canonical layout (comments are kept).
+    Fmt {
+        /// Files to format; `-` formats standard input to standard output.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Change nothing; list the files that would change and exit with 1 if any would.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Import tool definitions from JSON Schema or a provider format, printing `.tool` source.
+    Import {
+        /// The JSON (or JSON Lines) file; `-` reads standard input.
+        file: PathBuf,
+        /// The input format.
+        #[arg(long, value_enum)]
+        from: FromArg,
+        /// Write the source here instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// The name of the tool (or type) made from a bare JSON Schema.
+        #[arg(long)]
+        name: Option<String>,
+        /// Keep objects open (tool formats close objects that declare properties by default).
+        #[arg(long)]
+        keep_open: bool,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FromArg {
+    /// A JSON Schema, or a list of them.
+    JsonSchema,
+    /// OpenAI tools (Chat Completions or Responses).
+    Openai,
+    /// Anthropic tools.
+    Anthropic,
+    /// Gemini function declarations.
+    Gemini,
+    /// An MCP `tools/list` result.
+    Mcp,
+    /// BFCL function documents.
+    Bfcl,
+}
+
+impl From<FromArg> for tooldef::import::Dialect {
+    fn from(f: FromArg) -> Self {
+        use tooldef::import::Dialect;
+        match f {
+            FromArg::JsonSchema => Dialect::JsonSchema,
+            FromArg::Openai => Dialect::OpenAi,
+            FromArg::Anthropic => Dialect::Anthropic,
+            FromArg::Gemini => Dialect::Gemini,
+            FromArg::Mcp => Dialect::Mcp,
+            FromArg::Bfcl => Dialect::Bfcl,
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -122,6 +178,14 @@ fn main() -> ExitCode {
             quiet,
         ),
         Command::Validate(args) => validate_command::run(&args),
+        Command::Fmt { files, check } => fmt(&files, check),
+        Command::Import {
+            file,
+            from,
+            output,
+            name,
+            keep_open,
+        } => import(&file, from.into(), output.as_deref(), name, keep_open),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -322,4 +386,88 @@ fn compile(
         None => to_stdout(&text),
     }
     Ok(0)
+}
+
+fn fmt(files: &[PathBuf], check: bool) -> Result<u8, String> {
+    let mut code = 0;
+    let mut failures = Vec::new();
+    for path in files {
+        let input = read_input(path)?;
+        let text = match decode_source(&input.bytes) {
+            Ok(s) => s.to_string(),
+            Err(d) => {
+                failures.push((input.name.clone(), String::new(), vec![d]));
+                code = EXIT_ERRORS;
+                continue;
+            }
+        };
+        match tooldef::print::format(&text) {
+            Ok(formatted) => {
+                if path.as_os_str() == "-" && !check {
+                    to_stdout(&formatted);
+                } else if formatted != text {
+                    if check {
+                        to_stdout(&format!("{}\n", input.name));
+                        code = EXIT_ERRORS;
+                    } else {
+                        std::fs::write(path, formatted)
+                            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                    }
+                }
+            }
+            Err(e) => {
+                failures.push((input.name.clone(), text, e.diagnostics));
+                code = EXIT_ERRORS;
+            }
+        }
+    }
+    print_diagnostics(&failures, Format::Human, false);
+    Ok(code)
+}
+
+fn import(
+    file: &std::path::Path,
+    dialect: tooldef::import::Dialect,
+    output: Option<&std::path::Path>,
+    name: Option<String>,
+    keep_open: bool,
+) -> Result<u8, String> {
+    let input = read_input(file)?;
+    let text =
+        String::from_utf8(input.bytes).map_err(|_| format!("{} is not UTF-8", input.name))?;
+    let options = tooldef::import::Options { name, keep_open };
+    let result = tooldef::import::parse_input(&text)
+        .and_then(|doc| tooldef::import::import(&doc, dialect, &options));
+    match result {
+        Ok(imported) => {
+            for w in &imported.warnings {
+                let at = if w.pointer.is_empty() {
+                    "/"
+                } else {
+                    &w.pointer
+                };
+                to_stderr(&format!(
+                    "warning: {}: at {at}: {}\n",
+                    input.name, w.message
+                ));
+            }
+            match output {
+                Some(path) => std::fs::write(path, &imported.source)
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+                None => to_stdout(&imported.source),
+            }
+            Ok(0)
+        }
+        Err(e) => {
+            for issue in &e.issues {
+                let kw = issue
+                    .keyword
+                    .as_deref()
+                    .map(|k| format!(" [{k}]"))
+                    .unwrap_or_default();
+                to_stderr(&format!("error: {}: {issue}{kw}\n", input.name));
+            }
+            Ok(EXIT_ERRORS)
+        }
+    }
 }

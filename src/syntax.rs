@@ -131,6 +131,7 @@ impl Lower {
             params: params.unwrap_or(ObjectBody {
                 fields: Vec::new(),
                 open: None,
+                rest: None,
                 span,
             }),
             span,
@@ -267,14 +268,25 @@ impl Lower {
         let span = span_of(&pair);
         let mut fields = Vec::new();
         let mut open = None;
+        let mut rest = None;
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::field => fields.push(self.field(p, depth)),
-                Rule::open_marker => open = Some(span_of(&p)),
+                Rule::open_marker => {
+                    open = Some(span_of(&p));
+                    if let Some(t) = p.into_inner().find(|t| t.as_rule() == Rule::type_expr) {
+                        rest = Some(Box::new(self.type_expr(t, depth + 1)));
+                    }
+                }
                 _ => {}
             }
         }
-        ObjectBody { fields, open, span }
+        ObjectBody {
+            fields,
+            open,
+            rest,
+            span,
+        }
     }
 
     fn field(&mut self, pair: Pair<Rule>, depth: usize) -> Field {
@@ -683,7 +695,8 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Diagnostic {
     if found.starts_with("///") || last_line.contains("///") {
         d = d.with_help("a `///` doc comment must come right before a tool, type, enum, field or enum value; use `//` for other comments");
     } else if found == "<" {
-        d = d.with_help("write `map<T>` with no blank before `<`; only `map` takes a type argument");
+        d = d
+            .with_help("write `map<T>` with no blank before `<`; only `map` takes a type argument");
     } else if found == "," || found == ";" {
         d = d
             .with_help("fields and enum values are separated by line breaks (a comma is optional)");

@@ -458,9 +458,14 @@ impl<'m> Lowering<'m> {
         match (&o.additional, self.flavor) {
             (Additional::Closed, _) => {}
             (Additional::Schema(t), Flavor::Strict) => {
+                let what = if o.fields.is_empty() {
+                    "a `map<...>`"
+                } else {
+                    "typed extra keys (`...: T`)"
+                };
                 self.unsupported(
                     at,
-                    "a `map<...>`",
+                    what,
                     "strict mode requires `additionalProperties: false` on every object, so it has no open keys",
                     "declare the keys as fields, or pass the entries as an array of `{ key, value }` objects",
                 );
@@ -474,9 +479,14 @@ impl<'m> Lowering<'m> {
                 "declare every key as a field, or compile for `openai` (non-strict)",
             ),
             (Additional::Schema(t), Flavor::Gemini) => {
+                let what = if o.fields.is_empty() {
+                    "a `map<...>`"
+                } else {
+                    "typed extra keys (`...: T`)"
+                };
                 self.unsupported(
                     at,
-                    "a `map<...>`",
+                    what,
                     "Gemini's schema has no `additionalProperties`, and an OBJECT needs declared properties",
                     "declare the keys as fields, or pass the entries as an array of `{ key, value }` objects",
                 );

@@ -1,0 +1,42 @@
+//! `--from gemini`: function declarations in Gemini's OpenAPI 3.0 schema subset (upper-case
+//! type names, `nullable`).
+
+use serde_json::Value;
+
+use super::schema::Rules;
+use super::{entries, str_at, tools, ImportError, Imported, Options, ToolSpec};
+
+pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
+    let mut specs = Vec::new();
+    for (ptr, entry) in entries(
+        doc,
+        &["functionDeclarations", "function_declarations", "tools"],
+    ) {
+        let nested = entry
+            .get("functionDeclarations")
+            .or_else(|| entry.get("function_declarations"));
+        let list: Vec<(String, &Value)> = match nested {
+            Some(Value::Array(ds)) => ds
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (format!("{ptr}/functionDeclarations/{i}"), d))
+                .collect(),
+            _ => vec![(ptr, entry)],
+        };
+        for (p, d) in list {
+            let mut spec = ToolSpec::new(p);
+            spec.name = str_at(d, "name");
+            spec.description = str_at(d, "description");
+            spec.input = d
+                .get("parameters")
+                .or_else(|| d.get("parametersJsonSchema"));
+            specs.push(spec);
+        }
+    }
+    let rules = Rules {
+        close_objects: !options.keep_open,
+        openapi: true,
+        bfcl: false,
+    };
+    tools(specs, rules, Vec::new())
+}

@@ -1,0 +1,518 @@
+//! Importing: tool definitions in other formats → the model, and canonical `.tool` source.
+//!
+//! One file per dialect reads its envelope (where the tools, names and schemas are); the shared
+//! core (`schema.rs`) turns JSON Schema into model types. The result is printed and compiled
+//! again, so an imported module is exactly what its printed source compiles to, and every check
+//! of the language (defaults, patterns, names) applies to it.
+//!
+//! Rules (docs/language.md, "Open objects and JSON Schema interop"):
+//! - Keywords the language cannot express (`not`, `if`/`then`/`else`, `allOf`,
+//!   `patternProperties`, external `$ref`, …) are errors naming the keyword and its JSON
+//!   pointer; nothing is dropped silently. Dropped annotations are warnings with their pointer.
+//! - `--from json-schema` is faithful: an object without `additionalProperties: false` stays
+//!   open. The tool dialects close objects that declare properties (one warning per file);
+//!   [`Options::keep_open`] keeps them open.
+
+mod anthropic;
+mod bfcl;
+mod gemini;
+mod json_schema;
+mod mcp;
+mod openai;
+pub(crate) mod schema;
+
+use serde_json::Value;
+
+use crate::model::{Hints, Module, Tool, Ty, TypeId};
+
+/// The formats `tooldef import` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// A JSON Schema (one tool, or one named type when it is not an object), or a list of them.
+    JsonSchema,
+    /// OpenAI tools: Chat Completions `{"type": "function", "function": {...}}` or the
+    /// Responses API's flat form, one or a list (or `{"tools": [...]}`).
+    OpenAi,
+    /// Anthropic tools: `{name, description, input_schema}`, one or a list.
+    Anthropic,
+    /// Gemini function declarations, bare or inside `{"functionDeclarations": [...]}`.
+    Gemini,
+    /// An MCP `tools/list` result, or a list of MCP tools.
+    Mcp,
+    /// BFCL function documents (a list, or JSON Lines), with BFCL's type names.
+    Bfcl,
+}
+
+impl Dialect {
+    /// Every dialect.
+    pub const ALL: &'static [Dialect] = &[
+        Dialect::JsonSchema,
+        Dialect::OpenAi,
+        Dialect::Anthropic,
+        Dialect::Gemini,
+        Dialect::Mcp,
+        Dialect::Bfcl,
+    ];
+
+    /// The name used on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::JsonSchema => "json-schema",
+            Dialect::OpenAi => "openai",
+            Dialect::Anthropic => "anthropic",
+            Dialect::Gemini => "gemini",
+            Dialect::Mcp => "mcp",
+            Dialect::Bfcl => "bfcl",
+        }
+    }
+
+    /// The dialect called `name` on the command line.
+    pub fn from_name(name: &str) -> Option<Dialect> {
+        Dialect::ALL.iter().copied().find(|d| d.as_str() == name)
+    }
+}
+
+/// How to import.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The name of the tool (or type) made from a bare JSON Schema; by default its `title`, or
+    /// `imported`.
+    pub name: Option<String>,
+    /// Keep objects open in the tool dialects (they are closed by default).
+    pub keep_open: bool,
+}
+
+/// Something the importer changed or left out, at a JSON pointer into the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    /// Where, as a JSON pointer (RFC 6901) into the input document.
+    pub pointer: String,
+    /// What happened.
+    pub message: String,
+}
+
+/// Why part of the input cannot be imported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Issue {
+    /// Where, as a JSON pointer into the input document.
+    pub pointer: String,
+    /// The JSON Schema keyword at fault, when one is.
+    pub keyword: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for Issue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        };
+        write!(f, "at {at}: {}", self.message)
+    }
+}
+
+/// An import that failed: every problem found.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .issues.iter().map(|i| i.to_string()).collect::<Vec<_>>().join("\n"))]
+pub struct ImportError {
+    /// The problems, in the order found.
+    pub issues: Vec<Issue>,
+}
+
+/// A successful import.
+#[derive(Clone, Debug)]
+pub struct Imported {
+    /// The model, exactly as [`Imported::source`] compiles.
+    pub module: Module,
+    /// The canonical `.tool` source.
+    pub source: String,
+    /// What was changed or left out, with pointers.
+    pub warnings: Vec<Warning>,
+}
+
+/// Whether `value` breaks `ty` under strict validation: the first violation in words. The one
+/// place importers and conformance tests call the validator.
+pub fn strict_violation(module: &Module, ty: &Ty, value: &Value) -> Option<String> {
+    crate::validate::first_violation(module, ty, value)
+}
+
+/// Reads an input document: JSON, or JSON Lines (one value per line, collected into a list).
+pub fn parse_input(text: &str) -> Result<Value, ImportError> {
+    let one = |message: String| ImportError {
+        issues: vec![Issue {
+            pointer: String::new(),
+            keyword: None,
+            message,
+        }],
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => Ok(v),
+        Err(first) => {
+            let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+            if lines.len() < 2 {
+                return Err(one(format!("not JSON: {first}")));
+            }
+            let mut out = Vec::new();
+            for (i, l) in lines.iter().enumerate() {
+                match serde_json::from_str::<Value>(l) {
+                    Ok(v) => out.push(v),
+                    Err(e) => {
+                        return Err(one(format!(
+                            "not JSON ({first}), nor JSON Lines (line {}: {e})",
+                            i + 1
+                        )))
+                    }
+                }
+            }
+            Ok(Value::Array(out))
+        }
+    }
+}
+
+/// Imports a document of the given dialect.
+pub fn import(doc: &Value, dialect: Dialect, options: &Options) -> Result<Imported, ImportError> {
+    match dialect {
+        Dialect::JsonSchema => import_json_schema(doc, options),
+        Dialect::OpenAi => import_openai(doc, options),
+        Dialect::Anthropic => import_anthropic(doc, options),
+        Dialect::Gemini => import_gemini(doc, options),
+        Dialect::Mcp => import_mcp(doc, options),
+        Dialect::Bfcl => import_bfcl(doc, options),
+    }
+}
+
+/// Imports a JSON Schema: an object schema becomes one tool, any other schema one named type;
+/// a list of schemas becomes many. Objects stay open unless they say
+/// `additionalProperties: false`.
+pub fn import_json_schema(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
+    json_schema::import(doc, options)
+}
+
+/// Imports a JSON Schema as one named type (whatever its root), for validating values against
+/// it: the import and the id of the type.
+pub fn import_type(schema: &Value, name: &str) -> Result<(Imported, TypeId), ImportError> {
+    json_schema::import_type(schema, name)
+}
+
+/// Imports OpenAI tool definitions.
+pub fn import_openai(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
+    openai::import(doc, options)
+}
+
+/// Imports Anthropic tool definitions.
+pub fn import_anthropic(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
+    anthropic::import(doc, options)
+}
+
+/// Imports Gemini function declarations.
+pub fn import_gemini(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
+    gemini::import(doc, options)
+}
+
+/// Imports an MCP `tools/list` result.
+pub fn import_mcp(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
+    mcp::import(doc, options)
+}
+
+/// Imports BFCL function documents.
+pub fn import_bfcl(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
+    bfcl::import(doc, options)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared by the tool dialects
+
+/// One tool as a dialect's envelope gives it.
+pub(crate) struct ToolSpec<'d> {
+    pub pointer: String,
+    pub name: Option<&'d str>,
+    pub description: Option<&'d str>,
+    pub title: Option<&'d str>,
+    pub input: Option<&'d Value>,
+    pub input_key: &'static str,
+    pub output: Option<&'d Value>,
+    pub annotations: Option<&'d Value>,
+}
+
+impl<'d> ToolSpec<'d> {
+    pub(crate) fn new(pointer: String) -> Self {
+        ToolSpec {
+            pointer,
+            name: None,
+            description: None,
+            title: None,
+            input: None,
+            input_key: "parameters",
+            output: None,
+            annotations: None,
+        }
+    }
+}
+
+/// The list of entries of a document: a list, or the array under one of `keys`, or one entry.
+pub(crate) fn entries<'d>(doc: &'d Value, keys: &[&str]) -> Vec<(String, &'d Value)> {
+    if let Value::Array(items) = doc {
+        return items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (format!("/{i}"), v))
+            .collect();
+    }
+    for k in keys {
+        if let Some(Value::Array(items)) = doc.get(*k) {
+            return items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (format!("/{k}/{i}"), v))
+                .collect();
+        }
+    }
+    vec![(String::new(), doc)]
+}
+
+fn str_at<'d>(v: &'d Value, key: &str) -> Option<&'d str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// Builds the module of a tool dialect and finishes the import.
+pub(crate) fn tools(
+    specs: Vec<ToolSpec<'_>>,
+    rules: schema::Rules,
+    mut errors: Vec<Issue>,
+) -> Result<Imported, ImportError> {
+    let mut core = schema::Core::new(rules);
+    let mut tools = Vec::new();
+    let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for spec in specs {
+        let ptr = spec.pointer.clone();
+        let Some(name) = spec.name else {
+            core.error(&ptr, None, "the tool has no `name`");
+            continue;
+        };
+        let valid = !name.is_empty()
+            && name.len() <= 128
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !valid {
+            core.error(
+                &format!("{ptr}/name"),
+                None,
+                format!("`{name}` is not a valid tool name (1 to 128 characters from A-Z, a-z, 0-9, `_`, `-` and `.`)"),
+            );
+            continue;
+        }
+        if names.contains(name) {
+            core.error(
+                &format!("{ptr}/name"),
+                None,
+                format!("the tool `{name}` is defined twice"),
+            );
+            continue;
+        }
+        names.insert(name.to_string());
+        if name.contains('.') {
+            core.warn(
+                &format!("{ptr}/name"),
+                format!("the tool name `{name}` contains `.`, which OpenAI, Anthropic and Gemini reject; those targets will refuse it until it is renamed"),
+            );
+        }
+        let description = match spec
+            .description
+            .and_then(|d| core.description(d, &format!("{ptr}/description")))
+        {
+            Some(d) => d,
+            None => {
+                core.warn(
+                    &format!("{ptr}/description"),
+                    "the tool has no description; its name was used (models choose tools by their descriptions: write one)",
+                );
+                name.to_string()
+            }
+        };
+        let input_ptr = format!("{ptr}/{}", spec.input_key);
+        let empty = Value::Object(serde_json::Map::new());
+        let input = match spec.input {
+            Some(i) => i,
+            None => {
+                core.warn(
+                    &input_ptr,
+                    "the tool has no parameter schema; it takes no parameters",
+                );
+                &empty
+            }
+        };
+        let Some(input_map) = input.as_object() else {
+            core.error(&input_ptr, None, "the parameter schema must be an object");
+            continue;
+        };
+        let mut input_map = input_map.clone();
+        if !input_map.contains_key("type")
+            && !["anyOf", "oneOf", "allOf", "$ref"]
+                .iter()
+                .any(|k| input_map.contains_key(*k))
+        {
+            input_map.insert("type".into(), Value::String("object".into()));
+        }
+        let input_value = Value::Object(input_map);
+        core.reset_defs();
+        core.set_defs_owned(&input_value, &input_ptr);
+        let params = match core.ty(&input_value, &input_ptr) {
+            Some(Ty::Object(mut o)) => {
+                // A tool's parameters are closed too when they declare none: a tool that takes
+                // no parameters takes no unknown ones either.
+                if rules.close_objects
+                    && o.additional == crate::model::Additional::Open
+                    && !input_value
+                        .as_object()
+                        .is_some_and(|m| m.contains_key("additionalProperties"))
+                {
+                    o.additional = crate::model::Additional::Closed;
+                    core.closed_by_default = true;
+                }
+                *o
+            }
+            Some(_) => {
+                core.error(&input_ptr, None, "the parameters must be an object schema");
+                continue;
+            }
+            None => continue,
+        };
+        let output = match spec.output {
+            Some(o) => {
+                core.reset_defs();
+                core.set_defs_owned(o, &format!("{ptr}/outputSchema"));
+                core.ty(o, &format!("{ptr}/outputSchema"))
+            }
+            None => None,
+        };
+        let mut hints = Hints::default();
+        let mut title = spec.title.map(str::to_string);
+        if let Some(t) = &title {
+            if t.chars().any(|c| crate::check::forbidden_char(c, false)) {
+                core.warn(
+                    &format!("{ptr}/title"),
+                    "the title contains invisible or control characters; they were removed",
+                );
+                title = Some(
+                    t.chars()
+                        .filter(|&c| !crate::check::forbidden_char(c, false))
+                        .collect(),
+                );
+            }
+        }
+        if let Some(a) = spec.annotations {
+            let aptr = format!("{ptr}/annotations");
+            match a.as_object() {
+                Some(m) => {
+                    for (k, v) in m {
+                        let slot = match k.as_str() {
+                            "readOnlyHint" => Some(&mut hints.read_only),
+                            "destructiveHint" => Some(&mut hints.destructive),
+                            "idempotentHint" => Some(&mut hints.idempotent),
+                            "openWorldHint" => Some(&mut hints.open_world),
+                            "title" => {
+                                match (v.as_str(), &title) {
+                                    (Some(t), None) => title = Some(t.to_string()),
+                                    (Some(t), Some(existing)) if t != existing => core.warn(
+                                        &format!("{aptr}/title"),
+                                        "the annotation title differs from the tool's title; the tool's title was kept",
+                                    ),
+                                    _ => {}
+                                }
+                                None
+                            }
+                            _ => {
+                                core.warn(&format!("{aptr}/{k}"), format!("the annotation `{k}` has no place in the language and was dropped"));
+                                None
+                            }
+                        };
+                        if let Some(slot) = slot {
+                            match v.as_bool() {
+                                Some(b) => *slot = Some(b),
+                                None => core.warn(
+                                    &format!("{aptr}/{k}"),
+                                    format!("`{k}` is not a boolean; it was dropped"),
+                                ),
+                            }
+                        }
+                    }
+                }
+                None => core.warn(&aptr, "`annotations` is not an object; it was dropped"),
+            }
+        }
+        if hints.read_only == Some(true) && hints.destructive == Some(true) {
+            core.warn(
+                &format!("{ptr}/annotations"),
+                "a read-only tool cannot be destructive; `destructiveHint` was dropped",
+            );
+            hints.destructive = None;
+        }
+        tools.push(Tool {
+            name: name.to_string(),
+            description,
+            title,
+            params,
+            output,
+            hints,
+            requires_approval: false,
+            scope: None,
+            mode: None,
+            on_error: None,
+            retry: None,
+            deprecated: false,
+            meta: Default::default(),
+            span: Default::default(),
+        });
+    }
+    if core.closed_by_default {
+        core.warn(
+            "",
+            "objects that declare properties but say nothing about other keys were closed (an unknown argument is a model mistake); pass --keep-open to keep them open",
+        );
+    }
+    errors.append(&mut core.errors);
+    if !errors.is_empty() {
+        return Err(ImportError { issues: errors });
+    }
+    finish(
+        Module {
+            tools,
+            types: core.types,
+        },
+        core.warnings,
+    )
+}
+
+/// Prints the module and compiles the print, so the result is exactly what its source says.
+pub(crate) fn finish(module: Module, warnings: Vec<Warning>) -> Result<Imported, ImportError> {
+    let source = crate::print::module(&module).map_err(|e| ImportError {
+        issues: vec![Issue {
+            pointer: String::new(),
+            keyword: None,
+            message: e.0,
+        }],
+    })?;
+    match crate::compile(&source) {
+        Ok(c) => Ok(Imported {
+            module: c.module,
+            source,
+            warnings,
+        }),
+        Err(errors) => Err(ImportError {
+            issues: errors
+                .errors()
+                .map(|d| Issue {
+                    pointer: String::new(),
+                    keyword: None,
+                    message: format!(
+                        "the imported definitions break a rule of the language: {}",
+                        d.message
+                    ),
+                })
+                .collect(),
+        }),
+    }
+}

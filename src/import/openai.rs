@@ -1,0 +1,39 @@
+//! `--from openai`: Chat Completions tools (`{"type": "function", "function": {...}}`) and the
+//! Responses API's flat function tools.
+
+use serde_json::Value;
+
+use super::schema::Rules;
+use super::{entries, str_at, tools, ImportError, Imported, Issue, Options, ToolSpec};
+
+pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
+    let mut specs = Vec::new();
+    let mut errors = Vec::new();
+    for (ptr, entry) in entries(doc, &["tools"]) {
+        if let Some(t) = str_at(entry, "type") {
+            if t != "function" {
+                errors.push(Issue {
+                    pointer: format!("{ptr}/type"),
+                    keyword: None,
+                    message: format!("only function tools can be imported, not `{t}` tools"),
+                });
+                continue;
+            }
+        }
+        let (f, fptr) = match entry.get("function") {
+            Some(f) => (f, format!("{ptr}/function")),
+            None => (entry, ptr.clone()),
+        };
+        let mut spec = ToolSpec::new(fptr);
+        spec.name = str_at(f, "name");
+        spec.description = str_at(f, "description");
+        spec.input = f.get("parameters");
+        specs.push(spec);
+    }
+    let rules = Rules {
+        close_objects: !options.keep_open,
+        openapi: false,
+        bfcl: false,
+    };
+    tools(specs, rules, errors)
+}

@@ -1,0 +1,1390 @@
+//! The shared core of every importer: a JSON Schema (draft 2020-12, with the draft-07 and
+//! OpenAPI spellings the tool dialects use) → model types.
+//!
+//! Untyped schemas keep their meaning: each JSON type the schema allows becomes one member of a
+//! union, and each keyword constrains only the member it applies to, so `{"minLength": 2}`
+//! becomes `string @min_length(2) | number | boolean | any[] | { ... } | null`.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Number, Value};
+
+use super::{Issue, Warning};
+use crate::model::*;
+
+/// The JSON types, in the order union members are written.
+const TYPES: &[&str] = &[
+    "string", "integer", "number", "boolean", "array", "object", "null",
+];
+
+/// Keywords JSON Schema defines that the language cannot express: always an error.
+const UNSUPPORTED: &[&str] = &[
+    "not",
+    "if",
+    "then",
+    "else",
+    "allOf",
+    "patternProperties",
+    "dependentSchemas",
+    "dependentRequired",
+    "dependencies",
+    "propertyNames",
+    "contains",
+    "minContains",
+    "maxContains",
+    "prefixItems",
+    "additionalItems",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "minProperties",
+    "maxProperties",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$recursiveRef",
+    "$recursiveAnchor",
+    "$anchor",
+    "$id",
+    "contentSchema",
+];
+
+/// Annotation keywords the model has no place for: dropped with a warning.
+const DROPPED_ANNOTATIONS: &[&str] = &[
+    "title",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+    "contentEncoding",
+    "contentMediaType",
+    "example",
+    "propertyOrdering",
+];
+
+/// How the core reads schemas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Rules {
+    /// Close objects that declare properties but say nothing about other keys.
+    pub close_objects: bool,
+    /// Accept the OpenAPI `nullable: true` and upper-case type names (Gemini).
+    pub openapi: bool,
+    /// Read BFCL's type names (`dict`, `float`, `tuple`, Java names) and its `optional` key;
+    /// an `enum` none of whose values fits the type is dropped (with a warning) instead of
+    /// refused.
+    pub bfcl: bool,
+}
+
+/// Converts schemas of one document; named types come from `$defs` / `definitions`.
+pub(crate) struct Core {
+    pub rules: Rules,
+    pub types: Vec<NamedType>,
+    pub warnings: Vec<Warning>,
+    pub errors: Vec<Issue>,
+    defs: Option<(Map<String, Value>, &'static str)>,
+    defs_ptr: String,
+    /// Whether an object was closed because the dialect closes objects by default.
+    pub closed_by_default: bool,
+    def_ids: HashMap<String, TypeId>,
+    type_names: std::collections::HashSet<String>,
+    depth: usize,
+}
+
+/// The deepest schema nesting the importer follows.
+const MAX_DEPTH: usize = 64;
+
+fn pointer_escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+fn pointer_unescape(key: &str) -> String {
+    key.replace("~1", "/").replace("~0", "~")
+}
+
+/// A name usable as a `.tool` type name, from any string.
+pub(crate) fn type_name(raw: &str) -> String {
+    let mut out = String::new();
+    let mut upper = true;
+    for c in raw.chars() {
+        if c.is_ascii_alphanumeric() {
+            if upper {
+                out.push(c.to_ascii_uppercase());
+            } else {
+                out.push(c);
+            }
+            upper = false;
+        } else {
+            upper = true;
+        }
+    }
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, 'T');
+    }
+    out
+}
+
+impl Core {
+    pub(crate) fn new(rules: Rules) -> Self {
+        Core {
+            rules,
+            types: Vec::new(),
+            warnings: Vec::new(),
+            errors: Vec::new(),
+            defs: None,
+            defs_ptr: String::new(),
+            closed_by_default: false,
+            def_ids: HashMap::new(),
+            type_names: std::collections::HashSet::new(),
+            depth: 0,
+        }
+    }
+
+    pub(crate) fn warn(&mut self, pointer: &str, message: impl Into<String>) {
+        self.warnings.push(Warning {
+            pointer: pointer.to_string(),
+            message: message.into(),
+        });
+    }
+
+    pub(crate) fn error(
+        &mut self,
+        pointer: &str,
+        keyword: Option<&str>,
+        message: impl Into<String>,
+    ) {
+        self.errors.push(Issue {
+            pointer: pointer.to_string(),
+            keyword: keyword.map(str::to_string),
+            message: message.into(),
+        });
+    }
+
+    /// Registers the named definitions of a document root (`$defs`, or draft-07
+    /// `definitions`); each becomes a named type when first referenced.
+    pub(crate) fn reset_defs(&mut self) {
+        self.defs = None;
+        self.def_ids.clear();
+    }
+
+    /// Registers the named definitions of a document root (see [`Core::set_defs`]).
+    pub(crate) fn set_defs_owned(&mut self, root: &Value, root_ptr: &str) {
+        self.set_defs(root, root_ptr)
+    }
+
+    pub(crate) fn set_defs(&mut self, root: &Value, root_ptr: &str) {
+        self.defs_ptr = root_ptr.to_string();
+        for key in ["$defs", "definitions"] {
+            if let Some(d) = root.get(key) {
+                match d.as_object() {
+                    Some(m) => {
+                        if self.defs.is_some() {
+                            self.error(
+                                &format!("{root_ptr}/{key}"),
+                                Some(key),
+                                "both `$defs` and `definitions` are given; use one",
+                            );
+                        }
+                        let static_key = if key == "$defs" {
+                            "$defs"
+                        } else {
+                            "definitions"
+                        };
+                        self.defs = Some((m.clone(), static_key));
+                    }
+                    None => self.error(
+                        &format!("{root_ptr}/{key}"),
+                        Some(key),
+                        format!("`{key}` must be an object"),
+                    ),
+                }
+            }
+        }
+        let names: Vec<String> = self
+            .defs
+            .as_ref()
+            .map(|(m, _)| m.keys().cloned().collect())
+            .unwrap_or_default();
+        // Import every definition, referenced or not, so none is silently lost.
+        for name in names {
+            self.reference_def(&name);
+        }
+    }
+
+    /// A unique type name for a definition.
+    pub(crate) fn fresh_type_name(&mut self, raw: &str) -> String {
+        let base = type_name(raw);
+        let base = if crate::check::BUILTIN_TYPES.contains(&base.to_ascii_lowercase().as_str())
+            || base == "Map"
+        {
+            format!("{base}Type")
+        } else {
+            base
+        };
+        let mut name = base.clone();
+        let mut n = 2;
+        while self.type_names.contains(&name) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        self.type_names.insert(name.clone());
+        name
+    }
+
+    fn reference_def(&mut self, def: &str) -> Option<TypeId> {
+        if let Some(id) = self.def_ids.get(def) {
+            return Some(*id);
+        }
+        let (defs, key) = self.defs.as_ref()?;
+        let key = *key;
+        let schema = defs.get(def)?.clone();
+        let schema = &schema;
+        let root_ptr = self.defs_ptr.clone();
+        let id = TypeId(self.types.len());
+        let name = self.fresh_type_name(def);
+        self.def_ids.insert(def.to_string(), id);
+        self.types.push(NamedType {
+            name,
+            kind: NamedKind::Alias,
+            description: None,
+            ty: Ty::Any,
+            recursive: false,
+            deprecated: false,
+            span: Default::default(),
+        });
+        let ptr = format!("{root_ptr}/{key}/{}", pointer_escape(def));
+        let ty = self.ty(schema, &ptr).unwrap_or(Ty::Any);
+        let description = schema
+            .get("description")
+            .and_then(Value::as_str)
+            .and_then(|d| self.description(d, &ptr));
+        let kind = named_kind(&ty);
+        if let Some(t) = self.types.get_mut(id.0) {
+            t.ty = ty;
+            t.kind = kind;
+            t.description = description;
+            t.deprecated = schema.get("deprecated") == Some(&Value::Bool(true));
+        }
+        Some(id)
+    }
+
+    /// A description as `.tool` doc comments hold it: line ends normalised, lines trimmed at
+    /// the end, the whole trimmed; `None` when blank.
+    pub(crate) fn description(&mut self, text: &str, ptr: &str) -> Option<String> {
+        let lines: Vec<&str> = text
+            .split('\n')
+            .map(|l| l.trim_end_matches('\r').trim_end())
+            .collect();
+        let joined = lines.join("\n");
+        let trimmed = joined.trim();
+        if trimmed.is_empty() {
+            return None;
+        }
+        if let Some(c) = trimmed
+            .chars()
+            .find(|&c| crate::check::forbidden_char(c, true))
+        {
+            self.warn(
+                ptr,
+                format!(
+                    "the description contains the invisible or control character U+{:04X}; it was removed",
+                    c as u32
+                ),
+            );
+            let clean: String = trimmed
+                .chars()
+                .filter(|&c| !crate::check::forbidden_char(c, true))
+                .collect();
+            return Some(clean);
+        }
+        Some(trimmed.to_string())
+    }
+
+    /// How `value` breaks `ty` under strict validation, against the named types so far.
+    fn violation(&mut self, ty: &Ty, value: &Value) -> Option<String> {
+        let module = Module {
+            tools: Vec::new(),
+            types: std::mem::take(&mut self.types),
+        };
+        let r = super::strict_violation(&module, ty, value);
+        self.types = module.types;
+        r
+    }
+
+    /// The model type of a schema, or `None` after reporting an error.
+    pub(crate) fn ty(&mut self, schema: &Value, ptr: &str) -> Option<Ty> {
+        if self.depth >= MAX_DEPTH {
+            self.error(
+                ptr,
+                None,
+                format!("the schema nests deeper than {MAX_DEPTH} levels"),
+            );
+            return None;
+        }
+        self.depth += 1;
+        let r = self.ty_inner(schema, ptr);
+        self.depth -= 1;
+        r
+    }
+
+    fn ty_inner(&mut self, schema: &Value, ptr: &str) -> Option<Ty> {
+        let s = match schema {
+            Value::Bool(true) => return Some(Ty::Any),
+            Value::Bool(false) => {
+                self.error(
+                    ptr,
+                    None,
+                    "the `false` schema accepts no value; the language has no type for it",
+                );
+                return None;
+            }
+            Value::Object(s) => s,
+            other => {
+                self.error(
+                    ptr,
+                    None,
+                    format!("a schema must be an object or a boolean, not {other}"),
+                );
+                return None;
+            }
+        };
+        for key in s.keys() {
+            if UNSUPPORTED.contains(&key.as_str()) {
+                self.error(
+                    &format!("{ptr}/{}", pointer_escape(key)),
+                    Some(key),
+                    format!("the keyword `{key}` has no equivalent in the language"),
+                );
+            }
+        }
+        if !self.errors.is_empty() && UNSUPPORTED.iter().any(|k| s.contains_key(*k)) {
+            return None;
+        }
+        if let Some(r) = s.get("$ref") {
+            return self.reference(s, r, ptr);
+        }
+        let branches = match (s.get("anyOf"), s.get("oneOf")) {
+            (Some(_), Some(_)) => {
+                self.error(
+                    ptr,
+                    Some("oneOf"),
+                    "`anyOf` and `oneOf` together cannot be expressed",
+                );
+                return None;
+            }
+            (Some(b), None) => Some(("anyOf", b)),
+            (None, Some(b)) => Some(("oneOf", b)),
+            (None, None) => None,
+        };
+        if let Some((key, b)) = branches {
+            return self.branches(s, key, b, ptr);
+        }
+        self.plain(s, ptr)
+    }
+
+    fn reference(&mut self, s: &Map<String, Value>, r: &Value, ptr: &str) -> Option<Ty> {
+        let rptr = format!("{ptr}/$ref");
+        for key in s.keys() {
+            if !matches!(
+                key.as_str(),
+                "$ref"
+                    | "description"
+                    | "title"
+                    | "default"
+                    | "examples"
+                    | "deprecated"
+                    | "$comment"
+            ) {
+                self.error(
+                    &format!("{ptr}/{}", pointer_escape(key)),
+                    Some(key),
+                    format!("`{key}` beside `$ref` cannot be expressed; only annotations may sit beside a reference"),
+                );
+                return None;
+            }
+        }
+        let Some(text) = r.as_str() else {
+            self.error(&rptr, Some("$ref"), "`$ref` must be a string");
+            return None;
+        };
+        let def = text
+            .strip_prefix("#/$defs/")
+            .or_else(|| text.strip_prefix("#/definitions/"));
+        let Some(def) = def else {
+            self.error(
+                &rptr,
+                Some("$ref"),
+                format!("the reference `{text}` is not to a local `#/$defs/...` definition; external and root references are not supported"),
+            );
+            return None;
+        };
+        let def = pointer_unescape(def);
+        if def.contains('/') {
+            self.error(
+                &rptr,
+                Some("$ref"),
+                format!("the reference `{text}` points inside a definition"),
+            );
+            return None;
+        }
+        match self.reference_def(&def) {
+            Some(id) => Some(Ty::Ref(id)),
+            None => {
+                self.error(
+                    &rptr,
+                    Some("$ref"),
+                    format!("the reference `{text}` names no definition"),
+                );
+                None
+            }
+        }
+    }
+
+    fn branches(&mut self, s: &Map<String, Value>, key: &str, b: &Value, ptr: &str) -> Option<Ty> {
+        let bptr = format!("{ptr}/{key}");
+        let Some(list) = b.as_array() else {
+            self.error(&bptr, Some(key), format!("`{key}` must be an array"));
+            return None;
+        };
+        if list.is_empty() {
+            self.error(
+                &bptr,
+                Some(key),
+                format!("an empty `{key}` accepts no value"),
+            );
+            return None;
+        }
+        let others: Vec<&String> = s
+            .keys()
+            .filter(|k| {
+                !matches!(
+                    k.as_str(),
+                    "anyOf"
+                        | "oneOf"
+                        | "description"
+                        | "title"
+                        | "default"
+                        | "examples"
+                        | "deprecated"
+                        | "$comment"
+                        | "$schema"
+                        | "$defs"
+                        | "definitions"
+                )
+            })
+            .collect();
+        // `type` beside the branches restricts every branch: it is moved into the branches
+        // that have none, and must already hold in those that have one.
+        let outer_type = s.get("type").filter(|_| others.len() == 1);
+        if let Some(k) = others.first().filter(|_| outer_type.is_none()) {
+            self.error(
+                &format!("{ptr}/{}", pointer_escape(k)),
+                Some(k),
+                format!("`{k}` beside `{key}` cannot be expressed; move it into every branch"),
+            );
+            return None;
+        }
+        let mut moved = Vec::new();
+        for (i, branch) in list.iter().enumerate() {
+            match (outer_type, branch.get("type")) {
+                (Some(t), None) => {
+                    let mut b = branch.clone();
+                    if let Value::Object(m) = &mut b {
+                        m.insert("type".into(), t.clone());
+                    }
+                    moved.push(b);
+                }
+                (Some(t), Some(bt)) if t != bt => {
+                    self.error(
+                        &format!("{bptr}/{i}/type"),
+                        Some("type"),
+                        format!("the branch's `type` differs from the `type` beside `{key}`; the intersection cannot be expressed"),
+                    );
+                    return None;
+                }
+                _ => moved.push(branch.clone()),
+            }
+        }
+        let list = &moved;
+        let mut members = Vec::new();
+        let mut kinds: Vec<Option<Vec<&'static str>>> = Vec::new();
+        for (i, branch) in list.iter().enumerate() {
+            let p = format!("{bptr}/{i}");
+            if branch.get("description").is_some() {
+                self.warn(&p, "the description of a union branch has no place in the language and was dropped");
+            }
+            members.push(self.ty(branch, &p)?);
+            kinds.push(branch_types(branch));
+        }
+        if key == "oneOf" {
+            // `oneOf` means "exactly one"; it equals `anyOf` only when no value fits two
+            // branches, which is certain when the branches accept disjoint JSON types.
+            if closed_objects_disjoint(list) {
+                return Some(union(members));
+            }
+            let mut seen: Vec<&str> = Vec::new();
+            for (i, k) in kinds.iter().enumerate() {
+                let Some(k) = k else {
+                    self.error(
+                        &format!("{bptr}/{i}"),
+                        Some("oneOf"),
+                        "`oneOf` is only supported when every branch has a `type` and no two branches share one (then it equals `anyOf`)",
+                    );
+                    return None;
+                };
+                for t in k {
+                    let clash = seen.contains(t)
+                        || (*t == "integer" && seen.contains(&"number"))
+                        || (*t == "number" && seen.contains(&"integer"));
+                    if clash {
+                        self.error(
+                            &format!("{bptr}/{i}"),
+                            Some("oneOf"),
+                            format!("`oneOf` branches that overlap (both accept {t}) cannot be expressed"),
+                        );
+                        return None;
+                    }
+                    seen.push(t);
+                }
+            }
+        }
+        Some(union(members))
+    }
+
+    /// A schema without `$ref`, `anyOf` or `oneOf`.
+    fn plain(&mut self, s: &Map<String, Value>, ptr: &str) -> Option<Ty> {
+        for key in s.keys() {
+            let known = matches!(
+                key.as_str(),
+                "type"
+                    | "enum"
+                    | "const"
+                    | "minimum"
+                    | "maximum"
+                    | "exclusiveMinimum"
+                    | "exclusiveMaximum"
+                    | "multipleOf"
+                    | "minLength"
+                    | "maxLength"
+                    | "pattern"
+                    | "format"
+                    | "items"
+                    | "minItems"
+                    | "maxItems"
+                    | "uniqueItems"
+                    | "properties"
+                    | "required"
+                    | "additionalProperties"
+                    | "description"
+                    | "default"
+                    | "examples"
+                    | "deprecated"
+                    | "$schema"
+                    | "$defs"
+                    | "definitions"
+            ) || (self.rules.openapi && key == "nullable")
+                || (self.rules.bfcl && key == "optional");
+            if !known && !UNSUPPORTED.contains(&key.as_str()) {
+                let p = format!("{ptr}/{}", pointer_escape(key));
+                if DROPPED_ANNOTATIONS.contains(&key.as_str()) {
+                    self.warn(
+                        &p,
+                        format!(
+                            "the annotation `{key}` has no place in the language and was dropped"
+                        ),
+                    );
+                } else {
+                    self.warn(&p, format!("the unknown keyword `{key}` was ignored (JSON Schema ignores unknown keywords too)"));
+                }
+            }
+        }
+        // The JSON types the schema allows.
+        let mut allowed: Vec<&'static str> = match s.get("type") {
+            None => TYPES.to_vec(),
+            Some(t) => {
+                let names: Vec<&Value> = match t {
+                    Value::Array(a) => a.iter().collect(),
+                    other => vec![other],
+                };
+                let mut out = Vec::new();
+                for n in names {
+                    let Some(n) = n.as_str() else {
+                        self.error(
+                            &format!("{ptr}/type"),
+                            Some("type"),
+                            format!("`type` must name types, not {n}"),
+                        );
+                        return None;
+                    };
+                    match self.type_keyword(n, ptr) {
+                        Some(Some(t)) => {
+                            if !out.contains(&t) {
+                                out.push(t)
+                            }
+                        }
+                        Some(None) => return self.plain_untyped(s, ptr, TYPES.to_vec()),
+                        None => return None,
+                    }
+                }
+                out
+            }
+        };
+        if s.get("nullable") == Some(&Value::Bool(true)) && !allowed.contains(&"null") {
+            allowed.push("null");
+        }
+        self.plain_untyped(s, ptr, allowed)
+    }
+
+    /// The JSON type a `type` name stands for; `Some(None)` for "any type".
+    fn type_keyword(&mut self, n: &str, ptr: &str) -> Option<Option<&'static str>> {
+        let lower = n.to_ascii_lowercase();
+        let direct = TYPES.iter().copied().find(|t| *t == n);
+        if let Some(t) = direct {
+            return Some(Some(t));
+        }
+        if self.rules.openapi {
+            if let Some(t) = TYPES.iter().copied().find(|t| *t == lower) {
+                return Some(Some(t));
+            }
+        }
+        if self.rules.bfcl {
+            let mapped = match n {
+                "dict" | "HashMap" | "Map" => Some("object"),
+                "float" | "double" | "Double" | "Float" => Some("number"),
+                "tuple" | "ArrayList" | "Array" | "List" | "list" => Some("array"),
+                "String" | "char" | "str" => Some("string"),
+                "long" | "Long" | "int" | "Integer" => Some("integer"),
+                "Boolean" | "bool" => Some("boolean"),
+                "any" | "" => return Some(None),
+                _ => None,
+            };
+            if let Some(t) = mapped {
+                if !matches!(n, "dict" | "float" | "tuple") {
+                    self.warn(
+                        &format!("{ptr}/type"),
+                        format!("the type name `{n}` was read as `{t}`"),
+                    );
+                }
+                return Some(Some(t));
+            }
+        }
+        self.error(
+            &format!("{ptr}/type"),
+            Some("type"),
+            format!("unknown type `{n}`"),
+        );
+        None
+    }
+
+    fn plain_untyped(
+        &mut self,
+        s: &Map<String, Value>,
+        ptr: &str,
+        allowed: Vec<&'static str>,
+    ) -> Option<Ty> {
+        let has_number = allowed.contains(&"number");
+        let mut members: Vec<Ty> = Vec::new();
+        let mut nullable = false;
+        let any_constraint = |keys: &[&str]| keys.iter().any(|k| s.contains_key(*k));
+        let all_types = TYPES.iter().all(|t| allowed.contains(t));
+        for t in &allowed {
+            match *t {
+                "null" => nullable = true,
+                "boolean" => members.push(Ty::Boolean),
+                "string" => members.push(Ty::String(self.string_rules(s, ptr)?)),
+                "integer" if has_number => {}
+                "integer" => members.push(Ty::Integer(self.number_rules(s, ptr)?)),
+                "number" => members.push(Ty::Number(self.number_rules(s, ptr)?)),
+                "array" => members.push(self.array(s, ptr)?),
+                "object" => members.push(self.object(s, ptr)?),
+                _ => {}
+            }
+        }
+        let constrained = any_constraint(&[
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "minLength",
+            "maxLength",
+            "pattern",
+            "items",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "properties",
+            "required",
+            "additionalProperties",
+        ]) || (s.contains_key("format")
+            && s.get("format")
+                .and_then(Value::as_str)
+                .and_then(Format::from_name)
+                .is_some());
+        let mut ty = if all_types && !constrained {
+            Ty::Any
+        } else {
+            let inner = union(members);
+            match inner {
+                Ty::Null => Ty::Null,
+                t if nullable => Ty::Nullable(Box::new(t)),
+                t => t,
+            }
+        };
+        if allowed.is_empty() {
+            self.error(
+                &format!("{ptr}/type"),
+                Some("type"),
+                "an empty `type` list accepts no value",
+            );
+            return None;
+        }
+        if let Some(values) = self.values(s, ptr)? {
+            // Keep the values that also fit the rest of the schema.
+            let mut kept = Vec::new();
+            for v in values {
+                if self.violation(&ty, &v).is_none() {
+                    kept.push(v);
+                } else {
+                    self.warn(ptr, format!("the value {v} of `enum`/`const` does not fit the rest of the schema and can never match; it was left out"));
+                }
+            }
+            // OpenAPI's `nullable: true` admits null beside the enum's values (as the gemini
+            // target writes a nullable enum).
+            if self.rules.openapi
+                && s.get("nullable") == Some(&Value::Bool(true))
+                && !kept.iter().any(Value::is_null)
+                && !kept.is_empty()
+            {
+                kept.push(Value::Null);
+            }
+            if kept.is_empty() && self.rules.bfcl {
+                self.warn(
+                    &format!("{ptr}/enum"),
+                    "no value of `enum` fits the type; the enum was dropped and the type kept",
+                );
+            } else {
+                ty = self.literal_type(kept, ptr)?;
+            }
+        }
+        Some(ty)
+    }
+
+    /// The values of `enum` or `const`, if given.
+    fn values(&mut self, s: &Map<String, Value>, ptr: &str) -> Option<Option<Vec<Value>>> {
+        let mut values: Option<Vec<Value>> = None;
+        if let Some(e) = s.get("enum") {
+            match e.as_array() {
+                Some(a) => values = Some(a.clone()),
+                None => {
+                    self.error(
+                        &format!("{ptr}/enum"),
+                        Some("enum"),
+                        "`enum` must be an array",
+                    );
+                    return None;
+                }
+            }
+        }
+        if let Some(c) = s.get("const") {
+            values = Some(match values {
+                Some(vs) => vs
+                    .into_iter()
+                    .filter(|v| crate::validate::json_equal(v, c))
+                    .collect(),
+                None => vec![c.clone()],
+            });
+        }
+        if let Some(vs) = &values {
+            for v in vs {
+                if matches!(v, Value::Array(_) | Value::Object(_)) {
+                    let key = if s.contains_key("enum") {
+                        "enum"
+                    } else {
+                        "const"
+                    };
+                    self.error(
+                        &format!("{ptr}/{key}"),
+                        Some(key),
+                        format!("the value {v} is an array or object; literal types are strings, numbers and booleans"),
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(values)
+    }
+
+    fn literal_type(&mut self, values: Vec<Value>, ptr: &str) -> Option<Ty> {
+        let mut nullable = false;
+        let mut members: Vec<EnumMember> = Vec::new();
+        for v in values {
+            if v.is_null() {
+                nullable = true;
+            } else if !members
+                .iter()
+                .any(|m| crate::validate::json_equal(&m.value, &v))
+            {
+                members.push(EnumMember {
+                    value: v,
+                    description: None,
+                });
+            }
+        }
+        let inner = match members.len() {
+            0 if nullable => return Some(Ty::Null),
+            0 => {
+                self.error(
+                    ptr,
+                    Some("enum"),
+                    "no value can match this `enum`/`const`; the language has no empty type",
+                );
+                return None;
+            }
+            1 => Ty::Const(members.remove(0).value),
+            _ => Ty::Enum(members),
+        };
+        Some(if nullable {
+            Ty::Nullable(Box::new(inner))
+        } else {
+            inner
+        })
+    }
+
+    fn number(
+        &mut self,
+        s: &Map<String, Value>,
+        key: &str,
+        ptr: &str,
+    ) -> Option<Option<Spanned<Number>>> {
+        match s.get(key) {
+            None => Some(None),
+            Some(Value::Number(n)) => Some(Some(Spanned::new(n.clone(), Default::default()))),
+            Some(other) => {
+                self.error(
+                    &format!("{ptr}/{key}"),
+                    Some(key),
+                    format!("`{key}` must be a number, not {other}"),
+                );
+                None
+            }
+        }
+    }
+
+    fn count(
+        &mut self,
+        s: &Map<String, Value>,
+        key: &str,
+        ptr: &str,
+    ) -> Option<Option<Spanned<u64>>> {
+        match s.get(key) {
+            None => Some(None),
+            Some(Value::Number(n)) => {
+                let v = n.as_u64().or_else(|| {
+                    n.as_f64()
+                        .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1.8e19)
+                        .map(|f| f as u64)
+                });
+                match v {
+                    Some(v) => Some(Some(Spanned::new(v, Default::default()))),
+                    None => {
+                        self.error(
+                            &format!("{ptr}/{key}"),
+                            Some(key),
+                            format!("`{key}` must be a whole number, not {n}"),
+                        );
+                        None
+                    }
+                }
+            }
+            Some(other) => {
+                self.error(
+                    &format!("{ptr}/{key}"),
+                    Some(key),
+                    format!("`{key}` must be a whole number, not {other}"),
+                );
+                None
+            }
+        }
+    }
+
+    fn number_rules(&mut self, s: &Map<String, Value>, ptr: &str) -> Option<NumberRules> {
+        let rules = NumberRules {
+            minimum: self.number(s, "minimum", ptr)?,
+            maximum: self.number(s, "maximum", ptr)?,
+            exclusive_minimum: self.number(s, "exclusiveMinimum", ptr)?,
+            exclusive_maximum: self.number(s, "exclusiveMaximum", ptr)?,
+            multiple_of: self.number(s, "multipleOf", ptr)?,
+        };
+        if let Some(m) = &rules.multiple_of {
+            if m.value.as_f64().is_none_or(|x| x <= 0.0) {
+                self.error(
+                    &format!("{ptr}/multipleOf"),
+                    Some("multipleOf"),
+                    "`multipleOf` must be greater than 0",
+                );
+                return None;
+            }
+        }
+        Some(rules)
+    }
+
+    fn string_rules(&mut self, s: &Map<String, Value>, ptr: &str) -> Option<StringRules> {
+        let mut rules = StringRules {
+            min_length: self.count(s, "minLength", ptr)?,
+            max_length: self.count(s, "maxLength", ptr)?,
+            pattern: None,
+            format: None,
+        };
+        if let Some(p) = s.get("pattern") {
+            let Some(p) = p.as_str() else {
+                self.error(
+                    &format!("{ptr}/pattern"),
+                    Some("pattern"),
+                    "`pattern` must be a string",
+                );
+                return None;
+            };
+            let translated = ecma_pattern(p);
+            if translated != p {
+                self.warn(
+                    &format!("{ptr}/pattern"),
+                    format!("the ECMA-262 pattern {p:?} was written as {translated:?} in the language's regex syntax (`\\d`, `\\w` and `\\s` mean what ECMA-262 says, `\\cX` is a control character)"),
+                );
+            }
+            let p = translated.as_str();
+            if let Err(e) = regex::Regex::new(p) {
+                let first = e.to_string();
+                let first = first.lines().last().unwrap_or("");
+                self.error(
+                    &format!("{ptr}/pattern"),
+                    Some("pattern"),
+                    format!(
+                        "the pattern {p:?} is not supported by the linear-time regex engine ({})",
+                        first.trim()
+                    ),
+                );
+                return None;
+            }
+            rules.pattern = Some(Spanned::new(p.to_string(), Default::default()));
+        }
+        if let Some(f) = s.get("format") {
+            match f.as_str().map(|n| (n, Format::from_name(n))) {
+                Some((_, Some(f))) => rules.format = Some(Spanned::new(f, Default::default())),
+                Some((n, None)) => {
+                    self.warn(&format!("{ptr}/format"), format!("the format `{n}` is unknown to the language and was dropped (formats are annotations in JSON Schema)"));
+                }
+                None => {
+                    self.error(
+                        &format!("{ptr}/format"),
+                        Some("format"),
+                        "`format` must be a string",
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(rules)
+    }
+
+    fn array(&mut self, s: &Map<String, Value>, ptr: &str) -> Option<Ty> {
+        let items = match s.get("items") {
+            None => Ty::Any,
+            Some(i) => self.ty(i, &format!("{ptr}/items"))?,
+        };
+        let unique = match s.get("uniqueItems") {
+            None => None,
+            Some(Value::Bool(true)) => Some(Spanned::new(true, Default::default())),
+            Some(Value::Bool(false)) => None,
+            Some(other) => {
+                self.error(
+                    &format!("{ptr}/uniqueItems"),
+                    Some("uniqueItems"),
+                    format!("`uniqueItems` must be a boolean, not {other}"),
+                );
+                return None;
+            }
+        };
+        Some(Ty::Array(Box::new(ArrayTy {
+            items,
+            min_items: self.count(s, "minItems", ptr)?,
+            max_items: self.count(s, "maxItems", ptr)?,
+            unique,
+        })))
+    }
+
+    pub(crate) fn object(&mut self, s: &Map<String, Value>, ptr: &str) -> Option<Ty> {
+        let empty = Map::new();
+        let props = match s.get("properties") {
+            None => &empty,
+            Some(Value::Object(p)) => p,
+            Some(other) => {
+                self.error(
+                    &format!("{ptr}/properties"),
+                    Some("properties"),
+                    format!("`properties` must be an object, not {other}"),
+                );
+                return None;
+            }
+        };
+        let mut required: Vec<String> = Vec::new();
+        match s.get("required") {
+            None => {}
+            Some(Value::Array(r)) => {
+                for v in r {
+                    match v.as_str() {
+                        Some(n) => required.push(n.to_string()),
+                        None => {
+                            self.error(
+                                &format!("{ptr}/required"),
+                                Some("required"),
+                                format!("`required` lists names, not {v}"),
+                            );
+                            return None;
+                        }
+                    }
+                }
+            }
+            // Some dialects (and old drafts) write `required: true` on a property; it is read
+            // where the property is read.
+            Some(Value::Bool(_)) if self.rules.bfcl => {}
+            Some(other) => {
+                self.error(
+                    &format!("{ptr}/required"),
+                    Some("required"),
+                    format!("`required` must be an array, not {other}"),
+                );
+                return None;
+            }
+        }
+        let required_set: std::collections::HashSet<&str> =
+            required.iter().map(String::as_str).collect();
+        let mut fields = Vec::new();
+        let mut failed = false;
+        for (name, p) in props {
+            let pptr = format!("{ptr}/properties/{}", pointer_escape(name));
+            let Some(ty) = self.ty(p, &pptr) else {
+                failed = true;
+                continue;
+            };
+            let is_required = required_set.contains(name.as_str());
+            if self.rules.bfcl {
+                if let Some(Value::Bool(opt)) = p.get("optional") {
+                    self.warn(&format!("{pptr}/optional"), "the non-standard `optional` key was read: the parameter is optional when it is true and `required` does not list it");
+                    if *opt && is_required {
+                        self.warn(
+                            &format!("{pptr}/optional"),
+                            "`optional: true` contradicts `required`; the parameter stays required",
+                        );
+                    }
+                }
+            }
+            let description = p
+                .get("description")
+                .and_then(Value::as_str)
+                .and_then(|d| self.description(d, &format!("{pptr}/description")));
+            let mut default = None;
+            if let Some(d) = p.get("default") {
+                let dptr = format!("{pptr}/default");
+                if is_required {
+                    self.warn(
+                        &dptr,
+                        "a default on a required property never applies; it was dropped",
+                    );
+                } else if let Some(why) = self.violation(&ty, d) {
+                    self.warn(
+                        &dptr,
+                        format!("the default {d} does not fit the type ({why}); it was dropped"),
+                    );
+                } else if matches!(d, Value::Array(_) | Value::Object(_))
+                    && crate::check::MAX_VALUE_DEPTH <= value_depth(d)
+                {
+                    self.warn(&dptr, "the default nests too deeply; it was dropped");
+                } else {
+                    default = Some(d.clone());
+                }
+            }
+            let mut examples = Vec::new();
+            if let Some(ex) = p.get("examples") {
+                match ex.as_array() {
+                    Some(list) => {
+                        for (i, e) in list.iter().enumerate() {
+                            if let Some(why) = self.violation(&ty, e) {
+                                self.warn(&format!("{pptr}/examples/{i}"), format!("the example {e} does not fit the type ({why}); it was dropped"));
+                            } else if value_depth(e) < crate::check::MAX_VALUE_DEPTH {
+                                examples.push(e.clone());
+                            }
+                        }
+                    }
+                    None => self.warn(
+                        &format!("{pptr}/examples"),
+                        "`examples` is not an array; it was dropped",
+                    ),
+                }
+            }
+            if name.is_empty() {
+                self.error(
+                    &pptr,
+                    Some("properties"),
+                    "a property name cannot be empty in the language",
+                );
+                failed = true;
+                continue;
+            }
+            if let Some(c) = name
+                .chars()
+                .find(|&c| crate::check::forbidden_char(c, false))
+            {
+                self.error(
+                    &pptr,
+                    Some("properties"),
+                    format!("the property name contains the invisible or control character U+{:04X}, which field names refuse (it could hide text from reviewers)", c as u32),
+                );
+                failed = true;
+                continue;
+            }
+            fields.push(Field {
+                name: name.clone(),
+                description,
+                required: is_required,
+                ty,
+                default,
+                examples,
+                deprecated: p.get("deprecated") == Some(&Value::Bool(true)),
+                span: Default::default(),
+            });
+        }
+        if failed {
+            return None;
+        }
+        let additional = match s.get("additionalProperties") {
+            Some(Value::Bool(false)) => Additional::Closed,
+            Some(Value::Bool(true)) => Additional::Open,
+            Some(a @ Value::Object(m)) => {
+                if m.is_empty() {
+                    Additional::Open
+                } else {
+                    Additional::Schema(self.ty(a, &format!("{ptr}/additionalProperties"))?)
+                }
+            }
+            Some(other) => {
+                self.error(
+                    &format!("{ptr}/additionalProperties"),
+                    Some("additionalProperties"),
+                    format!("`additionalProperties` must be a schema, not {other}"),
+                );
+                return None;
+            }
+            None if self.rules.close_objects && !props.is_empty() => {
+                self.closed_by_default = true;
+                Additional::Closed
+            }
+            None => Additional::Open,
+        };
+        let mut added = std::collections::HashSet::new();
+        for r in &required {
+            if !props.contains_key(r) && added.insert(r.as_str()) {
+                if additional == Additional::Closed {
+                    self.error(&format!("{ptr}/required"), Some("required"), format!("`{r}` is required but not a property of a closed object, so no value fits"));
+                    return None;
+                }
+                let ty = match &additional {
+                    Additional::Schema(t) => t.clone(),
+                    _ => Ty::Any,
+                };
+                self.warn(&format!("{ptr}/required"), format!("`{r}` is required but has no property schema; it was declared as a field of the type other keys hold"));
+                fields.push(Field {
+                    name: r.clone(),
+                    description: None,
+                    required: true,
+                    ty,
+                    default: None,
+                    examples: Vec::new(),
+                    deprecated: false,
+                    span: Default::default(),
+                });
+            }
+        }
+        Some(Ty::Object(Box::new(ObjectTy { fields, additional })))
+    }
+}
+
+/// The keyword a named type is written with: `type X { }` for objects with fields, `enum` for
+/// sets of strings and integers, `type X = T` otherwise.
+pub(crate) fn named_kind(ty: &Ty) -> NamedKind {
+    match ty {
+        Ty::Object(o) if !o.is_map() || !o.fields.is_empty() => NamedKind::Object,
+        Ty::Enum(ms)
+            if ms.len() > 1
+                && ms
+                    .iter()
+                    .all(|m| m.value.is_string() || m.value.is_i64() || m.value.is_u64()) =>
+        {
+            NamedKind::Enum
+        }
+        _ => NamedKind::Alias,
+    }
+}
+
+fn value_depth(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(value_depth).max().unwrap_or(0),
+        Value::Object(m) => 1 + m.values().map(value_depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// ECMA-262 whitespace (`\s`): the Unicode space separators, the line terminators and U+FEFF.
+const ECMA_SPACE: &str = "\\t\\n\\x0B\\x0C\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}";
+
+/// A JSON Schema (ECMA-262) pattern in the regex crate's syntax: the classes `\d`, `\w`, `\s`
+/// and their negations are ASCII digits, ASCII word characters and ECMA whitespace (the regex
+/// crate reads them as Unicode classes), and `\cX` is the control character it names. Nested
+/// classes make the same spelling valid inside brackets.
+pub(crate) fn ecma_pattern(p: &str) -> String {
+    let mut out = String::with_capacity(p.len());
+    let mut chars = p.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('d') => out.push_str("[0-9]"),
+            Some('D') => out.push_str("[^0-9]"),
+            Some('w') => out.push_str("[0-9A-Za-z_]"),
+            Some('W') => out.push_str("[^0-9A-Za-z_]"),
+            Some('s') => {
+                out.push('[');
+                out.push_str(ECMA_SPACE);
+                out.push(']');
+            }
+            Some('S') => {
+                out.push_str("[^");
+                out.push_str(ECMA_SPACE);
+                out.push(']');
+            }
+            Some('c') if chars.peek().is_some_and(char::is_ascii_alphabetic) => {
+                let letter = chars.next().map_or(0, |l| l as u32);
+                out.push_str(&format!("\\x{{{:02X}}}", letter % 32));
+            }
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// Whether every branch is a closed object (`type: object`, `additionalProperties: false`) and
+/// no value can fit two of them: for each pair, one requires a key the other does not declare.
+fn closed_objects_disjoint(list: &[Value]) -> bool {
+    let closed = |b: &Value| {
+        b.get("type") == Some(&Value::String("object".into()))
+            && b.get("additionalProperties") == Some(&Value::Bool(false))
+    };
+    if !list.iter().all(closed) {
+        return false;
+    }
+    let declares = |b: &Value, k: &str| b.get("properties").and_then(|p| p.get(k)).is_some();
+    let requires_foreign = |a: &Value, b: &Value| {
+        a.get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().filter_map(Value::as_str).any(|k| !declares(b, k)))
+    };
+    list.iter().enumerate().all(|(i, a)| {
+        list[i + 1..]
+            .iter()
+            .all(|b| requires_foreign(a, b) || requires_foreign(b, a))
+    })
+}
+
+/// The JSON types a union branch accepts, when it says (`type`, `const`, `enum`).
+fn branch_types(b: &Value) -> Option<Vec<&'static str>> {
+    let kind = |v: &Value| -> &'static str {
+        match v {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if crate::validate::is_integer(n) => "integer",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        }
+    };
+    if let Some(c) = b.get("const") {
+        return Some(vec![kind(c)]);
+    }
+    if let Some(Value::Array(vs)) = b.get("enum") {
+        let mut out: Vec<&'static str> = vs.iter().map(kind).collect();
+        out.dedup();
+        return Some(out);
+    }
+    match b.get("type")? {
+        Value::String(t) => TYPES.iter().copied().find(|x| x == t).map(|x| vec![x]),
+        Value::Array(ts) => ts
+            .iter()
+            .map(|t| {
+                t.as_str()
+                    .and_then(|t| TYPES.iter().copied().find(|x| *x == t))
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
+/// The union of member types, normalised as the checker normalises `A | B | null`.
+pub(crate) fn union(members: Vec<Ty>) -> Ty {
+    let mut nullable = false;
+    let mut out: Vec<Ty> = Vec::new();
+    for m in members {
+        let parts = match m {
+            Ty::Null => {
+                nullable = true;
+                continue;
+            }
+            Ty::Nullable(inner) => {
+                nullable = true;
+                match *inner {
+                    Ty::AnyOf(ms) => ms,
+                    other => vec![other],
+                }
+            }
+            Ty::AnyOf(ms) => ms,
+            other => vec![other],
+        };
+        for p in parts {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    if out.contains(&Ty::Any) {
+        return Ty::Any;
+    }
+    let ty = if !out.is_empty() && out.iter().all(|t| matches!(t, Ty::Const(_))) {
+        Ty::Enum(
+            out.into_iter()
+                .filter_map(|t| match t {
+                    Ty::Const(value) => Some(EnumMember {
+                        value,
+                        description: None,
+                    }),
+                    _ => None,
+                })
+                .collect(),
+        )
+    } else if out.len() == 1 {
+        out.pop().unwrap_or(Ty::Any)
+    } else if out.is_empty() {
+        Ty::Null
+    } else {
+        Ty::AnyOf(out)
+    };
+    match ty {
+        Ty::Enum(ms) if ms.len() == 1 && !nullable => {
+            Ty::Const(ms.into_iter().next().map_or(Value::Null, |m| m.value))
+        }
+        Ty::Null => Ty::Null,
+        t if nullable => Ty::Nullable(Box::new(t)),
+        t => t,
+    }
+}

@@ -1,0 +1,210 @@
+//! The `fmt` and `import` commands, end to end.
+
+mod target_rules;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn tooldef() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_tooldef"))
+}
+
+fn run_stdin(args: &[&str], input: &str) -> (i32, String, String) {
+    let mut child = tooldef()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("tooldef-cli-import-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn fmt_check_lists_files_that_would_change_and_fmt_rewrites_them() {
+    let dir = temp_dir("fmt");
+    let messy = dir.join("messy.tool");
+    let clean = dir.join("clean.tool");
+    std::fs::write(&messy, "/// Do it.\ntool   t{a:string // keep me\n}\n").unwrap();
+    std::fs::write(&clean, "/// Do it.\ntool t {\n  a: string\n}\n").unwrap();
+    let out = tooldef()
+        .arg("fmt")
+        .arg("--check")
+        .arg(&messy)
+        .arg(&clean)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(listed.contains("messy.tool"), "{listed}");
+    assert!(!listed.contains("clean.tool"), "{listed}");
+    assert_eq!(
+        std::fs::read_to_string(&messy).unwrap(),
+        "/// Do it.\ntool   t{a:string // keep me\n}\n"
+    );
+
+    let out = tooldef()
+        .arg("fmt")
+        .arg(&messy)
+        .arg(&clean)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&messy).unwrap(),
+        "/// Do it.\ntool t {\n  a: string // keep me\n}\n"
+    );
+    let out = tooldef()
+        .arg("fmt")
+        .arg("--check")
+        .arg(&messy)
+        .arg(&clean)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn fmt_refuses_a_file_that_does_not_parse() {
+    let (code, out, err) = run_stdin(&["fmt", "-"], "tool {");
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(err.contains("syntax"), "{err}");
+}
+
+#[test]
+fn import_prints_canonical_source_that_compiles() {
+    let schema = r#"{"title": "search", "description": "Search.", "type": "object",
+        "properties": {"q": {"type": "string", "minLength": 1}, "n": {"minimum": 2}},
+        "required": ["q"]}"#;
+    let (code, out, err) = run_stdin(&["import", "-", "--from", "json-schema"], schema);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("tool search {"), "{out}");
+    assert!(out.contains("q: string @min_length(1)"), "{out}");
+    assert!(
+        out.contains("n?: string | number @min(2) | boolean | any[] | { ... } | null"),
+        "{out}"
+    );
+    assert!(
+        out.trim_end().ends_with("...\n}") || out.contains("  ...\n}"),
+        "open: {out}"
+    );
+    tooldef::compile(&out).unwrap();
+    let (code, again, _) = run_stdin(&["fmt", "-"], &out);
+    assert_eq!(code, 0);
+    assert_eq!(again, out);
+}
+
+#[test]
+fn import_errors_name_the_keyword_and_pointer() {
+    let schema = r#"{"type": "object", "properties": {"a": {"not": {"type": "string"}}}}"#;
+    let (code, out, err) = run_stdin(&["import", "-", "--from", "json-schema"], schema);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(err.contains("/properties/a/not"), "{err}");
+    assert!(err.contains("`not`"), "{err}");
+}
+
+#[test]
+fn tool_dialects_close_objects_unless_kept_open() {
+    let tools = r#"[{"type": "function", "function": {"name": "f", "description": "F.",
+        "parameters": {"type": "object", "properties": {"a": {"type": "string"}}}}}]"#;
+    let (code, closed, err) = run_stdin(&["import", "-", "--from", "openai"], tools);
+    assert_eq!(code, 0, "{err}");
+    assert!(!closed.contains("..."), "{closed}");
+    assert_eq!(err.matches("--keep-open").count(), 1, "{err}");
+    let (code, open, _) = run_stdin(&["import", "-", "--from", "openai", "--keep-open"], tools);
+    assert_eq!(code, 0);
+    assert!(open.contains("..."), "{open}");
+}
+
+#[test]
+fn typed_extra_keys_reach_every_target() {
+    use tooldef::emit::{self, Options, Target};
+    let src = "/// Tag things.\ntool tag {\n  id: string\n  ...: integer\n}\n";
+    let m = tooldef::compile(src).unwrap().module;
+    let tool = &m.tools[0];
+    let schema = emit::json_schema::parameters(&m, tool);
+    assert_eq!(
+        schema["additionalProperties"],
+        serde_json::json!({"type": "integer"})
+    );
+    assert_eq!(schema["required"], serde_json::json!(["id"]));
+    let ty = tooldef::model::Ty::Object(Box::new(tool.params.clone()));
+    assert!(
+        tooldef::import::strict_violation(&m, &ty, &serde_json::json!({"id": "a", "n": 1}))
+            .is_none()
+    );
+    assert!(
+        tooldef::import::strict_violation(&m, &ty, &serde_json::json!({"id": "a", "n": "x"}))
+            .is_some()
+    );
+    for &target in Target::ALL {
+        match emit::tools(&m, target, &Options::default()) {
+            Ok(out) => {
+                let broken = target_rules::check(target, &out.json);
+                assert!(broken.is_empty(), "{}: {broken:?}", target.as_str());
+                let s = match target {
+                    Target::Mcp => out.json["tools"][0]["inputSchema"].clone(),
+                    Target::Anthropic => out.json[0]["input_schema"].clone(),
+                    Target::OpenAi => out.json[0]["function"]["parameters"].clone(),
+                    Target::OpenAiResponses => out.json[0]["parameters"].clone(),
+                    Target::JsonSchema => out.json[0]["parameters"].clone(),
+                    _ => panic!("{} should refuse typed extra keys", target.as_str()),
+                };
+                assert_eq!(
+                    s["additionalProperties"]["type"],
+                    "integer",
+                    "{}",
+                    target.as_str()
+                );
+            }
+            Err(e) => {
+                assert!(
+                    matches!(target, Target::OpenAiStrict | Target::Gemini),
+                    "{}",
+                    target.as_str()
+                );
+                assert!(e
+                    .errors()
+                    .all(|d| d.code == tooldef::Code::NotRepresentable));
+            }
+        }
+    }
+}
+
+#[test]
+fn fmt_handles_crlf_comment_only_and_empty_files() {
+    let crlf = "// top\r\n\r\n/// Does.\r\ntool t {\r\n  a: string // why\r\n}\r\n";
+    let out = tooldef::print::format(crlf).unwrap();
+    assert_eq!(
+        out,
+        "// top\n\n/// Does.\ntool t {\n  a: string // why\n}\n"
+    );
+    assert_eq!(
+        tooldef::print::format("// only\n// comments\n").unwrap(),
+        "// only\n// comments\n"
+    );
+    assert_eq!(tooldef::print::format("").unwrap(), "");
+    assert_eq!(tooldef::print::format("\u{FEFF}").unwrap(), "");
+}

@@ -1,0 +1,215 @@
+//! The importers on hostile and arbitrary input: an error or an import, never a panic; and
+//! whatever imports prints canonical source that compiles to the imported model.
+
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use tooldef::import::{self, Dialect, Options};
+
+fn json_value() -> impl Strategy<Value = Value> {
+    let keys = prop::sample::select(vec![
+        "type",
+        "properties",
+        "required",
+        "items",
+        "enum",
+        "const",
+        "anyOf",
+        "oneOf",
+        "$ref",
+        "$defs",
+        "minimum",
+        "maxLength",
+        "pattern",
+        "format",
+        "additionalProperties",
+        "default",
+        "description",
+        "title",
+        "nullable",
+        "optional",
+        "name",
+        "parameters",
+        "inputSchema",
+        "tools",
+        "function",
+        "a",
+        "b~/c",
+        "",
+    ]);
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>().prop_filter_map("finite", |f| serde_json::Number::from_f64(f)
+            .map(Value::Number)),
+        prop::sample::select(vec![
+            "string",
+            "object",
+            "integer",
+            "number",
+            "array",
+            "boolean",
+            "null",
+            "dict",
+            "float",
+            "STRING",
+            "#/$defs/a",
+            "#",
+            "http://x/y",
+            "^[a-z]+$",
+            "(?=x)",
+            "\u{202E}",
+            "date",
+        ])
+        .prop_map(|s| Value::String(s.to_string())),
+    ];
+    leaf.prop_recursive(5, 64, 6, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec((keys.clone(), inner), 0..6).prop_map(|kv| {
+                Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+            }),
+        ]
+    })
+}
+
+fn check(doc: &Value) -> Result<(), TestCaseError> {
+    for &d in Dialect::ALL {
+        for keep_open in [false, true] {
+            let options = Options {
+                name: None,
+                keep_open,
+            };
+            if let Ok(m) = import::import(doc, d, &options) {
+                let compiled = tooldef::compile(&m.source);
+                prop_assert!(
+                    compiled.is_ok(),
+                    "{}: {:?}\n{}",
+                    d.as_str(),
+                    compiled.err(),
+                    m.source
+                );
+                prop_assert_eq!(&compiled.unwrap().module, &m.module);
+                prop_assert_eq!(tooldef::print::module(&m.module).unwrap(), m.source.clone());
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_documents_import_or_fail_cleanly(doc in json_value()) {
+        check(&doc)?;
+        check(&json!({"type": "object", "properties": {"p": doc.clone()}}))?;
+        check(&json!([{"name": "t", "description": "T.", "parameters": doc.clone(), "inputSchema": doc}]))?;
+    }
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let mut schema = json!({"type": "string"});
+    for _ in 0..500 {
+        schema = json!({"type": "array", "items": schema});
+    }
+    let err = import::import_json_schema(&schema, &Options::default()).unwrap_err();
+    assert!(err.to_string().contains("deeper"), "{err}");
+    // Text nested beyond serde_json's limit is a parse error.
+    let text = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    assert!(import::parse_input(&text).is_err());
+}
+
+#[test]
+fn every_problem_names_its_pointer() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "a": {"if": {"type": "string"}},
+            "b~/c": {"patternProperties": {"x": {}}},
+            "d": {"$ref": "http://example.com/s.json"},
+            "e": {"oneOf": [{"type": "string"}, {"type": "string", "minLength": 2}]},
+            "f": {"enum": [[1], 2]},
+            "g\u{0007}": {"type": "string"},
+        }
+    });
+    let err = import::import_json_schema(&schema, &Options::default()).unwrap_err();
+    let pointers: Vec<(&str, Option<&str>)> = err
+        .issues
+        .iter()
+        .map(|i| (i.pointer.as_str(), i.keyword.as_deref()))
+        .collect();
+    assert_eq!(
+        pointers,
+        [
+            ("/properties/a/if", Some("if")),
+            (
+                "/properties/b~0~1c/patternProperties",
+                Some("patternProperties")
+            ),
+            ("/properties/d/$ref", Some("$ref")),
+            ("/properties/e/oneOf/1", Some("oneOf")),
+            ("/properties/f/enum", Some("enum")),
+            ("/properties/g\u{0007}", Some("properties")),
+        ]
+    );
+}
+
+#[test]
+fn bfcl_dirty_data_is_repaired_with_warnings() {
+    let doc = json!([{
+        "name": "set.light",
+        "description": "Turn a light on or off.",
+        "parameters": {"type": "dict", "required": ["on"], "properties": {
+            "on": {"type": "boolean", "enum": ["True", "False"]},
+            "level": {"type": "integer", "default": "high"},
+            "room": {"type": "String", "optional": true, "default": null},
+            "extra": {"type": "any"},
+            "ratio": {"type": "float"},
+        }}
+    }]);
+    let m = import::import_bfcl(&doc, &Options::default()).unwrap();
+    let pointers: Vec<&str> = m.warnings.iter().map(|w| w.pointer.as_str()).collect();
+    for p in [
+        "/0/name",
+        "/0/parameters/properties/on/enum",
+        "/0/parameters/properties/level/default",
+        "/0/parameters/properties/room/type",
+        "/0/parameters/properties/room/optional",
+        "",
+    ] {
+        assert!(
+            pointers.contains(&p),
+            "no warning at {p:?}: {:#?}",
+            m.warnings
+        );
+    }
+    assert!(m.source.contains("tool \"set.light\" {"), "{}", m.source);
+    assert!(m.source.contains("  on: boolean\n"), "{}", m.source);
+    assert!(m.source.contains("  level?: integer\n"), "{}", m.source);
+    assert!(m.source.contains("  room?: string\n"), "{}", m.source);
+    assert!(m.source.contains("  extra?: any\n"), "{}", m.source);
+    assert!(m.source.contains("  ratio?: number\n"), "{}", m.source);
+}
+
+#[test]
+fn gemini_and_anthropic_envelopes() {
+    let gemini = json!([{"functionDeclarations": [{"name": "f", "description": "F.", "parameters": {
+        "type": "OBJECT", "properties": {"x": {"type": "STRING", "nullable": true, "enum": ["a", "b"]}}, "required": ["x"]
+    }}]}]);
+    let m = import::import_gemini(&gemini, &Options::default()).unwrap();
+    assert!(m.source.contains("x: \"a\" | \"b\" | null"), "{}", m.source);
+    let anthropic = json!({"tools": [{"name": "g", "description": "G.", "input_schema": {"type": "object", "properties": {}}}]});
+    let m = import::import_anthropic(&anthropic, &Options::default()).unwrap();
+    assert!(m.source.contains("tool g {}"), "{}", m.source);
+    let m = import::import_anthropic(
+        &anthropic,
+        &Options {
+            name: None,
+            keep_open: true,
+        },
+    )
+    .unwrap();
+    assert!(m.source.contains("tool g { ... }"), "{}", m.source);
+}
