@@ -1337,6 +1337,7 @@ impl Checker {
             .collect();
         let mut reported = vec![false; n];
         for component in cycles(&musts) {
+            let names = cycle_names(module, &component);
             for &i in &component {
                 reported[i] = true;
                 let span = name_spans.get(i).copied().unwrap_or(module.types[i].span);
@@ -1347,7 +1348,7 @@ impl Checker {
                         format!(
                             "type `{}` contains itself through required fields ({}), so no finite value fits it",
                             module.types[i].name,
-                            cycle_names(module, &component)
+                            names
                         ),
                     )
                     .with_label("infinitely recursive")
@@ -1366,6 +1367,7 @@ impl Checker {
             })
             .collect();
         for component in cycles(&unguarded) {
+            let names = cycle_names(module, &component);
             for &i in component.iter().filter(|&&i| !reported[i]) {
                 let span = name_spans.get(i).copied().unwrap_or(module.types[i].span);
                 self.error(
@@ -1375,7 +1377,7 @@ impl Checker {
                         format!(
                             "type `{}` is defined as a union containing itself ({}), which adds no value",
                             module.types[i].name,
-                            cycle_names(module, &component)
+                            names
                         ),
                     )
                     .with_label("refers to itself")
