@@ -6,7 +6,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use indexmap::IndexMap;
 use serde_json::{Number, Value};
 
 use crate::ast::{self, AttrValue, Attribute, TypeExpr, TypeKind, ValueKind};
@@ -185,21 +184,11 @@ impl Checker {
                 String::new()
             }
         };
+        let params = self.object(&t.params);
         let mut tool = Tool {
-            name: t.name.text.clone(),
-            description,
-            title: None,
-            params: self.object(&t.params),
             output: t.output.as_ref().map(|o| self.ty(o)),
-            hints: Hints::default(),
-            requires_approval: false,
-            scope: None,
-            mode: None,
-            on_error: None,
-            retry: None,
-            deprecated: false,
-            meta: IndexMap::new(),
             span: t.span,
+            ..Tool::new(t.name.text.clone(), description, params)
         };
         self.tool_attributes(&mut tool, &t.attrs);
         tool

@@ -356,6 +356,29 @@ pub struct Tool {
     pub span: Span,
 }
 
+impl Tool {
+    /// A tool with its name, description and parameters, and no attributes (no title, output,
+    /// hints, policies or metadata).
+    pub fn new(name: impl Into<String>, description: impl Into<String>, params: ObjectTy) -> Tool {
+        Tool {
+            name: name.into(),
+            description: description.into(),
+            title: None,
+            params,
+            output: None,
+            hints: Hints::default(),
+            requires_approval: false,
+            scope: None,
+            mode: None,
+            on_error: None,
+            retry: None,
+            deprecated: false,
+            meta: IndexMap::new(),
+            span: Span::default(),
+        }
+    }
+}
+
 /// MCP tool annotations. `None` means "not said" (MCP's defaults then apply: not read-only,
 /// destructive, not idempotent, open world).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

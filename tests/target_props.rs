@@ -319,23 +319,11 @@ fn tool() -> impl Strategy<Value = (Module, Vec<(Value, Value)>)> {
                 unreachable!("object() builds an object")
             };
             let tool = Tool {
-                name: "generated_tool".into(),
-                description: "A generated tool.".into(),
-                title: None,
-                params: *o,
-                output: None,
                 hints: Hints {
                     read_only: hinted.then_some(true),
                     ..Hints::default()
                 },
-                requires_approval: false,
-                scope: None,
-                mode: None,
-                on_error: None,
-                retry: None,
-                deprecated: false,
-                meta: Default::default(),
-                span: Span::default(),
+                ..Tool::new("generated_tool", "A generated tool.", *o)
             };
             (
                 Module {

@@ -5,7 +5,6 @@
 //! 4. numeric strings coerce exactly, and `NaN`/`Infinity` never pass;
 //! 5. k independent violations give exactly k errors, at the right paths.
 
-use indexmap::IndexMap;
 use proptest::prelude::*;
 use proptest::strategy::Union;
 use serde_json::{json, Map, Number, Value};
@@ -361,22 +360,7 @@ fn build(root: &Spec) -> (Module, Tool) {
             additional: Additional::Closed,
         },
     };
-    let tool = Tool {
-        name: "t".into(),
-        description: "A random tool.".into(),
-        title: None,
-        params,
-        output: None,
-        hints: Hints::default(),
-        requires_approval: false,
-        scope: None,
-        mode: None,
-        on_error: None,
-        retry: None,
-        deprecated: false,
-        meta: IndexMap::new(),
-        span: Span::default(),
-    };
+    let tool = Tool::new("t", "A random tool.", params);
     let module = Module {
         tools: vec![tool.clone()],
         types,

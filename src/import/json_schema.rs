@@ -84,20 +84,8 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
                     }
                 };
                 tools.push(Tool {
-                    name,
-                    description,
                     title: title.map(str::to_string),
-                    params: *o,
-                    output: None,
-                    hints: Default::default(),
-                    requires_approval: false,
-                    scope: None,
-                    mode: None,
-                    on_error: None,
-                    retry: None,
-                    deprecated: false,
-                    meta: Default::default(),
-                    span: Default::default(),
+                    ..Tool::new(name, description, *o)
                 });
             }
             other => {

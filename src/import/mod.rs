@@ -451,20 +451,10 @@ pub(crate) fn tools(
             hints.destructive = None;
         }
         tools.push(Tool {
-            name: name.to_string(),
-            description,
             title,
-            params,
             output,
             hints,
-            requires_approval: false,
-            scope: None,
-            mode: None,
-            on_error: None,
-            retry: None,
-            deprecated: false,
-            meta: Default::default(),
-            span: Default::default(),
+            ..Tool::new(name, description, params)
         });
     }
     if core.closed_by_default {
