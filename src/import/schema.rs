@@ -267,33 +267,30 @@ impl Core {
     /// A description as `.tool` doc comments hold it: line ends normalised, lines trimmed at
     /// the end, the whole trimmed; `None` when blank.
     pub(crate) fn description(&mut self, text: &str, ptr: &str) -> Option<String> {
+        // Hidden characters go first (with a warning), so that what is left is judged blank or
+        // not as the checker will judge it.
+        let text = match text.chars().find(|&c| crate::check::forbidden_char(c, true)) {
+            Some(c) => {
+                self.warn(
+                    ptr,
+                    format!(
+                        "the description contains the invisible or control character U+{:04X}; it was removed",
+                        c as u32
+                    ),
+                );
+                text.chars()
+                    .filter(|&c| !crate::check::forbidden_char(c, true))
+                    .collect()
+            }
+            None => text.to_string(),
+        };
         let lines: Vec<&str> = text
             .split('\n')
             .map(|l| l.trim_end_matches('\r').trim_end())
             .collect();
         let joined = lines.join("\n");
         let trimmed = joined.trim();
-        if trimmed.is_empty() {
-            return None;
-        }
-        if let Some(c) = trimmed
-            .chars()
-            .find(|&c| crate::check::forbidden_char(c, true))
-        {
-            self.warn(
-                ptr,
-                format!(
-                    "the description contains the invisible or control character U+{:04X}; it was removed",
-                    c as u32
-                ),
-            );
-            let clean: String = trimmed
-                .chars()
-                .filter(|&c| !crate::check::forbidden_char(c, true))
-                .collect();
-            return Some(clean);
-        }
-        Some(trimmed.to_string())
+        (!trimmed.is_empty()).then(|| trimmed.to_string())
     }
 
     /// How `value` breaks `ty` under strict validation, against the named types so far.
