@@ -269,7 +269,10 @@ impl Core {
     pub(crate) fn description(&mut self, text: &str, ptr: &str) -> Option<String> {
         // Hidden characters go first (with a warning), so that what is left is judged blank or
         // not as the checker will judge it.
-        let text = match text.chars().find(|&c| crate::check::forbidden_char(c, true)) {
+        let text = match text
+            .chars()
+            .find(|&c| crate::check::forbidden_char(c, true))
+        {
             Some(c) => {
                 self.warn(
                     ptr,
