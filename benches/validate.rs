@@ -105,7 +105,11 @@ fn bench_set(c: &mut Criterion, w: &Workload, set: &Set) {
         b.iter(|| {
             let mut n = 0usize;
             for (s, i) in &pairs {
-                n += usize::from(s.ours.validate_str(black_box(&i.text), Mode::Strict).is_ok());
+                n += usize::from(
+                    s.ours
+                        .validate_str(black_box(&i.text), Mode::Strict)
+                        .is_ok(),
+                );
             }
             n
         })

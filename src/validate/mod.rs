@@ -369,6 +369,19 @@ impl Validator {
                     return Err(self.invalid(mode, vec![e], Vec::new()));
                 }
                 match parse::parse(text, self.limits.max_depth) {
+                    // Most calls are valid as sent. When the strict check accepts the parsed
+                    // value, both modes give the same result without coercions (lax mode only
+                    // coerces what strict mode rejects), and the normalized arguments are built
+                    // by moving the parsed value instead of copying it.
+                    Ok(p)
+                        if p.duplicates.is_empty()
+                            && walk::accepts(&self.program, self.root, &p.value) =>
+                    {
+                        return Ok(Validated {
+                            arguments: walk::normalize(&self.program, self.root, p.value, true),
+                            coercions: Vec::new(),
+                        });
+                    }
                     Ok(p) => {
                         errors = p.duplicates;
                         parsed = p.value;

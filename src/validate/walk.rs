@@ -991,3 +991,115 @@ fn string_ok(c: &StringCheck, s: &str) -> bool {
     }
     c.pattern.as_ref().is_none_or(|(_, re)| re.is_match(s))
 }
+
+/// The normalized arguments of a value that [`accepts`] accepted, built by moving the value
+/// rather than copying it: declared keys in declaration order (other keys after, as they came),
+/// absent defaults filled in (when `fill`), integral numbers of integer fields as integers,
+/// enum and literal values as declared. The result is the one [`Run::walk`] returns for the
+/// same value, in either mode: lax mode only coerces what strict mode rejects.
+pub(crate) fn normalize(prog: &Program, id: NodeId, value: Value, fill: bool) -> Value {
+    match (&prog.nodes[id], value) {
+        (Node::Ref(t), v) => normalize(prog, *t, v, fill),
+        (Node::Integer(_), Value::Number(n)) => {
+            Value::Number(number::normalize_integer(&n).unwrap_or(n))
+        }
+        (Node::Const(c), v) => {
+            if json_equal(c, &v) {
+                c.clone()
+            } else {
+                v
+            }
+        }
+        (Node::Enum(values), v) => values
+            .iter()
+            .find(|m| json_equal(m, &v))
+            .cloned()
+            .unwrap_or(v),
+        (Node::Nullable(_), Value::Null) => Value::Null,
+        (Node::Nullable(inner), v) => normalize(prog, *inner, v, fill),
+        (Node::AnyOf(members), v) => {
+            // The first member that accepts the value, as the full run picks it.
+            match members.iter().find(|&&m| accepts(prog, m, &v)) {
+                Some(&m) => normalize(prog, m, v, fill),
+                None => v,
+            }
+        }
+        (Node::Array(c), Value::Array(items)) => {
+            if c.unique && fill && may_fill(prog, c.items) {
+                // Defaults are annotations: when filling them in would make two items equal,
+                // the items are returned as sent (see the full run).
+                let bare: Vec<Value> = items
+                    .iter()
+                    .map(|i| normalize(prog, c.items, i.clone(), false))
+                    .collect();
+                let full: Vec<Value> = items
+                    .into_iter()
+                    .map(|i| normalize(prog, c.items, i, true))
+                    .collect();
+                return Value::Array(if first_duplicate(&full).is_some() {
+                    bare
+                } else {
+                    full
+                });
+            }
+            Value::Array(
+                items
+                    .into_iter()
+                    .map(|i| normalize(prog, c.items, i, fill))
+                    .collect(),
+            )
+        }
+        (Node::Object(c), Value::Object(mut map)) => {
+            let mut out = Map::with_capacity(c.fields.len().max(map.len()));
+            for f in &c.fields {
+                match map.shift_remove(&f.name) {
+                    Some(v) => {
+                        out.insert(f.name.clone(), normalize(prog, f.node, v, fill));
+                    }
+                    None => {
+                        if let Some(d) = f.default.as_ref().filter(|_| fill) {
+                            out.insert(f.name.clone(), d.clone());
+                        }
+                    }
+                }
+            }
+            for (k, v) in map {
+                let v = match &c.extra {
+                    Extra::Schema(node) => normalize(prog, *node, v, fill),
+                    Extra::Open | Extra::Closed => v,
+                };
+                out.insert(k, v);
+            }
+            Value::Object(out)
+        }
+        (_, v) => v,
+    }
+}
+
+/// Whether normalizing a value of node `id` may fill in a default (an object with a defaulted
+/// field is reachable).
+fn may_fill(prog: &Program, id: NodeId) -> bool {
+    let mut seen = vec![false; prog.nodes.len()];
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if std::mem::replace(&mut seen[n], true) {
+            continue;
+        }
+        match &prog.nodes[n] {
+            Node::Ref(t) | Node::Nullable(t) => stack.push(*t),
+            Node::AnyOf(members) => stack.extend(members),
+            Node::Array(c) => stack.push(c.items),
+            Node::Object(c) => {
+                if c.fields.iter().any(|f| f.default.is_some()) {
+                    return true;
+                }
+                stack.extend(c.fields.iter().map(|f| f.node));
+                if let Extra::Schema(node) = c.extra {
+                    stack.push(node);
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
