@@ -408,6 +408,13 @@ impl Validator {
                     };
                     return Err(self.invalid(mode, vec![e], Vec::new()));
                 }
+                // As for text: valid as sent, so normalized from a copy, without the full run.
+                if walk::accepts(&self.program, self.root, v) {
+                    return Ok(Validated {
+                        arguments: walk::normalize(&self.program, self.root, v.clone(), true),
+                        coercions: Vec::new(),
+                    });
+                }
                 v
             }
         };

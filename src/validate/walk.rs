@@ -62,15 +62,21 @@ fn json_hash(v: &Value) -> u64 {
     h.finish()
 }
 
-/// The first pair of equal items, `(earlier, later)`, in linear expected time.
-pub(crate) fn first_duplicate<'a, I: IntoIterator<Item = &'a Value>>(
-    items: I,
-) -> Option<(usize, usize)> {
-    let items: Vec<&Value> = items.into_iter().collect();
+/// The first pair of equal items, `(earlier, later)` (the earliest `later`), in linear expected
+/// time; short arrays are compared pairwise, which allocates nothing.
+pub(crate) fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
+    if items.len() <= 16 {
+        for (i, item) in items.iter().enumerate() {
+            if let Some(j) = items[..i].iter().position(|x| json_equal(x, item)) {
+                return Some((j, i));
+            }
+        }
+        return None;
+    }
     let mut seen: HashMap<u64, Vec<usize>> = HashMap::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let bucket = seen.entry(json_hash(item)).or_default();
-        if let Some(&j) = bucket.iter().find(|&&j| json_equal(items[j], item)) {
+        if let Some(&j) = bucket.iter().find(|&&j| json_equal(&items[j], item)) {
             return Some((j, i));
         }
         bucket.push(i);
@@ -944,23 +950,30 @@ pub(crate) fn accepts(prog: &Program, id: NodeId, value: &Value) -> bool {
             let Value::Object(map) = value else {
                 return false;
             };
-            for f in &c.fields {
-                match map.get(&f.name) {
-                    Some(v) if !accepts(prog, f.node, v) => return false,
-                    Some(_) => {}
-                    None if f.required => return false,
-                    None => {}
+            // One pass over the keys sent (a map holds each key once, so counting the required
+            // fields seen tells whether all are there).
+            let mut required = 0;
+            for (k, v) in map {
+                match c.lookup(k) {
+                    Some(f) => {
+                        let f = &c.fields[f];
+                        if !accepts(prog, f.node, v) {
+                            return false;
+                        }
+                        required += usize::from(f.required);
+                    }
+                    None => match &c.extra {
+                        Extra::Open => {}
+                        Extra::Closed => return false,
+                        Extra::Schema(node) => {
+                            if !accepts(prog, *node, v) {
+                                return false;
+                            }
+                        }
+                    },
                 }
             }
-            match &c.extra {
-                Extra::Open => true,
-                Extra::Closed => {
-                    map.len() <= c.fields.len() && map.keys().all(|k| c.index.contains_key(k))
-                }
-                Extra::Schema(node) => map
-                    .iter()
-                    .all(|(k, v)| c.index.contains_key(k) || accepts(prog, *node, v)),
-            }
+            required == c.required
         }
     }
 }
@@ -1049,12 +1062,22 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: Value, fill: bool) ->
                     .collect(),
             )
         }
-        (Node::Object(c), Value::Object(mut map)) => {
+        (Node::Object(c), Value::Object(map)) => {
             let mut out = Map::with_capacity(c.fields.len().max(map.len()));
-            for f in &c.fields {
-                match map.shift_remove(&f.name) {
-                    Some(v) => {
-                        out.insert(f.name.clone(), normalize(prog, f.node, v, fill));
+            // Sort the entries into declaration order by moving them, without hashing.
+            let mut slots: Vec<Option<(String, Value)>> = Vec::new();
+            slots.resize_with(c.fields.len(), || None);
+            let mut extra = Vec::new();
+            for (k, v) in map {
+                match c.lookup(&k) {
+                    Some(i) => slots[i] = Some((k, v)),
+                    None => extra.push((k, v)),
+                }
+            }
+            for (f, slot) in c.fields.iter().zip(slots) {
+                match slot {
+                    Some((k, v)) => {
+                        out.insert(k, normalize(prog, f.node, v, fill));
                     }
                     None => {
                         if let Some(d) = f.default.as_ref().filter(|_| fill) {
@@ -1063,7 +1086,7 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: Value, fill: bool) ->
                     }
                 }
             }
-            for (k, v) in map {
+            for (k, v) in extra {
                 let v = match &c.extra {
                     Extra::Schema(node) => normalize(prog, *node, v, fill),
                     Extra::Open | Extra::Closed => v,
@@ -1102,4 +1125,64 @@ fn may_fill(prog: &Program, id: NodeId) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::validate::compile::Compiler;
+
+    /// The fast path's normalization gives exactly what the full run returns, on valid values.
+    #[test]
+    fn normalize_matches_the_full_run() {
+        let source = r#"
+            enum E { a b }
+            type P { x: integer, y?: E = "a" }
+            /// T.
+            tool t {
+              i: integer
+              n?: number
+              e?: E = "b"
+              lit?: 1 | "one"
+              u?: P[] @unique
+              s?: string[] @unique
+              m?: map<integer>
+              o?: P | null
+              any?: any
+              open?: { k: string, ... }
+            }
+        "#;
+        let module = crate::compile(source).unwrap().module;
+        let tool = module.tool("t").unwrap();
+        let mut compiler = Compiler::new(&module);
+        let root = compiler.object(&tool.params);
+        let prog = compiler.finish();
+        let values = [
+            json!({"i": 1}),
+            json!({"i": 2.0, "n": 2.0, "lit": 1.0}),
+            json!({"u": [{"x": 1}, {"x": 1, "y": "b"}], "i": 3}),
+            json!({"u": [{"x": 1}, {"x": 2, "y": "a"}], "i": 3}),
+            json!({"u": [{"x": 1}, {"x": 1, "y": "a"}], "i": 3}),
+            json!({"s": ["a", "b"], "m": {"z": 1.0, "a": 2}, "i": 0, "o": null}),
+            json!({"o": {"y": "b", "x": 5.0}, "any": {"q": [1.0]}, "i": -1}),
+            json!({"open": {"z": 1, "k": "v", "a": 2}, "e": "a", "i": 7}),
+        ];
+        for v in values {
+            assert!(accepts(&prog, root, &v), "{v}");
+            for lax in [false, true] {
+                let mut run = Run::new(&prog, lax);
+                let walked = run.walk(root, &v);
+                assert!(run.errors.is_empty() && run.coercions.is_empty(), "{v}");
+                let normalized = normalize(&prog, root, v.clone(), true);
+                assert_eq!(walked.as_ref(), Some(&normalized), "{v}");
+                // Same key order too.
+                assert_eq!(
+                    serde_json::to_string(&walked).unwrap(),
+                    serde_json::to_string(&normalized).unwrap()
+                );
+            }
+        }
+    }
 }
