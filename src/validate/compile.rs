@@ -90,6 +90,14 @@ pub(crate) struct ObjectCheck {
 }
 
 impl ObjectCheck {
+    /// The index of the field called `key`, trying `hint` first.
+    pub fn lookup_from(&self, key: &str, hint: usize) -> Option<usize> {
+        match self.fields.get(hint) {
+            Some(f) if f.name == key => Some(hint),
+            _ => self.lookup(key),
+        }
+    }
+
     /// The index of the field called `key`: a scan for small objects (faster than hashing the
     /// key), the hash index for large ones.
     pub fn lookup(&self, key: &str) -> Option<usize> {

@@ -377,8 +377,10 @@ impl Validator {
                         if p.duplicates.is_empty()
                             && walk::accepts(&self.program, self.root, &p.value) =>
                     {
+                        let mut arguments = p.value;
+                        walk::normalize(&self.program, self.root, &mut arguments, true);
                         return Ok(Validated {
-                            arguments: walk::normalize(&self.program, self.root, p.value, true),
+                            arguments,
                             coercions: Vec::new(),
                         });
                     }
@@ -391,6 +393,16 @@ impl Validator {
                 }
             }
             Arguments::Value(v) => {
+                // As for text: valid as sent (and not too deep), so normalized from a copy,
+                // without the full run.
+                if walk::accepts_within(&self.program, self.root, v, self.limits.max_depth) {
+                    let mut arguments = v.clone();
+                    walk::normalize(&self.program, self.root, &mut arguments, true);
+                    return Ok(Validated {
+                        arguments,
+                        coercions: Vec::new(),
+                    });
+                }
                 let too_deep = walk::exceeds_depth(v, self.limits.max_depth)
                     .then(|| walk::too_deep(v, self.limits.max_depth))
                     .flatten();
@@ -407,13 +419,6 @@ impl Validator {
                         position: None,
                     };
                     return Err(self.invalid(mode, vec![e], Vec::new()));
-                }
-                // As for text: valid as sent, so normalized from a copy, without the full run.
-                if walk::accepts(&self.program, self.root, v) {
-                    return Ok(Validated {
-                        arguments: walk::normalize(&self.program, self.root, v.clone(), true),
-                        coercions: Vec::new(),
-                    });
                 }
                 v
             }
@@ -496,8 +501,7 @@ impl Validator {
                     })
             }
             (Arguments::Value(v), Mode::Strict) => {
-                !walk::exceeds_depth(v, self.limits.max_depth)
-                    && walk::accepts(&self.program, self.root, v)
+                walk::accepts_within(&self.program, self.root, v, self.limits.max_depth)
             }
             (args, mode) => self.validate(args, mode).is_ok(),
         }

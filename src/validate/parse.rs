@@ -5,6 +5,7 @@
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
 use super::error::{escape_pointer, ErrorCode, TextPosition, ValidationError};
@@ -229,22 +230,27 @@ impl<'de> Visitor<'de> for Seed<'_> {
             if self.state.duplicates.len() > since {
                 self.state.prefix(since, &escape_pointer(&key));
             }
-            if let Some(first) = out.get(&key) {
-                let shown = shorten(&Value::String(key.clone()));
-                self.state.duplicates.push(ValidationError {
-                    path: format!("/{}", escape_pointer(&key)),
-                    code: ErrorCode::DuplicateKey,
-                    expected: "each key at most once".into(),
-                    got: format!("{shown} twice"),
-                    message: format!(
-                        "the key {shown} appears more than once (first {}, then {}); send it once",
-                        shorten(first),
-                        shorten(&value)
-                    ),
-                    position: None,
-                });
-            } else {
-                out.insert(key, value);
+            // One lookup: the key is hashed once, as serde_json's own map visitor does.
+            match out.entry(key) {
+                Entry::Vacant(e) => {
+                    e.insert(value);
+                }
+                Entry::Occupied(e) => {
+                    let key = e.key();
+                    let shown = shorten(&Value::String(key.clone()));
+                    self.state.duplicates.push(ValidationError {
+                        path: format!("/{}", escape_pointer(key)),
+                        code: ErrorCode::DuplicateKey,
+                        expected: "each key at most once".into(),
+                        got: format!("{shown} twice"),
+                        message: format!(
+                            "the key {shown} appears more than once (first {}, then {}); send it once",
+                            shorten(e.get()),
+                            shorten(&value)
+                        ),
+                        position: None,
+                    });
+                }
             }
         }
         Ok(Value::Object(out))

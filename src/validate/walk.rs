@@ -922,9 +922,15 @@ fn hint(want: &str, value: &Value) -> Option<&'static str> {
 
 /// The fast check: whether the value is valid in strict mode, building nothing.
 pub(crate) fn accepts(prog: &Program, id: NodeId, value: &Value) -> bool {
+    accepts_within(prog, id, value, usize::MAX)
+}
+
+/// [`accepts`], and the value nests no deeper than `depth` levels (checked on the way, so the
+/// value is walked once).
+pub(crate) fn accepts_within(prog: &Program, id: NodeId, value: &Value, depth: usize) -> bool {
     match &prog.nodes[id] {
-        Node::Any => true,
-        Node::Ref(t) => accepts(prog, *t, value),
+        Node::Any => !exceeds_depth(value, depth),
+        Node::Ref(t) => accepts_within(prog, *t, value, depth),
         Node::Null => value.is_null(),
         Node::Boolean => value.is_boolean(),
         Node::Integer(c) => {
@@ -932,41 +938,60 @@ pub(crate) fn accepts(prog: &Program, id: NodeId, value: &Value) -> bool {
         }
         Node::Number(c) => matches!(value, Value::Number(n) if number_ok(c, n)),
         Node::String(c) => matches!(value, Value::String(s) if string_ok(c, s)),
-        Node::Const(c) => json_equal(c, value),
-        Node::Enum(values) => values.iter().any(|m| json_equal(m, value)),
-        Node::Nullable(inner) => value.is_null() || accepts(prog, *inner, value),
-        Node::AnyOf(members) => members.iter().any(|&m| accepts(prog, m, value)),
+        Node::Const(c) => json_equal(c, value) && !exceeds_depth(value, depth),
+        Node::Enum(values) => {
+            values.iter().any(|m| json_equal(m, value)) && !exceeds_depth(value, depth)
+        }
+        Node::Nullable(inner) => value.is_null() || accepts_within(prog, *inner, value, depth),
+        Node::AnyOf(members) => members
+            .iter()
+            .any(|&m| accepts_within(prog, m, value, depth)),
         Node::Array(c) => {
             let Value::Array(items) = value else {
+                return false;
+            };
+            let Some(inner) = depth.checked_sub(1) else {
                 return false;
             };
             let len = items.len() as u64;
             c.min_items.is_none_or(|m| len >= m)
                 && c.max_items.is_none_or(|m| len <= m)
-                && items.iter().all(|i| accepts(prog, c.items, i))
+                && items
+                    .iter()
+                    .all(|i| accepts_within(prog, c.items, i, inner))
                 && (!c.unique || first_duplicate(items).is_none())
         }
         Node::Object(c) => {
             let Value::Object(map) = value else {
                 return false;
             };
+            let Some(inner) = depth.checked_sub(1) else {
+                return false;
+            };
             // One pass over the keys sent (a map holds each key once, so counting the required
-            // fields seen tells whether all are there).
+            // fields seen tells whether all are there). Keys usually come in declaration order,
+            // so the field after the last one found is tried first.
             let mut required = 0;
+            let mut next = 0;
             for (k, v) in map {
-                match c.lookup(k) {
+                match c.lookup_from(k, next) {
                     Some(f) => {
+                        next = f + 1;
                         let f = &c.fields[f];
-                        if !accepts(prog, f.node, v) {
+                        if !accepts_within(prog, f.node, v, inner) {
                             return false;
                         }
                         required += usize::from(f.required);
                     }
                     None => match &c.extra {
-                        Extra::Open => {}
+                        Extra::Open => {
+                            if exceeds_depth(v, inner) {
+                                return false;
+                            }
+                        }
                         Extra::Closed => return false,
                         Extra::Schema(node) => {
-                            if !accepts(prog, *node, v) {
+                            if !accepts_within(prog, *node, v, inner) {
                                 return false;
                             }
                         }
@@ -1005,97 +1030,123 @@ fn string_ok(c: &StringCheck, s: &str) -> bool {
     c.pattern.as_ref().is_none_or(|(_, re)| re.is_match(s))
 }
 
-/// The normalized arguments of a value that [`accepts`] accepted, built by moving the value
-/// rather than copying it: declared keys in declaration order (other keys after, as they came),
-/// absent defaults filled in (when `fill`), integral numbers of integer fields as integers,
-/// enum and literal values as declared. The result is the one [`Run::walk`] returns for the
-/// same value, in either mode: lax mode only coerces what strict mode rejects.
-pub(crate) fn normalize(prog: &Program, id: NodeId, value: Value, fill: bool) -> Value {
+/// Normalizes, in place, a value that [`accepts`] accepted: declared keys in declaration order
+/// (other keys after, as they came), absent defaults filled in (when `fill`), integral numbers
+/// of integer fields as integers, enum and literal values as declared. The result is the one
+/// [`Run::walk`] returns for the same value, in either mode: lax mode only coerces what strict
+/// mode rejects. Nothing is copied except defaults, and an object whose keys already come in
+/// declaration order is not rebuilt.
+pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: bool) {
     match (&prog.nodes[id], value) {
         (Node::Ref(t), v) => normalize(prog, *t, v, fill),
         (Node::Integer(_), Value::Number(n)) => {
-            Value::Number(number::normalize_integer(&n).unwrap_or(n))
-        }
-        (Node::Const(c), v) => {
-            if json_equal(c, &v) {
-                c.clone()
-            } else {
-                v
+            if let Some(i) = number::normalize_integer(n) {
+                *n = i;
             }
         }
-        (Node::Enum(values), v) => values
-            .iter()
-            .find(|m| json_equal(m, &v))
-            .cloned()
-            .unwrap_or(v),
-        (Node::Nullable(_), Value::Null) => Value::Null,
+        (Node::Const(c), v) => {
+            if c != v && json_equal(c, v) {
+                *v = c.clone();
+            }
+        }
+        (Node::Enum(values), v) => {
+            if let Some(m) = values.iter().find(|m| json_equal(m, v)) {
+                if m != v {
+                    *v = m.clone();
+                }
+            }
+        }
+        (Node::Nullable(_), Value::Null) => {}
         (Node::Nullable(inner), v) => normalize(prog, *inner, v, fill),
         (Node::AnyOf(members), v) => {
             // The first member that accepts the value, as the full run picks it.
-            match members.iter().find(|&&m| accepts(prog, m, &v)) {
-                Some(&m) => normalize(prog, m, v, fill),
-                None => v,
+            if let Some(&m) = members.iter().find(|&&m| accepts(prog, m, v)) {
+                normalize(prog, m, v, fill);
             }
         }
         (Node::Array(c), Value::Array(items)) => {
             if c.unique && fill && may_fill(prog, c.items) {
                 // Defaults are annotations: when filling them in would make two items equal,
                 // the items are returned as sent (see the full run).
-                let bare: Vec<Value> = items
-                    .iter()
-                    .map(|i| normalize(prog, c.items, i.clone(), false))
-                    .collect();
-                let full: Vec<Value> = items
-                    .into_iter()
-                    .map(|i| normalize(prog, c.items, i, true))
-                    .collect();
-                return Value::Array(if first_duplicate(&full).is_some() {
-                    bare
-                } else {
-                    full
-                });
+                let mut bare = items.clone();
+                for i in bare.iter_mut() {
+                    normalize(prog, c.items, i, false);
+                }
+                for i in items.iter_mut() {
+                    normalize(prog, c.items, i, true);
+                }
+                if first_duplicate(items).is_some() {
+                    *items = bare;
+                }
+                return;
             }
-            Value::Array(
-                items
-                    .into_iter()
-                    .map(|i| normalize(prog, c.items, i, fill))
-                    .collect(),
-            )
+            for i in items.iter_mut() {
+                normalize(prog, c.items, i, fill);
+            }
         }
         (Node::Object(c), Value::Object(map)) => {
-            let mut out = Map::with_capacity(c.fields.len().max(map.len()));
-            // Sort the entries into declaration order by moving them, without hashing.
+            let mut present = 0u64;
+            let mut last = None;
+            let mut in_order = c.fields.len() <= 64;
+            let mut extras = false;
+            for (k, v) in map.iter_mut() {
+                match c.lookup(k) {
+                    Some(i) => {
+                        in_order &= !extras && last.is_none_or(|l| l < i);
+                        last = Some(i);
+                        if i < 64 {
+                            present |= 1 << i;
+                        }
+                        normalize(prog, c.fields[i].node, v, fill);
+                    }
+                    None => {
+                        extras = true;
+                        if let Extra::Schema(node) = &c.extra {
+                            normalize(prog, *node, v, fill);
+                        }
+                    }
+                }
+            }
+            let defaults = fill && c.fields.iter().any(|f| f.default.is_some());
+            if in_order {
+                if defaults {
+                    let mut at = 0;
+                    for (i, f) in c.fields.iter().enumerate() {
+                        if present & (1 << i) != 0 {
+                            at += 1;
+                        } else if let Some(d) = &f.default {
+                            map.shift_insert(at, f.name.clone(), d.clone());
+                            at += 1;
+                        }
+                    }
+                }
+                return;
+            }
+            // Rebuild in declaration order, moving the entries.
             let mut slots: Vec<Option<(String, Value)>> = Vec::new();
             slots.resize_with(c.fields.len(), || None);
-            let mut extra = Vec::new();
-            for (k, v) in map {
+            let mut rest = Vec::new();
+            for (k, v) in std::mem::take(map) {
                 match c.lookup(&k) {
                     Some(i) => slots[i] = Some((k, v)),
-                    None => extra.push((k, v)),
+                    None => rest.push((k, v)),
                 }
             }
             for (f, slot) in c.fields.iter().zip(slots) {
                 match slot {
                     Some((k, v)) => {
-                        out.insert(k, normalize(prog, f.node, v, fill));
+                        map.insert(k, v);
                     }
                     None => {
                         if let Some(d) = f.default.as_ref().filter(|_| fill) {
-                            out.insert(f.name.clone(), d.clone());
+                            map.insert(f.name.clone(), d.clone());
                         }
                     }
                 }
             }
-            for (k, v) in extra {
-                let v = match &c.extra {
-                    Extra::Schema(node) => normalize(prog, *node, v, fill),
-                    Extra::Open | Extra::Closed => v,
-                };
-                out.insert(k, v);
-            }
-            Value::Object(out)
+            map.extend(rest);
         }
-        (_, v) => v,
+        _ => {}
     }
 }
 
@@ -1168,6 +1219,8 @@ mod tests {
             json!({"s": ["a", "b"], "m": {"z": 1.0, "a": 2}, "i": 0, "o": null}),
             json!({"o": {"y": "b", "x": 5.0}, "any": {"q": [1.0]}, "i": -1}),
             json!({"open": {"z": 1, "k": "v", "a": 2}, "e": "a", "i": 7}),
+            json!({"i": 7, "e": "a", "open": {"k": "v", "a": 2}, "u": [{"y": "b", "x": 1}]}),
+            json!({"i": 7, "lit": "one", "s": ["x"], "o": {"x": 1}}),
         ];
         for v in values {
             assert!(accepts(&prog, root, &v), "{v}");
@@ -1175,7 +1228,8 @@ mod tests {
                 let mut run = Run::new(&prog, lax);
                 let walked = run.walk(root, &v);
                 assert!(run.errors.is_empty() && run.coercions.is_empty(), "{v}");
-                let normalized = normalize(&prog, root, v.clone(), true);
+                let mut normalized = v.clone();
+                normalize(&prog, root, &mut normalized, true);
                 assert_eq!(walked.as_ref(), Some(&normalized), "{v}");
                 // Same key order too.
                 assert_eq!(
