@@ -1044,11 +1044,7 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
                 *n = i;
             }
         }
-        (Node::Const(c), v) => {
-            if c != v && json_equal(c, v) {
-                *v = c.clone();
-            }
-        }
+        (Node::Const(c), v) if c != v && json_equal(c, v) => *v = c.clone(),
         (Node::Enum(values), v) => {
             if let Some(m) = values.iter().find(|m| json_equal(m, v)) {
                 if m != v {
