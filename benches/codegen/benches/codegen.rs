@@ -20,7 +20,11 @@ struct Nested;
 
 fn bench(c: &mut Criterion) {
     let cases: [(workloads::Workload, &str, fn(&Value) -> bool); 2] = [
-        (workloads::weather(), "schemas/weather.json", Weather::is_valid),
+        (
+            workloads::weather(),
+            "schemas/weather.json",
+            Weather::is_valid,
+        ),
         (workloads::nested(), "schemas/nested.json", Nested::is_valid),
     ];
     for (w, file, generated) in &cases {
