@@ -85,6 +85,28 @@ pub(crate) struct ObjectCheck {
     pub fields: Vec<FieldCheck>,
     pub index: HashMap<String, usize>,
     pub extra: Extra,
+    /// How many fields are required.
+    pub required: usize,
+}
+
+impl ObjectCheck {
+    /// The index of the field called `key`, trying `hint` first.
+    pub fn lookup_from(&self, key: &str, hint: usize) -> Option<usize> {
+        match self.fields.get(hint) {
+            Some(f) if f.name == key => Some(hint),
+            _ => self.lookup(key),
+        }
+    }
+
+    /// The index of the field called `key`: a scan for small objects (faster than hashing the
+    /// key), the hash index for large ones.
+    pub fn lookup(&self, key: &str) -> Option<usize> {
+        if self.fields.len() <= 16 {
+            self.fields.iter().position(|f| f.name == key)
+        } else {
+            self.index.get(key).copied()
+        }
+    }
 }
 
 /// The compiled graph and the texts messages use.
@@ -167,6 +189,7 @@ impl<'m> Compiler<'m> {
             Additional::Schema(t) => Extra::Schema(self.ty(t)),
         };
         Node::Object(ObjectCheck {
+            required: fields.iter().filter(|f| f.required).count(),
             fields,
             index,
             extra,

@@ -369,6 +369,21 @@ impl Validator {
                     return Err(self.invalid(mode, vec![e], Vec::new()));
                 }
                 match parse::parse(text, self.limits.max_depth) {
+                    // Most calls are valid as sent. When the strict check accepts the parsed
+                    // value, both modes give the same result without coercions (lax mode only
+                    // coerces what strict mode rejects), and the normalized arguments are built
+                    // by moving the parsed value instead of copying it.
+                    Ok(p)
+                        if p.duplicates.is_empty()
+                            && walk::accepts(&self.program, self.root, &p.value) =>
+                    {
+                        let mut arguments = p.value;
+                        walk::normalize(&self.program, self.root, &mut arguments, true);
+                        return Ok(Validated {
+                            arguments,
+                            coercions: Vec::new(),
+                        });
+                    }
                     Ok(p) => {
                         errors = p.duplicates;
                         parsed = p.value;
@@ -378,6 +393,16 @@ impl Validator {
                 }
             }
             Arguments::Value(v) => {
+                // As for text: valid as sent (and not too deep), so normalized from a copy,
+                // without the full run.
+                if walk::accepts_within(&self.program, self.root, v, self.limits.max_depth) {
+                    let mut arguments = v.clone();
+                    walk::normalize(&self.program, self.root, &mut arguments, true);
+                    return Ok(Validated {
+                        arguments,
+                        coercions: Vec::new(),
+                    });
+                }
                 let too_deep = walk::exceeds_depth(v, self.limits.max_depth)
                     .then(|| walk::too_deep(v, self.limits.max_depth))
                     .flatten();
@@ -476,8 +501,7 @@ impl Validator {
                     })
             }
             (Arguments::Value(v), Mode::Strict) => {
-                !walk::exceeds_depth(v, self.limits.max_depth)
-                    && walk::accepts(&self.program, self.root, v)
+                walk::accepts_within(&self.program, self.root, v, self.limits.max_depth)
             }
             (args, mode) => self.validate(args, mode).is_ok(),
         }

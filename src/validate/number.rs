@@ -28,6 +28,10 @@ fn cmp_int_float(i: i128, f: f64) -> Ordering {
     if f.is_nan() {
         return Ordering::Equal;
     }
+    // Integers up to 2^53 in magnitude are exact doubles.
+    if i.unsigned_abs() <= 1 << 53 {
+        return (i as f64).partial_cmp(&f).unwrap_or(Ordering::Equal);
+    }
     // Every i128 lies strictly inside ±1.7e38.
     if f >= 1.7e38 {
         return Ordering::Less;

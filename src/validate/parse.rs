@@ -5,6 +5,7 @@
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
 use super::error::{escape_pointer, ErrorCode, TextPosition, ValidationError};
@@ -17,11 +18,31 @@ pub(crate) struct Parsed {
     pub duplicates: Vec<ValidationError>,
 }
 
+/// What the seeds share. Paths are not tracked on the way down (that would cost a string per
+/// key): a problem records its path relative to the container it is found in, and each
+/// enclosing container prepends its own segment on the way back up.
 struct State {
     max_depth: usize,
-    path: String,
     duplicates: Vec<ValidationError>,
     too_deep: Option<String>,
+}
+
+impl State {
+    /// Prepends `/segment` to the paths of the problems recorded since `since`.
+    fn prefix(&mut self, since: usize, segment: &str) {
+        for d in &mut self.duplicates[since..] {
+            d.path.insert_str(0, segment);
+            d.path.insert(0, '/');
+        }
+    }
+
+    /// Prepends `/segment` to the path of the too-deep container, if that is the problem.
+    fn prefix_too_deep(&mut self, segment: &str) {
+        if let Some(path) = &mut self.too_deep {
+            path.insert_str(0, segment);
+            path.insert(0, '/');
+        }
+    }
 }
 
 /// Parses `text` as JSON. A fatal problem (not JSON, too deep) is the error; duplicate keys are
@@ -29,7 +50,6 @@ struct State {
 pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<ValidationError>> {
     let mut state = State {
         max_depth,
-        path: String::new(),
         duplicates: Vec::new(),
         too_deep: None,
     };
@@ -117,7 +137,7 @@ impl Seed<'_> {
     fn enter<E: de::Error>(&mut self) -> Result<usize, E> {
         let depth = self.depth + 1;
         if depth > self.state.max_depth {
-            self.state.too_deep = Some(self.state.path.clone());
+            self.state.too_deep = Some(String::new());
             return Err(E::custom("nesting too deep"));
         }
         Ok(depth)
@@ -169,17 +189,23 @@ impl<'de> Visitor<'de> for Seed<'_> {
         let depth = self.enter()?;
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
         loop {
-            let len = self.state.path.len();
-            self.state.path.push('/');
-            self.state.path.push_str(&items.len().to_string());
+            let since = self.state.duplicates.len();
             let next = seq.next_element_seed(Seed {
                 state: &mut *self.state,
                 depth,
             });
-            self.state.path.truncate(len);
-            match next? {
-                Some(v) => items.push(v),
-                None => break,
+            match next {
+                Ok(Some(v)) => {
+                    if self.state.duplicates.len() > since {
+                        self.state.prefix(since, &items.len().to_string());
+                    }
+                    items.push(v);
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    self.state.prefix_too_deep(&items.len().to_string());
+                    return Err(e);
+                }
             }
         }
         Ok(Value::Array(items))
@@ -189,9 +215,7 @@ impl<'de> Visitor<'de> for Seed<'_> {
         let depth = self.enter()?;
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let len = self.state.path.len();
-            self.state.path.push('/');
-            self.state.path.push_str(&escape_pointer(&key));
+            let since = self.state.duplicates.len();
             let value = map.next_value_seed(Seed {
                 state: &mut *self.state,
                 depth,
@@ -199,28 +223,35 @@ impl<'de> Visitor<'de> for Seed<'_> {
             let value = match value {
                 Ok(v) => v,
                 Err(e) => {
-                    self.state.path.truncate(len);
+                    self.state.prefix_too_deep(&escape_pointer(&key));
                     return Err(e);
                 }
             };
-            if let Some(first) = out.get(&key) {
-                let shown = shorten(&Value::String(key.clone()));
-                self.state.duplicates.push(ValidationError {
-                    path: self.state.path.clone(),
-                    code: ErrorCode::DuplicateKey,
-                    expected: "each key at most once".into(),
-                    got: format!("{shown} twice"),
-                    message: format!(
-                        "the key {shown} appears more than once (first {}, then {}); send it once",
-                        shorten(first),
-                        shorten(&value)
-                    ),
-                    position: None,
-                });
-            } else {
-                out.insert(key, value);
+            if self.state.duplicates.len() > since {
+                self.state.prefix(since, &escape_pointer(&key));
             }
-            self.state.path.truncate(len);
+            // One lookup: the key is hashed once, as serde_json's own map visitor does.
+            match out.entry(key) {
+                Entry::Vacant(e) => {
+                    e.insert(value);
+                }
+                Entry::Occupied(e) => {
+                    let key = e.key();
+                    let shown = shorten(&Value::String(key.clone()));
+                    self.state.duplicates.push(ValidationError {
+                        path: format!("/{}", escape_pointer(key)),
+                        code: ErrorCode::DuplicateKey,
+                        expected: "each key at most once".into(),
+                        got: format!("{shown} twice"),
+                        message: format!(
+                            "the key {shown} appears more than once (first {}, then {}); send it once",
+                            shorten(e.get()),
+                            shorten(&value)
+                        ),
+                        position: None,
+                    });
+                }
+            }
         }
         Ok(Value::Object(out))
     }

@@ -62,15 +62,21 @@ fn json_hash(v: &Value) -> u64 {
     h.finish()
 }
 
-/// The first pair of equal items, `(earlier, later)`, in linear expected time.
-pub(crate) fn first_duplicate<'a, I: IntoIterator<Item = &'a Value>>(
-    items: I,
-) -> Option<(usize, usize)> {
-    let items: Vec<&Value> = items.into_iter().collect();
+/// The first pair of equal items, `(earlier, later)` (the earliest `later`), in linear expected
+/// time; short arrays are compared pairwise, which allocates nothing.
+pub(crate) fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
+    if items.len() <= 16 {
+        for (i, item) in items.iter().enumerate() {
+            if let Some(j) = items[..i].iter().position(|x| json_equal(x, item)) {
+                return Some((j, i));
+            }
+        }
+        return None;
+    }
     let mut seen: HashMap<u64, Vec<usize>> = HashMap::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let bucket = seen.entry(json_hash(item)).or_default();
-        if let Some(&j) = bucket.iter().find(|&&j| json_equal(items[j], item)) {
+        if let Some(&j) = bucket.iter().find(|&&j| json_equal(&items[j], item)) {
             return Some((j, i));
         }
         bucket.push(i);
@@ -916,9 +922,15 @@ fn hint(want: &str, value: &Value) -> Option<&'static str> {
 
 /// The fast check: whether the value is valid in strict mode, building nothing.
 pub(crate) fn accepts(prog: &Program, id: NodeId, value: &Value) -> bool {
+    accepts_within(prog, id, value, usize::MAX)
+}
+
+/// [`accepts`], and the value nests no deeper than `depth` levels (checked on the way, so the
+/// value is walked once).
+pub(crate) fn accepts_within(prog: &Program, id: NodeId, value: &Value, depth: usize) -> bool {
     match &prog.nodes[id] {
-        Node::Any => true,
-        Node::Ref(t) => accepts(prog, *t, value),
+        Node::Any => !exceeds_depth(value, depth),
+        Node::Ref(t) => accepts_within(prog, *t, value, depth),
         Node::Null => value.is_null(),
         Node::Boolean => value.is_boolean(),
         Node::Integer(c) => {
@@ -926,41 +938,67 @@ pub(crate) fn accepts(prog: &Program, id: NodeId, value: &Value) -> bool {
         }
         Node::Number(c) => matches!(value, Value::Number(n) if number_ok(c, n)),
         Node::String(c) => matches!(value, Value::String(s) if string_ok(c, s)),
-        Node::Const(c) => json_equal(c, value),
-        Node::Enum(values) => values.iter().any(|m| json_equal(m, value)),
-        Node::Nullable(inner) => value.is_null() || accepts(prog, *inner, value),
-        Node::AnyOf(members) => members.iter().any(|&m| accepts(prog, m, value)),
+        Node::Const(c) => json_equal(c, value) && !exceeds_depth(value, depth),
+        Node::Enum(values) => {
+            values.iter().any(|m| json_equal(m, value)) && !exceeds_depth(value, depth)
+        }
+        Node::Nullable(inner) => value.is_null() || accepts_within(prog, *inner, value, depth),
+        Node::AnyOf(members) => members
+            .iter()
+            .any(|&m| accepts_within(prog, m, value, depth)),
         Node::Array(c) => {
             let Value::Array(items) = value else {
+                return false;
+            };
+            let Some(inner) = depth.checked_sub(1) else {
                 return false;
             };
             let len = items.len() as u64;
             c.min_items.is_none_or(|m| len >= m)
                 && c.max_items.is_none_or(|m| len <= m)
-                && items.iter().all(|i| accepts(prog, c.items, i))
+                && items
+                    .iter()
+                    .all(|i| accepts_within(prog, c.items, i, inner))
                 && (!c.unique || first_duplicate(items).is_none())
         }
         Node::Object(c) => {
             let Value::Object(map) = value else {
                 return false;
             };
-            for f in &c.fields {
-                match map.get(&f.name) {
-                    Some(v) if !accepts(prog, f.node, v) => return false,
-                    Some(_) => {}
-                    None if f.required => return false,
-                    None => {}
+            let Some(inner) = depth.checked_sub(1) else {
+                return false;
+            };
+            // One pass over the keys sent (a map holds each key once, so counting the required
+            // fields seen tells whether all are there). Keys usually come in declaration order,
+            // so the field after the last one found is tried first.
+            let mut required = 0;
+            let mut next = 0;
+            for (k, v) in map {
+                match c.lookup_from(k, next) {
+                    Some(f) => {
+                        next = f + 1;
+                        let f = &c.fields[f];
+                        if !accepts_within(prog, f.node, v, inner) {
+                            return false;
+                        }
+                        required += usize::from(f.required);
+                    }
+                    None => match &c.extra {
+                        Extra::Open => {
+                            if exceeds_depth(v, inner) {
+                                return false;
+                            }
+                        }
+                        Extra::Closed => return false,
+                        Extra::Schema(node) => {
+                            if !accepts_within(prog, *node, v, inner) {
+                                return false;
+                            }
+                        }
+                    },
                 }
             }
-            match &c.extra {
-                Extra::Open => true,
-                Extra::Closed => {
-                    map.len() <= c.fields.len() && map.keys().all(|k| c.index.contains_key(k))
-                }
-                Extra::Schema(node) => map
-                    .iter()
-                    .all(|(k, v)| c.index.contains_key(k) || accepts(prog, *node, v)),
-            }
+            required == c.required
         }
     }
 }
@@ -990,4 +1028,211 @@ fn string_ok(c: &StringCheck, s: &str) -> bool {
         }
     }
     c.pattern.as_ref().is_none_or(|(_, re)| re.is_match(s))
+}
+
+/// Normalizes, in place, a value that [`accepts`] accepted: declared keys in declaration order
+/// (other keys after, as they came), absent defaults filled in (when `fill`), integral numbers
+/// of integer fields as integers, enum and literal values as declared. The result is the one
+/// [`Run::walk`] returns for the same value, in either mode: lax mode only coerces what strict
+/// mode rejects. Nothing is copied except defaults, and an object whose keys already come in
+/// declaration order is not rebuilt.
+pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: bool) {
+    match (&prog.nodes[id], value) {
+        (Node::Ref(t), v) => normalize(prog, *t, v, fill),
+        (Node::Integer(_), Value::Number(n)) => {
+            if let Some(i) = number::normalize_integer(n) {
+                *n = i;
+            }
+        }
+        (Node::Const(c), v) if c != v && json_equal(c, v) => *v = c.clone(),
+        (Node::Enum(values), v) => {
+            if let Some(m) = values.iter().find(|m| json_equal(m, v)) {
+                if m != v {
+                    *v = m.clone();
+                }
+            }
+        }
+        (Node::Nullable(_), Value::Null) => {}
+        (Node::Nullable(inner), v) => normalize(prog, *inner, v, fill),
+        (Node::AnyOf(members), v) => {
+            // The first member that accepts the value, as the full run picks it.
+            if let Some(&m) = members.iter().find(|&&m| accepts(prog, m, v)) {
+                normalize(prog, m, v, fill);
+            }
+        }
+        (Node::Array(c), Value::Array(items)) => {
+            if c.unique && fill && may_fill(prog, c.items) {
+                // Defaults are annotations: when filling them in would make two items equal,
+                // the items are returned as sent (see the full run).
+                let mut bare = items.clone();
+                for i in bare.iter_mut() {
+                    normalize(prog, c.items, i, false);
+                }
+                for i in items.iter_mut() {
+                    normalize(prog, c.items, i, true);
+                }
+                if first_duplicate(items).is_some() {
+                    *items = bare;
+                }
+                return;
+            }
+            for i in items.iter_mut() {
+                normalize(prog, c.items, i, fill);
+            }
+        }
+        (Node::Object(c), Value::Object(map)) => {
+            let mut present = 0u64;
+            let mut last = None;
+            let mut in_order = c.fields.len() <= 64;
+            let mut extras = false;
+            for (k, v) in map.iter_mut() {
+                match c.lookup(k) {
+                    Some(i) => {
+                        in_order &= !extras && last.is_none_or(|l| l < i);
+                        last = Some(i);
+                        if i < 64 {
+                            present |= 1 << i;
+                        }
+                        normalize(prog, c.fields[i].node, v, fill);
+                    }
+                    None => {
+                        extras = true;
+                        if let Extra::Schema(node) = &c.extra {
+                            normalize(prog, *node, v, fill);
+                        }
+                    }
+                }
+            }
+            let defaults = fill && c.fields.iter().any(|f| f.default.is_some());
+            if in_order {
+                if defaults {
+                    let mut at = 0;
+                    for (i, f) in c.fields.iter().enumerate() {
+                        if present & (1 << i) != 0 {
+                            at += 1;
+                        } else if let Some(d) = &f.default {
+                            map.shift_insert(at, f.name.clone(), d.clone());
+                            at += 1;
+                        }
+                    }
+                }
+                return;
+            }
+            // Rebuild in declaration order, moving the entries.
+            let mut slots: Vec<Option<(String, Value)>> = Vec::new();
+            slots.resize_with(c.fields.len(), || None);
+            let mut rest = Vec::new();
+            for (k, v) in std::mem::take(map) {
+                match c.lookup(&k) {
+                    Some(i) => slots[i] = Some((k, v)),
+                    None => rest.push((k, v)),
+                }
+            }
+            for (f, slot) in c.fields.iter().zip(slots) {
+                match slot {
+                    Some((k, v)) => {
+                        map.insert(k, v);
+                    }
+                    None => {
+                        if let Some(d) = f.default.as_ref().filter(|_| fill) {
+                            map.insert(f.name.clone(), d.clone());
+                        }
+                    }
+                }
+            }
+            map.extend(rest);
+        }
+        _ => {}
+    }
+}
+
+/// Whether normalizing a value of node `id` may fill in a default (an object with a defaulted
+/// field is reachable).
+fn may_fill(prog: &Program, id: NodeId) -> bool {
+    let mut seen = vec![false; prog.nodes.len()];
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if std::mem::replace(&mut seen[n], true) {
+            continue;
+        }
+        match &prog.nodes[n] {
+            Node::Ref(t) | Node::Nullable(t) => stack.push(*t),
+            Node::AnyOf(members) => stack.extend(members),
+            Node::Array(c) => stack.push(c.items),
+            Node::Object(c) => {
+                if c.fields.iter().any(|f| f.default.is_some()) {
+                    return true;
+                }
+                stack.extend(c.fields.iter().map(|f| f.node));
+                if let Extra::Schema(node) = c.extra {
+                    stack.push(node);
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::validate::compile::Compiler;
+
+    /// The fast path's normalization gives exactly what the full run returns, on valid values.
+    #[test]
+    fn normalize_matches_the_full_run() {
+        let source = r#"
+            enum E { a b }
+            type P { x: integer, y?: E = "a" }
+            /// T.
+            tool t {
+              i: integer
+              n?: number
+              e?: E = "b"
+              lit?: 1 | "one"
+              u?: P[] @unique
+              s?: string[] @unique
+              m?: map<integer>
+              o?: P | null
+              any?: any
+              open?: { k: string, ... }
+            }
+        "#;
+        let module = crate::compile(source).unwrap().module;
+        let tool = module.tool("t").unwrap();
+        let mut compiler = Compiler::new(&module);
+        let root = compiler.object(&tool.params);
+        let prog = compiler.finish();
+        let values = [
+            json!({"i": 1}),
+            json!({"i": 2.0, "n": 2.0, "lit": 1.0}),
+            json!({"u": [{"x": 1}, {"x": 1, "y": "b"}], "i": 3}),
+            json!({"u": [{"x": 1}, {"x": 2, "y": "a"}], "i": 3}),
+            json!({"u": [{"x": 1}, {"x": 1, "y": "a"}], "i": 3}),
+            json!({"s": ["a", "b"], "m": {"z": 1.0, "a": 2}, "i": 0, "o": null}),
+            json!({"o": {"y": "b", "x": 5.0}, "any": {"q": [1.0]}, "i": -1}),
+            json!({"open": {"z": 1, "k": "v", "a": 2}, "e": "a", "i": 7}),
+            json!({"i": 7, "e": "a", "open": {"k": "v", "a": 2}, "u": [{"y": "b", "x": 1}]}),
+            json!({"i": 7, "lit": "one", "s": ["x"], "o": {"x": 1}}),
+        ];
+        for v in values {
+            assert!(accepts(&prog, root, &v), "{v}");
+            for lax in [false, true] {
+                let mut run = Run::new(&prog, lax);
+                let walked = run.walk(root, &v);
+                assert!(run.errors.is_empty() && run.coercions.is_empty(), "{v}");
+                let mut normalized = v.clone();
+                normalize(&prog, root, &mut normalized, true);
+                assert_eq!(walked.as_ref(), Some(&normalized), "{v}");
+                // Same key order too.
+                assert_eq!(
+                    serde_json::to_string(&walked).unwrap(),
+                    serde_json::to_string(&normalized).unwrap()
+                );
+            }
+        }
+    }
 }

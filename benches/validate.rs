@@ -1,0 +1,150 @@
+//! Validating tool arguments: tooldef against the jsonschema crate on the draft 2020-12 schema
+//! tooldef emits (compiled once, outside the timed loop), and against `serde_json` parsing alone.
+//!
+//! For every instance set (see `workloads`):
+//! - `strict/*`: the fast accept/reject check on a parsed value, tooldef's `is_valid` against
+//!   jsonschema's `is_valid`;
+//! - `errors/*`: the full validation with every error collected (tooldef: path, code, expected,
+//!   got, message, and the one message for the model; on valid instances, the normalized
+//!   arguments) against jsonschema's `iter_errors` collected into a `Vec` (and, to compare
+//!   messages with messages, into a `Vec` of path and message strings);
+//! - `text/*`: tooldef's parse + validate + coerce of the argument text (lax mode) against
+//!   `serde_json::from_str::<Value>` of the same text alone.
+//!
+//! Before anything is timed, both sides are checked to agree on every instance (the binary panics
+//! otherwise); `cargo test --benches` runs these checks and each benchmark once.
+
+mod workloads;
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use serde_json::Value;
+use tooldef::validate::Mode;
+
+use workloads::{Set, Workload};
+
+fn bench_set(c: &mut Criterion, w: &Workload, set: &Set) {
+    let pairs: Vec<_> = set
+        .instances
+        .iter()
+        .map(|i| (&w.subjects[i.subject], i))
+        .collect();
+
+    let mut g = c.benchmark_group(format!("strict/{}", set.name));
+    g.bench_function("tooldef_is_valid", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for (s, i) in &pairs {
+                n += usize::from(s.ours.is_valid(black_box(&i.value), Mode::Strict));
+            }
+            n
+        })
+    });
+    g.bench_function("jsonschema_is_valid", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for (s, i) in &pairs {
+                n += usize::from(s.theirs.is_valid(black_box(&i.value)));
+            }
+            n
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group(format!("errors/{}", set.name));
+    g.bench_function("tooldef_validate_value", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for (s, i) in &pairs {
+                match s.ours.validate_value(black_box(&i.value), Mode::Strict) {
+                    Ok(v) => n += usize::from(v.arguments.is_object()),
+                    Err(e) => n += e.errors.len(),
+                }
+            }
+            n
+        })
+    });
+    g.bench_function("jsonschema_iter_errors", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for (s, i) in &pairs {
+                let errors: Vec<_> = s.theirs.iter_errors(black_box(&i.value)).collect();
+                n += errors.len();
+            }
+            n
+        })
+    });
+    g.bench_function("jsonschema_iter_errors_messages", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for (s, i) in &pairs {
+                let errors: Vec<(String, String)> = s
+                    .theirs
+                    .iter_errors(black_box(&i.value))
+                    .map(|e| (e.instance_path().to_string(), e.to_string()))
+                    .collect();
+                n += errors.len();
+            }
+            n
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group(format!("text/{}", set.name));
+    g.bench_function("tooldef_validate_str_lax", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for (s, i) in &pairs {
+                n += usize::from(s.ours.validate_str(black_box(&i.text), Mode::Lax).is_ok());
+            }
+            n
+        })
+    });
+    g.bench_function("tooldef_validate_str_strict", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for (s, i) in &pairs {
+                n += usize::from(
+                    s.ours
+                        .validate_str(black_box(&i.text), Mode::Strict)
+                        .is_ok(),
+                );
+            }
+            n
+        })
+    });
+    g.bench_function("serde_json_from_str_value", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for (_, i) in &pairs {
+                n += usize::from(serde_json::from_str::<Value>(black_box(&i.text)).is_ok());
+            }
+            n
+        })
+    });
+    g.finish();
+}
+
+fn bench(c: &mut Criterion) {
+    let weather = workloads::weather();
+    workloads::check(&weather);
+    workloads::check_error_count(&weather, "weather/3_errors", 3);
+    let nested = workloads::nested();
+    workloads::check(&nested);
+    workloads::check_error_count(&nested, "nested/5_errors", 5);
+    let mut all = vec![weather, nested];
+    if let Some((bfcl, stats)) = workloads::bfcl() {
+        eprintln!("BFCL: {stats:?}");
+        workloads::check(&bfcl);
+        all.push(bfcl);
+    }
+    for w in &all {
+        for set in &w.sets {
+            bench_set(c, w, set);
+        }
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
