@@ -142,8 +142,20 @@ impl Checker {
         let mut module = Module { tools, types };
 
         // Whole-module analyses.
-        self.recursion(&mut module, file);
-        self.depth(&module);
+        // The reference graph's components, each after every component it reaches: both the
+        // recursion marks and the inlined sizes read them.
+        let refs: Vec<Vec<usize>> = module
+            .types
+            .iter()
+            .map(|t| {
+                let mut out = Vec::new();
+                collect_refs(&t.ty, &mut out);
+                out
+            })
+            .collect();
+        let components = strongly_connected(&refs);
+        self.recursion(&mut module, file, &refs, &components);
+        self.depth(&module, &components);
         for p in std::mem::take(&mut self.pending) {
             if let Some(problem) = validate::first_violation(&module, &p.ty, &p.value) {
                 let what = if p.code == Code::InvalidDefault {
@@ -1299,18 +1311,23 @@ impl Checker {
 
     /// Marks the named types that take part in a reference cycle, and rejects the cycles that
     /// no finite value can satisfy (every step through a required field or a non-empty array).
-    fn recursion(&mut self, module: &mut Module, file: &ast::File) {
+    fn recursion(
+        &mut self,
+        module: &mut Module,
+        file: &ast::File,
+        refs: &[Vec<usize>],
+        components: &[Vec<usize>],
+    ) {
         let n = module.types.len();
-        let mut refs = vec![Vec::new(); n];
-        let mut musts = vec![Vec::new(); n];
-        for (i, t) in module.types.iter().enumerate() {
-            collect_refs(&t.ty, &mut refs[i]);
-            musts[i] = must_contain(&t.ty).into_iter().map(|id| id.0).collect();
-        }
-        for component in strongly_connected(&refs) {
+        let musts: Vec<Vec<usize>> = module
+            .types
+            .iter()
+            .map(|t| must_contain(&t.ty).into_iter().map(|id| id.0).collect())
+            .collect();
+        for component in components {
             let cyclic = component.len() > 1 || refs[component[0]].contains(&component[0]);
             if cyclic {
-                for &i in &component {
+                for &i in component {
                     module.types[i].recursive = true;
                 }
             }
@@ -1379,18 +1396,14 @@ impl Checker {
     /// Rejects tools whose inlined schema nests deeper than [`MAX_SCHEMA_DEPTH`] or has more
     /// than [`MAX_SCHEMA_NODES`] schemas (a type used twice by each of 30 nested types inlines
     /// to 2^30 copies).
-    fn depth(&mut self, module: &Module) {
+    fn depth(&mut self, module: &Module, components: &[Vec<usize>]) {
         let n = module.types.len();
-        let mut refs = vec![Vec::new(); n];
-        for (i, t) in module.types.iter().enumerate() {
-            collect_refs(&t.ty, &mut refs[i]);
-        }
         let mut shape = Shape {
             depths: vec![0; n],
             sizes: vec![1; n],
         };
-        for component in strongly_connected(&refs) {
-            for &i in &component {
+        for component in components {
+            for &i in component {
                 shape.depths[i] = shape.depth(module, &module.types[i].ty);
                 shape.sizes[i] = shape.size(module, &module.types[i].ty);
             }

@@ -455,17 +455,17 @@ impl<'m> Lowering<'m> {
 
     fn object(&mut self, o: &ObjectTy, at: Span) -> Node {
         let mut node = Node::typed(&self.type_name("object"));
+        let extra_keys = if o.fields.is_empty() {
+            "a `map<...>`"
+        } else {
+            "typed extra keys (`...: T`)"
+        };
         match (&o.additional, self.flavor) {
             (Additional::Closed, _) => {}
             (Additional::Schema(t), Flavor::Strict) => {
-                let what = if o.fields.is_empty() {
-                    "a `map<...>`"
-                } else {
-                    "typed extra keys (`...: T`)"
-                };
                 self.unsupported(
                     at,
-                    what,
+                    extra_keys,
                     "strict mode requires `additionalProperties: false` on every object, so it has no open keys",
                     "declare the keys as fields, or pass the entries as an array of `{ key, value }` objects",
                 );
@@ -479,14 +479,9 @@ impl<'m> Lowering<'m> {
                 "declare every key as a field, or compile for `openai` (non-strict)",
             ),
             (Additional::Schema(t), Flavor::Gemini) => {
-                let what = if o.fields.is_empty() {
-                    "a `map<...>`"
-                } else {
-                    "typed extra keys (`...: T`)"
-                };
                 self.unsupported(
                     at,
-                    what,
+                    extra_keys,
                     "Gemini's schema has no `additionalProperties`, and an OBJECT needs declared properties",
                     "declare the keys as fields, or pass the entries as an array of `{ key, value }` objects",
                 );

@@ -32,9 +32,8 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
         }
     }
     let rules = Rules {
-        close_objects: !options.keep_open,
-        openapi: false,
         bfcl: true,
+        ..Rules::tool_dialect(options)
     };
     tools(specs, rules, Vec::new())
 }

@@ -34,9 +34,8 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
         }
     }
     let rules = Rules {
-        close_objects: !options.keep_open,
         openapi: true,
-        bfcl: false,
+        ..Rules::tool_dialect(options)
     };
     tools(specs, rules, Vec::new())
 }

@@ -19,10 +19,6 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
         spec.annotations = entry.get("annotations");
         specs.push(spec);
     }
-    let rules = Rules {
-        close_objects: !options.keep_open,
-        openapi: false,
-        bfcl: false,
-    };
+    let rules = Rules::tool_dialect(options);
     tools(specs, rules, Vec::new())
 }

@@ -72,6 +72,17 @@ pub(crate) struct Rules {
     pub bfcl: bool,
 }
 
+impl Rules {
+    /// The rules of a tool dialect: objects closed unless `--keep-open`, plain JSON Schema.
+    pub(crate) fn tool_dialect(options: &super::Options) -> Rules {
+        Rules {
+            close_objects: !options.keep_open,
+            openapi: false,
+            bfcl: false,
+        }
+    }
+}
+
 /// Converts schemas of one document; named types come from `$defs` / `definitions`.
 pub(crate) struct Core {
     pub rules: Rules,
