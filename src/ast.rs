@@ -211,6 +211,23 @@ pub struct ObjectBody {
 }
 
 /// `name?: T @annotations = default`.
+/// `[A, B?, ...]`: positional items, and `...` or `...: T` when more items may follow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TupleExpr {
+    pub items: Vec<TupleItem>,
+    pub open: Option<Span>,
+    pub rest: Option<Box<TypeExpr>>,
+    pub span: Span,
+}
+
+/// One positional item of a tuple; `optional` when written with `?`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TupleItem {
+    pub ty: TypeExpr,
+    pub optional: bool,
+    pub span: Span,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field {
     /// Description.
@@ -251,6 +268,8 @@ pub enum TypeKind {
     Map(Box<TypeExpr>),
     /// `{ ... }`
     Object(ObjectBody),
+    /// `[A, B?, ...]`
+    Tuple(TupleExpr),
     /// `A | B | ...` (two or more members)
     Union(Vec<TypeExpr>),
     /// `T @constraint ...`

@@ -25,7 +25,9 @@ pub const MAX_VALUE_DEPTH: usize = 32;
 pub const MAX_SCHEMA_NODES: usize = 20_000;
 
 /// Built-in type names; a named type may not reuse them.
-pub const BUILTIN_TYPES: &[&str] = &["string", "integer", "number", "boolean", "any", "null"];
+pub const BUILTIN_TYPES: &[&str] = &[
+    "string", "integer", "number", "boolean", "any", "null", "never",
+];
 
 const NUMBER_CONSTRAINTS: &[&str] = &[
     "min",
@@ -790,6 +792,58 @@ impl Checker {
         ObjectTy { fields, additional }
     }
 
+    fn tuple(&mut self, t: &ast::TupleExpr) -> Ty {
+        let mut items = Vec::with_capacity(t.items.len());
+        let mut required = 0;
+        let mut first_optional: Option<Span> = None;
+        for item in &t.items {
+            items.push(self.ty(&item.ty));
+            match (item.optional, first_optional) {
+                (true, None) => first_optional = Some(item.span),
+                (false, None) => required += 1,
+                (false, Some(optional)) => self.error(
+                    Diagnostic::error(
+                        Code::TupleOrder,
+                        item.span,
+                        "a required tuple item comes after an optional one",
+                    )
+                    .with_label("required")
+                    .with_related(optional, "optional")
+                    .with_help("items may be left off only from the end: put the required items first, or mark this one `?` too"),
+                ),
+                (true, Some(_)) => {}
+            }
+        }
+        let rest = match (&t.rest, t.open) {
+            (Some(rest), _) => Additional::Schema(self.ty(rest)),
+            (None, Some(_)) => Additional::Open,
+            (None, None) => Additional::Closed,
+        };
+        // A closed tuple of literals is exactly one array value: `[1, "a"]` is the literal
+        // `[1, "a"]` (so that unions of them become enums, and schemas say `const`).
+        if rest == Additional::Closed && required == items.len() {
+            let values: Option<Vec<Value>> = items
+                .iter()
+                .map(|i| match i {
+                    Ty::Const(v) => Some(v.clone()),
+                    Ty::Null => Some(Value::Null),
+                    _ => None,
+                })
+                .collect();
+            if let Some(values) = values {
+                return Ty::Const(Value::Array(values));
+            }
+        }
+        Ty::Tuple(Box::new(TupleTy {
+            items,
+            required,
+            rest,
+            min_items: None,
+            max_items: None,
+            unique: None,
+        }))
+    }
+
     fn field(&mut self, f: &ast::Field) -> Field {
         if f.name.text.is_empty() {
             self.error(
@@ -899,6 +953,7 @@ impl Checker {
                 additional: Additional::Schema(self.ty(values)),
             })),
             TypeKind::Object(body) => Ty::Object(Box::new(self.object(body))),
+            TypeKind::Tuple(t) => self.tuple(t),
             TypeKind::Union(members) => self.union(e.span, members),
             TypeKind::Constrained(inner, attrs) => {
                 let mut ty = self.ty(inner);
@@ -916,6 +971,7 @@ impl Checker {
             "boolean" => Ty::Boolean,
             "any" => Ty::Any,
             "null" => Ty::Null,
+            "never" => Ty::Never,
             name => {
                 if let Some((id, _)) = self.names.get(name) {
                     return Ty::Ref(*id);
@@ -1173,6 +1229,26 @@ impl Checker {
                     arr.unique = Some(Spanned::new(b, a.span));
                 }
             }
+            (Ty::Tuple(t), "min_items") => {
+                let Some(n) = self.length_arg(a) else { return };
+                // A minimum within the positional items makes them required: one spelling.
+                match usize::try_from(n) {
+                    Ok(k) if k <= t.items.len() => {
+                        t.required = t.required.max(k);
+                        t.min_items = None;
+                    }
+                    _ => t.min_items = Some(Spanned::new(n, a.span)),
+                }
+            }
+            (Ty::Tuple(t), "max_items") => {
+                let Some(n) = self.length_arg(a) else { return };
+                t.max_items = Some(Spanned::new(n, a.span));
+            }
+            (Ty::Tuple(t), "unique") => {
+                if let Some(b) = self.flag(a) {
+                    t.unique = Some(Spanned::new(b, a.span));
+                }
+            }
             (target, _) => {
                 let applies = if NUMBER_CONSTRAINTS.contains(&name) {
                     "integer and number"
@@ -1279,6 +1355,32 @@ impl Checker {
                 self.length_range(&r.min_length, &r.max_length, "min_length", "max_length")
             }
             Ty::Array(a) => self.length_range(&a.min_items, &a.max_items, "min_items", "max_items"),
+            Ty::Tuple(t) => {
+                if t.min_items.is_some() && t.max_items.is_some() {
+                    self.length_range(&t.min_items, &t.max_items, "min_items", "max_items");
+                } else if let (Some(max), Some(bound)) =
+                    (t.max_len(), t.max_items.as_ref().or(t.min_items.as_ref()))
+                {
+                    if t.min_len() > max {
+                        let (what, help) = if t.max_items.is_some() {
+                            (
+                                format!("`@max_items({max})` is below the {} required items of the tuple", t.min_len()),
+                                "mark the items that may be left off with `?`, or raise `@max_items`",
+                            )
+                        } else {
+                            (
+                                format!("`@min_items({})` asks for more items than the closed tuple has ({max})", t.min_len()),
+                                "open the tuple with `...` or `...: T`, or lower `@min_items`",
+                            )
+                        };
+                        self.error(
+                            Diagnostic::error(Code::InvalidRange, bound.span, what)
+                                .with_label("no array fits")
+                                .with_help(help),
+                        );
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -1464,6 +1566,14 @@ impl Shape {
             Ty::Ref(id) if module.types.get(id.0).is_some_and(|t| t.recursive) => 1,
             Ty::Ref(id) => self.depths.get(id.0).copied().unwrap_or(1),
             Ty::Array(a) => 1 + self.depth(module, &a.items),
+            Ty::Tuple(t) => {
+                let items = t.items.iter().map(|i| self.depth(module, i));
+                let extra = match &t.rest {
+                    Additional::Schema(r) => self.depth(module, r),
+                    _ => 0,
+                };
+                1 + items.max().unwrap_or(0).max(extra)
+            }
             Ty::Object(o) => {
                 let fields = o.fields.iter().map(|f| self.depth(module, &f.ty));
                 let extra = match &o.additional {
@@ -1487,6 +1597,13 @@ impl Shape {
             Ty::Ref(id) if module.types.get(id.0).is_some_and(|t| t.recursive) => 1,
             Ty::Ref(id) => self.sizes.get(id.0).copied().unwrap_or(1),
             Ty::Array(a) => sum(&mut std::iter::once(&a.items)),
+            Ty::Tuple(t) => {
+                let extra = match &t.rest {
+                    Additional::Schema(r) => Some(r),
+                    _ => None,
+                };
+                sum(&mut t.items.iter().chain(extra))
+            }
             Ty::Object(o) => {
                 let extra = match &o.additional {
                     Additional::Schema(t) => Some(t),
@@ -1524,7 +1641,7 @@ fn applicable(ty: &Ty) -> &'static [&'static str] {
     match ty {
         Ty::Integer(_) | Ty::Number(_) => NUMBER_CONSTRAINTS,
         Ty::String(_) => STRING_CONSTRAINTS,
-        Ty::Array(_) => ARRAY_CONSTRAINTS,
+        Ty::Array(_) | Ty::Tuple(_) => ARRAY_CONSTRAINTS,
         Ty::Nullable(inner) => applicable(inner),
         _ => &[],
     }
@@ -1639,6 +1756,12 @@ fn collect_refs(ty: &Ty, out: &mut Vec<usize>) {
     match ty {
         Ty::Ref(id) if !out.contains(&id.0) => out.push(id.0),
         Ty::Array(a) => collect_refs(&a.items, out),
+        Ty::Tuple(t) => {
+            t.items.iter().for_each(|i| collect_refs(i, out));
+            if let Additional::Schema(r) = &t.rest {
+                collect_refs(r, out);
+            }
+        }
         Ty::Object(o) => {
             for f in &o.fields {
                 collect_refs(&f.ty, out);
@@ -1664,6 +1787,18 @@ fn must_contain(ty: &Ty) -> HashSet<TypeId> {
             .flat_map(|f| must_contain(&f.ty))
             .collect(),
         Ty::Array(a) if a.min_items.as_ref().is_some_and(|m| m.value > 0) => must_contain(&a.items),
+        Ty::Tuple(t) => {
+            let mut out: HashSet<TypeId> = t.items[..t.required.min(t.items.len())]
+                .iter()
+                .flat_map(must_contain)
+                .collect();
+            if t.min_len() > t.items.len() as u64 {
+                if let Additional::Schema(r) = &t.rest {
+                    out.extend(must_contain(r));
+                }
+            }
+            out
+        }
         Ty::AnyOf(ts) => {
             let mut sets = ts.iter().map(must_contain);
             let first = sets.next().unwrap_or_default();

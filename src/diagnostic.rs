@@ -104,6 +104,8 @@ pub enum Code {
     InfiniteRecursion,
     /// A `= default` on a required field (it can never apply).
     DefaultOnRequired,
+    /// A required tuple item after an optional one (items may be left off only from the end).
+    TupleOrder,
     /// A union with a repeated or redundant member.
     RedundantUnion,
     /// The inlined schema of a tool is nested deeper than the limit.
@@ -144,6 +146,7 @@ impl Code {
         Code::InvalidName,
         Code::InfiniteRecursion,
         Code::DefaultOnRequired,
+        Code::TupleOrder,
         Code::RedundantUnion,
         Code::SchemaTooDeep,
         Code::SchemaTooLarge,
@@ -175,6 +178,7 @@ impl Code {
             Code::InvalidName => "invalid-name",
             Code::InfiniteRecursion => "infinite-recursion",
             Code::DefaultOnRequired => "default-on-required",
+            Code::TupleOrder => "tuple-order",
             Code::RedundantUnion => "redundant-union",
             Code::SchemaTooDeep => "schema-too-deep",
             Code::SchemaTooLarge => "schema-too-large",

@@ -109,6 +109,9 @@ impl<T> Spanned<T> {
 pub enum Ty {
     /// Any JSON value.
     Any,
+    /// No value at all (`never`; JSON Schema's `false`): an optional field of this type must be
+    /// absent.
+    Never,
     /// Only `null`.
     Null,
     /// `true` or `false`.
@@ -125,6 +128,8 @@ pub enum Ty {
     Enum(Vec<EnumMember>),
     /// An array.
     Array(Box<ArrayTy>),
+    /// An array whose items have types by position (`[string, integer?, ...]`).
+    Tuple(Box<TupleTy>),
     /// An object: fields, and what other keys may hold (`map<T>` is an object without fields).
     Object(Box<ObjectTy>),
     /// A named type or enum.
@@ -140,6 +145,7 @@ impl Ty {
     pub fn kind_name(&self) -> &'static str {
         match self {
             Ty::Any => "any",
+            Ty::Never => "never",
             Ty::Null => "null",
             Ty::Boolean => "boolean",
             Ty::Integer(_) => "integer",
@@ -148,6 +154,7 @@ impl Ty {
             Ty::Const(_) => "literal",
             Ty::Enum(_) => "enum",
             Ty::Array(_) => "array",
+            Ty::Tuple(_) => "tuple",
             Ty::Object(o) if o.is_map() => "map",
             Ty::Object(_) => "object",
             Ty::Ref(_) => "named type",
@@ -261,6 +268,60 @@ pub struct ArrayTy {
     pub unique: Option<Spanned<bool>>,
 }
 
+/// A tuple: an array whose items have types by position.
+///
+/// The first `required` items must be present; the others may be left off from the end, as in
+/// JSON Schema's `prefixItems` (and TypeScript's optional tuple elements). After the positional
+/// items, `rest` says what more the array may hold: nothing (`Closed`, the default), anything
+/// (`Open`, written `...`) or items of one type (`Schema`, written `...: T`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TupleTy {
+    /// The types of the positional items, in order.
+    pub items: Vec<Ty>,
+    /// How many leading items must be present (at most `items.len()`).
+    pub required: usize,
+    /// What may follow the positional items.
+    pub rest: Additional,
+    /// `@min_items`, kept only when it asks for more than the positional items.
+    pub min_items: Option<Spanned<u64>>,
+    /// `@max_items`
+    pub max_items: Option<Spanned<u64>>,
+    /// `@unique`: no two elements equal.
+    pub unique: Option<Spanned<bool>>,
+}
+
+impl TupleTy {
+    /// The least number of items an array must have: the required items, or `@min_items` when
+    /// it asks for more.
+    pub fn min_len(&self) -> u64 {
+        let required = self.required as u64;
+        self.min_items
+            .as_ref()
+            .map_or(required, |m| m.value.max(required))
+    }
+
+    /// The most items an array may have: `@max_items`, or the positional items when the tuple
+    /// is closed, whichever is less.
+    pub fn max_len(&self) -> Option<u64> {
+        let closed = matches!(self.rest, Additional::Closed).then_some(self.items.len() as u64);
+        match (closed, self.max_items.as_ref().map(|m| m.value)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The type of the item at `index`: its positional type, or what the rest allows (`None`:
+    /// no item may be there).
+    pub fn item(&self, index: usize) -> Option<&Ty> {
+        match (self.items.get(index), &self.rest) {
+            (Some(t), _) => Some(t),
+            (None, Additional::Schema(t)) => Some(t),
+            (None, Additional::Open) => Some(&Ty::Any),
+            (None, Additional::Closed) => None,
+        }
+    }
+}
+
 /// One value of an enum, with its description.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EnumMember {
@@ -291,14 +352,14 @@ impl ObjectTy {
     }
 }
 
-/// What an object accepts besides its declared fields.
+/// What an object accepts besides its declared fields, or a tuple after its positional items.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Additional {
-    /// Nothing: an unknown key is an error (the default).
+    /// Nothing: an unknown key (or an extra item) is an error (the default).
     Closed,
-    /// Any value under any other key (`...`).
+    /// Any value under any other key, or any extra items (`...`).
     Open,
-    /// Values of this type under any other key (`map<T>`).
+    /// Values of this type under any other key (`map<T>`, `...: T`), or extra items of it.
     Schema(Ty),
 }
 

@@ -452,12 +452,48 @@ impl ToAst<'_> {
         })
     }
 
+    /// A literal type; an array literal is written as a tuple of literals (`[1, "a"]`) and an
+    /// object literal as a closed object type with literal fields (`{ a: 1 }`), which mean
+    /// exactly that value.
     fn literal(&self, v: &Value) -> Result<TypeExpr, Unprintable> {
         match v {
             Value::Null => Ok(expr(TypeKind::Named(name("null")))),
-            Value::Array(_) | Value::Object(_) => Err(Unprintable(format!(
-                "the literal {v} is an array or object, which has no type spelling"
-            ))),
+            Value::Array(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    out.push(ast::TupleItem {
+                        ty: self.literal(item)?,
+                        optional: false,
+                        span: sp(),
+                    });
+                }
+                Ok(expr(TypeKind::Tuple(ast::TupleExpr {
+                    items: out,
+                    open: None,
+                    rest: None,
+                    span: sp(),
+                })))
+            }
+            Value::Object(map) => {
+                let mut fields = Vec::with_capacity(map.len());
+                for (k, item) in map {
+                    fields.push(ast::Field {
+                        doc: None,
+                        name: name(k),
+                        optional: false,
+                        ty: self.literal(item)?,
+                        annotations: Vec::new(),
+                        default: None,
+                        span: sp(),
+                    });
+                }
+                Ok(expr(TypeKind::Object(ObjectBody {
+                    fields,
+                    open: None,
+                    rest: None,
+                    span: sp(),
+                })))
+            }
             _ => Ok(expr(TypeKind::Literal(value(v)))),
         }
     }
@@ -466,6 +502,7 @@ impl ToAst<'_> {
         let named = |n: &str| Ok(expr(TypeKind::Named(name(n))));
         match t {
             Ty::Any => named("any"),
+            Ty::Never => named("never"),
             Ty::Null => named("null"),
             Ty::Boolean => named("boolean"),
             Ty::Integer(r) | Ty::Number(r) => {
@@ -532,27 +569,33 @@ impl ToAst<'_> {
             }
             Ty::Array(a) => {
                 let items = self.ty(&a.items)?;
-                let mut attrs = Vec::new();
-                if let Some(n) = &a.min_items {
-                    attrs.push(attr(
-                        "min_items",
-                        Some(vec![arg(val(&Value::from(n.value)))]),
-                    ));
-                }
-                if let Some(n) = &a.max_items {
-                    attrs.push(attr(
-                        "max_items",
-                        Some(vec![arg(val(&Value::from(n.value)))]),
-                    ));
-                }
-                if let Some(u) = &a.unique {
-                    if u.value {
-                        attrs.push(attr("unique", None));
-                    } else {
-                        attrs.push(attr("unique", Some(vec![arg(val(&Value::Bool(false)))])));
-                    }
-                }
+                let attrs = array_attrs(&a.min_items, &a.max_items, &a.unique);
                 Ok(constrained(expr(TypeKind::Array(Box::new(items))), attrs))
+            }
+            Ty::Tuple(t) => {
+                let mut items = Vec::with_capacity(t.items.len());
+                for (i, item) in t.items.iter().enumerate() {
+                    items.push(ast::TupleItem {
+                        ty: self.ty(item)?,
+                        optional: i >= t.required,
+                        span: sp(),
+                    });
+                }
+                let (open, rest) = match &t.rest {
+                    Additional::Closed => (None, None),
+                    Additional::Open => (Some(sp()), None),
+                    Additional::Schema(r) => (Some(sp()), Some(Box::new(self.ty(r)?))),
+                };
+                let tuple = expr(TypeKind::Tuple(ast::TupleExpr {
+                    items,
+                    open,
+                    rest,
+                    span: sp(),
+                }));
+                Ok(constrained(
+                    tuple,
+                    array_attrs(&t.min_items, &t.max_items, &t.unique),
+                ))
             }
             Ty::Object(o) => match &o.additional {
                 Additional::Schema(values) if o.fields.is_empty() => {
@@ -587,6 +630,35 @@ impl ToAst<'_> {
             }
         }
     }
+}
+
+/// `@min_items`, `@max_items` and `@unique` of an array or tuple.
+fn array_attrs(
+    min: &Option<model::Spanned<u64>>,
+    max: &Option<model::Spanned<u64>>,
+    unique: &Option<model::Spanned<bool>>,
+) -> Vec<Attribute> {
+    let mut attrs = Vec::new();
+    if let Some(n) = min {
+        attrs.push(attr(
+            "min_items",
+            Some(vec![arg(val(&Value::from(n.value)))]),
+        ));
+    }
+    if let Some(n) = max {
+        attrs.push(attr(
+            "max_items",
+            Some(vec![arg(val(&Value::from(n.value)))]),
+        ));
+    }
+    if let Some(u) = unique {
+        if u.value {
+            attrs.push(attr("unique", None));
+        } else {
+            attrs.push(attr("unique", Some(vec![arg(val(&Value::Bool(false)))])));
+        }
+    }
+    attrs
 }
 
 fn constrained(base: TypeExpr, attrs: Vec<Attribute>) -> TypeExpr {
@@ -1009,6 +1081,30 @@ impl<'s> Printer<'s> {
                 if !self.one_line_object(body) {
                     self.body(body);
                 }
+            }
+            TypeKind::Tuple(t) => {
+                self.write("[");
+                for (i, item) in t.items.iter().enumerate() {
+                    if i > 0 {
+                        self.write(", ");
+                    }
+                    self.ty(&item.ty, false);
+                    if item.optional {
+                        self.write("?");
+                    }
+                    self.seen(item.span);
+                }
+                if t.open.is_some() {
+                    if !t.items.is_empty() {
+                        self.write(", ");
+                    }
+                    self.write("...");
+                    if let Some(r) = &t.rest {
+                        self.write(": ");
+                        self.ty(r, false);
+                    }
+                }
+                self.write("]");
             }
             TypeKind::Union(members) => {
                 if tight {

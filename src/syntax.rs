@@ -289,6 +289,47 @@ impl Lower {
         }
     }
 
+    fn tuple_type(&mut self, pair: Pair<Rule>, depth: usize) -> TupleExpr {
+        let span = span_of(&pair);
+        let mut items = Vec::new();
+        let mut open = None;
+        let mut rest = None;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::tuple_item => {
+                    let item_span = span_of(&p);
+                    let mut ty = None;
+                    let mut optional = false;
+                    for q in p.into_inner() {
+                        match q.as_rule() {
+                            Rule::type_expr => ty = Some(self.type_expr(q, depth)),
+                            Rule::optional_mark => optional = true,
+                            _ => {}
+                        }
+                    }
+                    items.push(TupleItem {
+                        ty: ty.unwrap_or_else(|| placeholder(item_span)),
+                        optional,
+                        span: item_span,
+                    });
+                }
+                Rule::open_marker => {
+                    open = Some(span_of(&p));
+                    if let Some(t) = p.into_inner().find(|t| t.as_rule() == Rule::type_expr) {
+                        rest = Some(Box::new(self.type_expr(t, depth + 1)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        TupleExpr {
+            items,
+            open,
+            rest,
+            span,
+        }
+    }
+
     fn field(&mut self, pair: Pair<Rule>, depth: usize) -> Field {
         let span = span_of(&pair);
         let mut doc = None;
@@ -409,6 +450,7 @@ impl Lower {
                 None => return placeholder(span),
             },
             Rule::object_body => TypeKind::Object(self.object_body(pair, depth + 1)),
+            Rule::tuple_type => TypeKind::Tuple(self.tuple_type(pair, depth + 1)),
             Rule::literal_type => match pair.into_inner().next() {
                 Some(v) => TypeKind::Literal(self.value(v)),
                 None => return placeholder(span),
@@ -575,6 +617,8 @@ pub fn describe_rule(rule: Rule) -> &'static str {
         | Rule::paren_type
         | Rule::named_type => "a type such as `string` or `integer[]`",
         Rule::array_suffix => "`[]`",
+        Rule::tuple_type | Rule::tuple_members => "a tuple type such as `[string, integer]`",
+        Rule::tuple_item => "a tuple item such as `string` or `integer?`",
         Rule::type_args => "`<T>`",
         Rule::literal_type => "a literal type such as `\"a\"` or `3`",
         Rule::value => "a value (string, number, `true`, `false`, `null`, array or object)",

@@ -116,6 +116,8 @@ fn leaf() -> impl Strategy<Value = Ty> {
                 format: format.and_then(sp),
             })),
         scalar().prop_map(Ty::Const),
+        Just(Ty::Never),
+        prop::collection::vec(scalar(), 0..3).prop_map(|v| Ty::Const(Value::Array(v))),
         prop::collection::vec(scalar(), 2..5).prop_filter_map("distinct", |vs| {
             let mut out: Vec<Value> = Vec::new();
             for v in vs {
@@ -208,6 +210,18 @@ fn normal(ty: &Ty) -> bool {
                 && ms.iter().enumerate().all(|(i, m)| !ms[..i].contains(m))
         }
         Ty::Array(a) => normal(&a.items),
+        Ty::Tuple(t) => {
+            // A closed tuple of required literals is written as one literal array.
+            let literal = t.rest == Additional::Closed
+                && t.required == t.items.len()
+                && t.items.iter().all(|i| matches!(i, Ty::Const(_) | Ty::Null));
+            !literal
+                && t.items.iter().all(normal)
+                && match &t.rest {
+                    Additional::Schema(r) => normal(r),
+                    _ => true,
+                }
+        }
         Ty::Object(o) => {
             o.fields.iter().all(|f| normal(&f.ty))
                 && match &o.additional {
@@ -240,6 +254,29 @@ fn ty(refs: usize) -> BoxedStrategy<Ty> {
                     unique: unique.and_then(sp),
                 }))),
             object(inner.clone()).prop_map(|o| Ty::Object(Box::new(o))),
+            (
+                prop::collection::vec(inner.clone(), 0..3),
+                0usize..4,
+                0u8..3,
+                inner.clone(),
+                prop::option::of(0u64..3),
+                prop::option::of(any::<bool>())
+            )
+                .prop_map(|(items, required, rest, rest_ty, max, unique)| {
+                    let required = required.min(items.len());
+                    Ty::Tuple(Box::new(TupleTy {
+                        required,
+                        rest: match rest {
+                            0 => Additional::Closed,
+                            1 => Additional::Open,
+                            _ => Additional::Schema(rest_ty),
+                        },
+                        min_items: None,
+                        max_items: max.and_then(|m| sp(m + required as u64)),
+                        unique: unique.and_then(sp),
+                        items,
+                    }))
+                }),
             inner.clone().prop_map(|t| Ty::Nullable(Box::new(t))),
             prop::collection::vec(inner, 2..4).prop_map(Ty::AnyOf),
         ]

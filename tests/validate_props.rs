@@ -58,6 +58,15 @@ enum Spec {
         fields: Vec<(String, bool, Spec, Option<Value>)>,
         extra: Extra,
     },
+    /// Positional items, how many are required, what may follow, `@max_items`, `@unique`.
+    Tuple {
+        items: Vec<Spec>,
+        required: usize,
+        rest: Extra,
+        max: Option<u64>,
+        unique: bool,
+    },
+    Never,
     Nullable(Box<Spec>),
     AnyOf(Vec<Spec>),
     Named(Box<Spec>),
@@ -122,6 +131,14 @@ fn leaf() -> BoxedStrategy<Spec> {
         });
     let enumeration = prop::sample::subsequence(scalar_pool(), 1..5).prop_map(Spec::Enum);
     let constant = prop::sample::select(scalar_pool()).prop_map(Spec::Const);
+    // Literal arrays, nested, with 1 and 1.0 and booleans that JSON Schema keeps apart from 0/1.
+    let array_constant = prop::sample::select(vec![
+        json!([]),
+        json!([1, "a"]),
+        json!([false]),
+        json!([[1.0], {"k": true}]),
+    ])
+    .prop_map(Spec::Const);
     prop_oneof![
         1 => Just(Spec::Any),
         1 => Just(Spec::Null),
@@ -131,6 +148,7 @@ fn leaf() -> BoxedStrategy<Spec> {
         5 => string,
         3 => enumeration,
         1 => constant,
+        1 => array_constant,
     ]
     .boxed()
 }
@@ -164,9 +182,10 @@ fn object(inner: BoxedStrategy<Spec>) -> BoxedStrategy<Spec> {
         field_names(),
         prop::collection::vec((inner, any::<bool>(), any::<bool>()), 5),
         extra,
+        proptest::bool::weighted(0.15),
     )
-        .prop_map(|(names, specs, extra)| {
-            let fields = names
+        .prop_map(|(names, specs, extra, never)| {
+            let mut fields: Vec<_> = names
                 .into_iter()
                 .zip(specs)
                 .map(|(name, (spec, required, with_default))| {
@@ -178,6 +197,10 @@ fn object(inner: BoxedStrategy<Spec>) -> BoxedStrategy<Spec> {
                     (name, required, spec, default)
                 })
                 .collect();
+            // `never` only as an optional field: a required one makes every call invalid.
+            if never {
+                fields.push(("nv".to_string(), false, Spec::Never, None));
+            }
             // A map is an object without fields; an empty closed object stays closed.
             Spec::Object { fields, extra }
         })
@@ -196,6 +219,17 @@ fn spec() -> BoxedStrategy<Spec> {
                         unique,
                     }),
                 3 => object(inner.clone()),
+                2 => (
+                    prop::collection::vec(inner.clone(), 0..4),
+                    0usize..4,
+                    prop_oneof![2 => Just(Extra::Closed), 1 => Just(Extra::Open), 1 => inner.clone().prop_map(|s| Extra::Map(Box::new(s)))],
+                    proptest::option::weighted(0.3, 0u64..3),
+                    proptest::bool::weighted(0.3),
+                )
+                    .prop_map(|(items, required, rest, max, unique)| {
+                        let required = required.min(items.len());
+                        Spec::Tuple { items, required, rest, max: max.map(|m| m + required as u64), unique }
+                    }),
                 // Unique arrays of objects: deep equality with 1 = 1.0 and any key order.
                 1 => object(inner.clone()).prop_map(|o| Spec::Array { items: Box::new(o), min: None, max: None, unique: true }),
                 // `N | null` where N already allows null makes the emitter write
@@ -302,6 +336,25 @@ fn to_ty(s: &Spec, types: &mut Vec<NamedType>) -> Ty {
             unique: unique.then(|| Spanned::new(true, Span::default())),
         })),
         Spec::Object { fields, extra } => Ty::Object(Box::new(object_ty(fields, extra, types))),
+        Spec::Tuple {
+            items,
+            required,
+            rest,
+            max,
+            unique,
+        } => Ty::Tuple(Box::new(TupleTy {
+            items: items.iter().map(|i| to_ty(i, types)).collect(),
+            required: *required,
+            rest: match rest {
+                Extra::Closed => Additional::Closed,
+                Extra::Open => Additional::Open,
+                Extra::Map(s) => Additional::Schema(to_ty(s, types)),
+            },
+            min_items: None,
+            max_items: max.map(|v| Spanned::new(v, Span::default())),
+            unique: unique.then(|| Spanned::new(true, Span::default())),
+        })),
+        Spec::Never => Ty::Never,
         Spec::Nullable(inner) => Ty::Nullable(Box::new(to_ty(inner, types))),
         Spec::AnyOf(members) => Ty::AnyOf(members.iter().map(|m| to_ty(m, types)).collect()),
         Spec::Named(inner) => {
@@ -494,6 +547,34 @@ fn good(s: &Spec) -> BoxedStrategy<Value> {
                 })
                 .boxed()
         }
+        Spec::Tuple {
+            items,
+            required,
+            rest,
+            max,
+            ..
+        } => {
+            let positional: Vec<BoxedStrategy<Value>> = items.iter().map(instance).collect();
+            let extra: BoxedStrategy<Vec<Value>> = match rest {
+                Extra::Closed => Just(Vec::new()).boxed(),
+                Extra::Open => prop::collection::vec(any_scalar(), 0..3).boxed(),
+                Extra::Map(r) => prop::collection::vec(instance(r), 0..3).boxed(),
+            };
+            let (required, len, max) = (*required, items.len(), *max);
+            (positional, required..=len, extra)
+                .prop_map(move |(mut values, keep, extra)| {
+                    values.truncate(keep);
+                    if keep == len {
+                        values.extend(extra);
+                    }
+                    if let Some(m) = max {
+                        values.truncate(usize::try_from(m).unwrap_or(usize::MAX).max(required));
+                    }
+                    Value::Array(values)
+                })
+                .boxed()
+        }
+        Spec::Never => any_scalar(),
         Spec::Nullable(inner) => prop_oneof![1 => Just(json!(null)), 3 => instance(inner)].boxed(),
         Spec::AnyOf(members) => Union::new(members.iter().map(instance)).boxed(),
         Spec::Named(inner) => instance(inner),
@@ -587,6 +668,29 @@ fn bad(s: &Spec) -> BoxedStrategy<Value> {
                             }
                         }
                         Value::Object(m)
+                    }
+                    other => other,
+                })
+                .boxed()
+        }
+        Spec::Tuple { .. } => {
+            let base = good(s);
+            (base, 0u8..3)
+                .prop_map(|(v, how)| match v {
+                    Value::Array(mut a) => {
+                        match how {
+                            0 => {
+                                a.pop();
+                            }
+                            1 => a.push(json!("extra")),
+                            _ => {
+                                if let Some(first) = a.first() {
+                                    let twin = as_floats(first);
+                                    a.push(twin);
+                                }
+                            }
+                        }
+                        Value::Array(a)
                     }
                     other => other,
                 })

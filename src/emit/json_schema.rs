@@ -93,6 +93,10 @@ impl<'m> Emitter<'m> {
         let mut m = Map::new();
         match ty {
             Ty::Any => {}
+            Ty::Never => {
+                // The `false` schema, spelled as a schema object.
+                m.insert("not".into(), json!({}));
+            }
             Ty::Null => {
                 m.insert("type".into(), json!("null"));
             }
@@ -157,6 +161,36 @@ impl<'m> Emitter<'m> {
                     m.insert("maxItems".into(), json!(n.value));
                 }
                 if let Some(u) = &a.unique {
+                    m.insert("uniqueItems".into(), json!(u.value));
+                }
+            }
+            Ty::Tuple(t) => {
+                m.insert("type".into(), json!("array"));
+                if !t.items.is_empty() {
+                    let items = t
+                        .items
+                        .iter()
+                        .map(|i| Value::Object(self.schema(i)))
+                        .collect();
+                    m.insert("prefixItems".into(), Value::Array(items));
+                }
+                match &t.rest {
+                    Additional::Closed => {
+                        m.insert("items".into(), Value::Bool(false));
+                    }
+                    Additional::Open => {}
+                    Additional::Schema(r) => {
+                        m.insert("items".into(), Value::Object(self.schema(r)));
+                    }
+                }
+                let min = t.min_len();
+                if min > 0 {
+                    m.insert("minItems".into(), json!(min));
+                }
+                if let Some(n) = &t.max_items {
+                    m.insert("maxItems".into(), json!(n.value));
+                }
+                if let Some(u) = &t.unique {
                     m.insert("uniqueItems".into(), json!(u.value));
                 }
             }

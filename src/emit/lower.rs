@@ -210,6 +210,33 @@ impl<'m> Lowering<'m> {
                 );
                 Node::default()
             }
+            Ty::Never => {
+                self.unsupported(
+                    at,
+                    "`never`",
+                    "the dialect has no schema that accepts nothing",
+                    "leave the field out of the tool instead",
+                );
+                Node::default()
+            }
+            Ty::Tuple(_) => {
+                self.unsupported(
+                    at,
+                    "a tuple",
+                    "the dialect has no `prefixItems`",
+                    "use an array of one type, or an object with a field per position",
+                );
+                Node::default()
+            }
+            Ty::Const(_) | Ty::Enum(_) if !literal_scalars(ty) => {
+                self.unsupported(
+                    at,
+                    "a literal array or object",
+                    "its enums and literals hold scalars only",
+                    "use an object or array type with literal fields, or a string enum",
+                );
+                Node::default()
+            }
             Ty::Null => Node::typed(&self.type_name("null")),
             Ty::Boolean => Node::typed(&self.type_name("boolean")),
             Ty::Integer(r) => self.number(r, true),
@@ -692,6 +719,16 @@ fn json_type(v: &Value) -> Option<&'static str> {
         Value::String(_) => "string",
         Value::Array(_) | Value::Object(_) => return None,
     })
+}
+
+/// Whether a literal or enum holds only scalar values.
+fn literal_scalars(ty: &Ty) -> bool {
+    let scalar = |v: &Value| !matches!(v, Value::Array(_) | Value::Object(_));
+    match ty {
+        Ty::Const(v) => scalar(v),
+        Ty::Enum(members) => members.iter().all(|m| scalar(&m.value)),
+        _ => true,
+    }
 }
 
 /// Adds `null` to an `enum`, once.

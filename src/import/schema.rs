@@ -32,7 +32,6 @@ const UNSUPPORTED: &[&str] = &[
     "contains",
     "minContains",
     "maxContains",
-    "prefixItems",
     "additionalItems",
     "unevaluatedItems",
     "unevaluatedProperties",
@@ -337,13 +336,18 @@ impl Core {
     fn ty_inner(&mut self, schema: &Value, ptr: &str) -> Option<Ty> {
         let s = match schema {
             Value::Bool(true) => return Some(Ty::Any),
-            Value::Bool(false) => {
-                self.error(
-                    ptr,
-                    None,
-                    "the `false` schema accepts no value; the language has no type for it",
-                );
-                return None;
+            Value::Bool(false) => return Some(Ty::Never),
+            // `{"not": {}}`: the `false` schema as an object (what the emitter writes for
+            // `never`); nothing else the schema says can widen it.
+            Value::Object(s) if matches!(s.get("not"), Some(Value::Bool(true))) => {
+                return Some(Ty::Never)
+            }
+            Value::Object(s)
+                if s.get("not")
+                    .and_then(Value::as_object)
+                    .is_some_and(|n| n.is_empty()) =>
+            {
+                return Some(Ty::Never)
             }
             Value::Object(s) => s,
             other => {
@@ -576,6 +580,7 @@ impl Core {
                     | "pattern"
                     | "format"
                     | "items"
+                    | "prefixItems"
                     | "minItems"
                     | "maxItems"
                     | "uniqueItems"
@@ -717,6 +722,7 @@ impl Core {
             "maxLength",
             "pattern",
             "items",
+            "prefixItems",
             "minItems",
             "maxItems",
             "uniqueItems",
@@ -771,7 +777,7 @@ impl Core {
                     "no value of `enum` fits the type; the enum was dropped and the type kept",
                 );
             } else {
-                ty = self.literal_type(kept, ptr)?;
+                ty = literal_type(kept);
             }
         }
         Some(ty)
@@ -802,60 +808,7 @@ impl Core {
                 None => vec![c.clone()],
             });
         }
-        if let Some(vs) = &values {
-            for v in vs {
-                if matches!(v, Value::Array(_) | Value::Object(_)) {
-                    let key = if s.contains_key("enum") {
-                        "enum"
-                    } else {
-                        "const"
-                    };
-                    self.error(
-                        &format!("{ptr}/{key}"),
-                        Some(key),
-                        format!("the value {v} is an array or object; literal types are strings, numbers and booleans"),
-                    );
-                    return None;
-                }
-            }
-        }
         Some(values)
-    }
-
-    fn literal_type(&mut self, values: Vec<Value>, ptr: &str) -> Option<Ty> {
-        let mut nullable = false;
-        let mut members: Vec<EnumMember> = Vec::new();
-        for v in values {
-            if v.is_null() {
-                nullable = true;
-            } else if !members
-                .iter()
-                .any(|m| crate::validate::json_equal(&m.value, &v))
-            {
-                members.push(EnumMember {
-                    value: v,
-                    description: None,
-                });
-            }
-        }
-        let inner = match members.len() {
-            0 if nullable => return Some(Ty::Null),
-            0 => {
-                self.error(
-                    ptr,
-                    Some("enum"),
-                    "no value can match this `enum`/`const`; the language has no empty type",
-                );
-                return None;
-            }
-            1 => Ty::Const(members.remove(0).value),
-            _ => Ty::Enum(members),
-        };
-        Some(if nullable {
-            Ty::Nullable(Box::new(inner))
-        } else {
-            inner
-        })
     }
 
     fn number(
@@ -999,6 +952,24 @@ impl Core {
             None => Ty::Any,
             Some(i) => self.ty(i, &format!("{ptr}/items"))?,
         };
+        let prefix = match s.get("prefixItems") {
+            None => None,
+            Some(Value::Array(p)) if !p.is_empty() => {
+                let mut out = Vec::with_capacity(p.len());
+                for (i, item) in p.iter().enumerate() {
+                    out.push(self.ty(item, &format!("{ptr}/prefixItems/{i}"))?);
+                }
+                Some(out)
+            }
+            Some(other) => {
+                self.error(
+                    &format!("{ptr}/prefixItems"),
+                    Some("prefixItems"),
+                    format!("`prefixItems` must be a non-empty array of schemas, not {other}"),
+                );
+                return None;
+            }
+        };
         let unique = match s.get("uniqueItems") {
             None => None,
             Some(Value::Bool(true)) => Some(Spanned::new(true, Default::default())),
@@ -1012,10 +983,32 @@ impl Core {
                 return None;
             }
         };
-        Some(Ty::Array(Box::new(ArrayTy {
-            items,
-            min_items: self.count(s, "minItems", ptr)?,
-            max_items: self.count(s, "maxItems", ptr)?,
+        let min_items = self.count(s, "minItems", ptr)?;
+        let max_items = self.count(s, "maxItems", ptr)?;
+        let Some(prefix) = prefix else {
+            return Some(Ty::Array(Box::new(ArrayTy {
+                items,
+                min_items,
+                max_items,
+                unique,
+            })));
+        };
+        // `minItems` within the positional items says how many of them are required; beyond
+        // them it stays a constraint.
+        let min = min_items.as_ref().map_or(0, |m| m.value);
+        let required = usize::try_from(min).map_or(prefix.len(), |m| m.min(prefix.len()));
+        let min_items = min_items.filter(|m| m.value > prefix.len() as u64);
+        let rest = match items {
+            Ty::Never => Additional::Closed,
+            Ty::Any => Additional::Open,
+            t => Additional::Schema(t),
+        };
+        Some(Ty::Tuple(Box::new(TupleTy {
+            items: prefix,
+            required,
+            rest,
+            min_items,
+            max_items,
             unique,
         })))
     }
@@ -1397,5 +1390,36 @@ pub(crate) fn union(members: Vec<Ty>) -> Ty {
         Ty::Null => Ty::Null,
         t if nullable => Ty::Nullable(Box::new(t)),
         t => t,
+    }
+}
+
+/// The type of an `enum`/`const`'s values: a literal, an enum, nullable when `null` is among
+/// them, `never` when none is left.
+fn literal_type(values: Vec<Value>) -> Ty {
+    let mut nullable = false;
+    let mut members: Vec<EnumMember> = Vec::new();
+    for v in values {
+        if v.is_null() {
+            nullable = true;
+        } else if !members
+            .iter()
+            .any(|m| crate::validate::json_equal(&m.value, &v))
+        {
+            members.push(EnumMember {
+                value: v,
+                description: None,
+            });
+        }
+    }
+    let inner = match members.len() {
+        0 if nullable => return Ty::Null,
+        0 => return Ty::Never,
+        1 => Ty::Const(members.remove(0).value),
+        _ => Ty::Enum(members),
+    };
+    if nullable {
+        Ty::Nullable(Box::new(inner))
+    } else {
+        inner
     }
 }

@@ -18,6 +18,8 @@ pub(crate) type NodeId = usize;
 #[derive(Debug)]
 pub(crate) enum Node {
     Any,
+    /// No value (`never`).
+    Never,
     Null,
     Boolean,
     Integer(NumberCheck),
@@ -49,8 +51,12 @@ pub(crate) struct StringCheck {
     pub pattern: Option<(String, Regex)>,
 }
 
+/// An array or a tuple: items at positions `0..prefix.len()` are checked against `prefix`, the
+/// others against `items` (a closed tuple's `max_items` is at most the number of its positional
+/// items, so its `items` is never reached).
 #[derive(Debug)]
 pub(crate) struct ArrayCheck {
+    pub prefix: Vec<NodeId>,
     pub items: NodeId,
     pub min_items: Option<u64>,
     pub max_items: Option<u64>,
@@ -87,6 +93,13 @@ pub(crate) struct ObjectCheck {
     pub extra: Extra,
     /// How many fields are required.
     pub required: usize,
+}
+
+impl ArrayCheck {
+    /// The node that checks the item at `index`.
+    pub fn item(&self, index: usize) -> NodeId {
+        self.prefix.get(index).copied().unwrap_or(self.items)
+    }
 }
 
 impl ObjectCheck {
@@ -200,6 +213,7 @@ impl<'m> Compiler<'m> {
         let expected = message::type_text(self.module, ty);
         let node = match ty {
             Ty::Any => Node::Any,
+            Ty::Never => Node::Never,
             Ty::Null => Node::Null,
             Ty::Boolean => Node::Boolean,
             Ty::Integer(r) => Node::Integer(number_check(r)),
@@ -227,10 +241,30 @@ impl<'m> Compiler<'m> {
                 let id = self.push(Node::Any, expected);
                 let items = self.ty(&a.items);
                 self.program.nodes[id] = Node::Array(ArrayCheck {
+                    prefix: Vec::new(),
                     items,
                     min_items: a.min_items.as_ref().map(|s| s.value),
                     max_items: a.max_items.as_ref().map(|s| s.value),
                     unique: a.unique.as_ref().is_some_and(|u| u.value),
+                });
+                return id;
+            }
+            Ty::Tuple(t) => {
+                let id = self.push(Node::Any, expected);
+                let prefix = t.items.iter().map(|i| self.ty(i)).collect();
+                let items = match &t.rest {
+                    // `max_items` below stops extra items, with one error for all of them.
+                    Additional::Closed => self.push(Node::Any, "any".into()),
+                    Additional::Open => self.push(Node::Any, "any".into()),
+                    Additional::Schema(r) => self.ty(r),
+                };
+                let min = t.min_len();
+                self.program.nodes[id] = Node::Array(ArrayCheck {
+                    prefix,
+                    items,
+                    min_items: (min > 0).then_some(min),
+                    max_items: t.max_len(),
+                    unique: t.unique.as_ref().is_some_and(|u| u.value),
                 });
                 return id;
             }

@@ -133,6 +133,7 @@ fn text(module: &Module, ty: &Ty, depth: usize) -> String {
     }
     match ty {
         Ty::Any => "any".into(),
+        Ty::Never => "never".into(),
         Ty::Null => "null".into(),
         Ty::Boolean => "boolean".into(),
         Ty::Integer(r) | Ty::Number(r) => {
@@ -197,6 +198,38 @@ fn text(module: &Module, ty: &Ty, depth: usize) -> String {
             } else {
                 format!("{inner}[] ({})", notes.join(", "))
             }
+        }
+        Ty::Tuple(t) => {
+            let mut parts: Vec<String> = t
+                .items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    let optional = if i >= t.required { "?" } else { "" };
+                    format!("{}{optional}", text(module, item, depth + 1))
+                })
+                .collect();
+            match &t.rest {
+                Additional::Closed => {}
+                Additional::Open => parts.push("...".into()),
+                Additional::Schema(r) => parts.push(format!("...: {}", text(module, r, depth + 1))),
+            }
+            let mut out = format!("[{}]", parts.join(", "));
+            let mut notes = Vec::new();
+            if let Some(r) = range(
+                t.min_items.as_ref().map(|s| s.value),
+                t.max_items.as_ref().map(|s| s.value),
+                "item",
+            ) {
+                notes.push(r);
+            }
+            if t.unique.as_ref().is_some_and(|u| u.value) {
+                notes.push("unique".into());
+            }
+            if !notes.is_empty() {
+                out = format!("{out} ({})", notes.join(", "));
+            }
+            out
         }
         Ty::Object(o) => object_text(module, o, depth),
         Ty::Ref(id) => match module.types.get(id.0) {

@@ -141,7 +141,12 @@ pub fn is_multiple_of(value: &Number, multiple: &Number) -> bool {
         }
     }
     let q = v / m;
-    q.is_finite() && q.fract() == 0.0
+    if q.is_finite() {
+        return q.fract() == 0.0;
+    }
+    // The quotient overflows (`1e308 / 0.5`): the remainder, which `%` computes exactly on
+    // doubles, still tells.
+    v % m == 0.0
 }
 
 /// The number as an `i64` or `u64` when it is integral and fits, otherwise unchanged.
@@ -205,6 +210,14 @@ mod tests {
         assert!(is_multiple_of(&n(json!(1000000.1)), &n(json!(0.1))));
         assert!(!is_multiple_of(&n(json!(1000000.05)), &n(json!(0.1))));
         assert!(is_multiple_of(&n(json!(4.0)), &n(json!(2))));
+    }
+
+    #[test]
+    fn multiple_of_survives_an_overflowing_quotient() {
+        // 1e308 / 0.5 is infinite as a double; the remainder still decides.
+        assert!(is_multiple_of(&n(json!(1e308)), &n(json!(0.5))));
+        assert!(is_multiple_of(&n(json!(-1e308)), &n(json!(0.5))));
+        assert!(!is_multiple_of(&n(json!(1e308)), &n(json!(3e-300))));
     }
 
     #[test]

@@ -222,6 +222,15 @@ impl<'p> Run<'p> {
         let prog = self.prog;
         match &prog.nodes[id] {
             Node::Any => Some(value.clone()),
+            Node::Never => {
+                let message = if self.definition {
+                    "expected no value (`never`)".to_string()
+                } else {
+                    "no value is allowed here; leave it out".to_string()
+                };
+                self.error(id, ErrorCode::NotAllowed, value, message);
+                None
+            }
             Node::Ref(target) => self.walk(*target, value),
             Node::Null => {
                 if value.is_null() {
@@ -370,7 +379,7 @@ impl<'p> Run<'p> {
                 let mut items_ok = true;
                 let coercions_before = self.coercions.len();
                 for (i, item) in items.iter().enumerate() {
-                    match self.with_segment(&i.to_string(), |r| r.walk(check.items, item)) {
+                    match self.with_segment(&i.to_string(), |r| r.walk(check.item(i), item)) {
                         Some(v) => out.push(v),
                         None => items_ok = false,
                     }
@@ -398,7 +407,7 @@ impl<'p> Run<'p> {
                         let mut bare_items = Vec::with_capacity(items.len());
                         for (i, item) in items.iter().enumerate() {
                             bare.path = format!("{}/{i}", self.path);
-                            if let Some(v) = bare.walk(check.items, item) {
+                            if let Some(v) = bare.walk(check.item(i), item) {
                                 bare_items.push(v);
                             }
                         }
@@ -930,6 +939,7 @@ pub(crate) fn accepts(prog: &Program, id: NodeId, value: &Value) -> bool {
 pub(crate) fn accepts_within(prog: &Program, id: NodeId, value: &Value, depth: usize) -> bool {
     match &prog.nodes[id] {
         Node::Any => !exceeds_depth(value, depth),
+        Node::Never => false,
         Node::Ref(t) => accepts_within(prog, *t, value, depth),
         Node::Null => value.is_null(),
         Node::Boolean => value.is_boolean(),
@@ -958,7 +968,8 @@ pub(crate) fn accepts_within(prog: &Program, id: NodeId, value: &Value, depth: u
                 && c.max_items.is_none_or(|m| len <= m)
                 && items
                     .iter()
-                    .all(|i| accepts_within(prog, c.items, i, inner))
+                    .enumerate()
+                    .all(|(n, i)| accepts_within(prog, c.item(n), i, inner))
                 && (!c.unique || first_duplicate(items).is_none())
         }
         Node::Object(c) => {
@@ -1061,23 +1072,26 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
             }
         }
         (Node::Array(c), Value::Array(items)) => {
-            if c.unique && fill && may_fill(prog, c.items) {
+            if c.unique
+                && fill
+                && (may_fill(prog, c.items) || c.prefix.iter().any(|&p| may_fill(prog, p)))
+            {
                 // Defaults are annotations: when filling them in would make two items equal,
                 // the items are returned as sent (see the full run).
                 let mut bare = items.clone();
-                for i in bare.iter_mut() {
-                    normalize(prog, c.items, i, false);
+                for (n, i) in bare.iter_mut().enumerate() {
+                    normalize(prog, c.item(n), i, false);
                 }
-                for i in items.iter_mut() {
-                    normalize(prog, c.items, i, true);
+                for (n, i) in items.iter_mut().enumerate() {
+                    normalize(prog, c.item(n), i, true);
                 }
                 if first_duplicate(items).is_some() {
                     *items = bare;
                 }
                 return;
             }
-            for i in items.iter_mut() {
-                normalize(prog, c.items, i, fill);
+            for (n, i) in items.iter_mut().enumerate() {
+                normalize(prog, c.item(n), i, fill);
             }
         }
         (Node::Object(c), Value::Object(map)) => {
@@ -1158,7 +1172,10 @@ fn may_fill(prog: &Program, id: NodeId) -> bool {
         match &prog.nodes[n] {
             Node::Ref(t) | Node::Nullable(t) => stack.push(*t),
             Node::AnyOf(members) => stack.extend(members),
-            Node::Array(c) => stack.push(c.items),
+            Node::Array(c) => {
+                stack.push(c.items);
+                stack.extend(&c.prefix);
+            }
             Node::Object(c) => {
                 if c.fields.iter().any(|f| f.default.is_some()) {
                     return true;
