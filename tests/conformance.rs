@@ -745,3 +745,114 @@ fn mcp_tools_import_and_keep_their_meaning() {
     println!("MCP: 169 tools imported; {same} of {checked} generated instances judged alike by the original and the exported schema");
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
+
+/// BFCL lists `null` as an acceptable value for some optional parameters (379 alternatives,
+/// nearly all on parameters documented with `default: null` but typed `string`, `integer`, ...).
+/// The policy: strict mode rejects `null` for a type that does not allow it, as JSON Schema
+/// does (the message tells the model to leave the key out); lax mode reads `null` on an optional
+/// field as "absent" and records the `null-as-absent` coercion. Checked on every such
+/// alternative: the call with its first alternatives, that parameter set to `null`.
+#[test]
+fn bfcl_null_alternatives_follow_the_lax_policy() {
+    use tooldef::validate::{CoercionRule, Mode, Validator};
+    let Some(root) = corpus() else { return };
+    let categories = [
+        "simple_python",
+        "multiple",
+        "parallel",
+        "parallel_multiple",
+        "live_simple",
+        "live_multiple",
+        "live_parallel",
+        "live_parallel_multiple",
+    ];
+    let (mut alternatives, mut strict_rejected, mut strict_accepted, mut lax_accepted) =
+        (0, 0, 0, 0);
+    let mut skipped = 0;
+    let mut failures = Vec::new();
+    for cat in categories {
+        let docs = bfcl_documents(&root, cat);
+        for answer in read_lines(&root.join(format!("bfcl/possible_answer/BFCL_v4_{cat}.json"))) {
+            let id = answer["id"].as_str().unwrap_or("");
+            for call in answer["ground_truth"].as_array().into_iter().flatten() {
+                let Some((fname, params)) = call.as_object().and_then(|o| o.iter().next()) else {
+                    continue;
+                };
+                let Some(params) = params.as_object() else {
+                    continue;
+                };
+                let nulls: Vec<&String> = params
+                    .iter()
+                    .filter(|(_, alts)| alts.as_array().is_some_and(|a| a.contains(&Value::Null)))
+                    .map(|(k, _)| k)
+                    .collect();
+                if nulls.is_empty() {
+                    continue;
+                }
+                let doc = docs
+                    .get(id)
+                    .and_then(|fs| fs.iter().find(|f| f["name"] == *fname))
+                    .unwrap_or_else(|| panic!("{id}: no document for {fname}"));
+                let m = bfcl_one(doc).unwrap_or_else(|e| panic!("{id}: {e}"));
+                let validator = Validator::new(&m.module, &m.module.tools[0]).unwrap();
+                // The call with every parameter at its first alternative (`""`: left out).
+                let mut base = Map::new();
+                for (k, alts) in params {
+                    if let Some(first) = alts.as_array().and_then(|a| a.first()) {
+                        if first != "" {
+                            base.insert(k.clone(), first.clone());
+                        }
+                    }
+                }
+                for p in nulls {
+                    alternatives += 1;
+                    let mut args = base.clone();
+                    args.insert(p.clone(), Value::Null);
+                    let mut without = args.clone();
+                    without.remove(p);
+                    if validator
+                        .validate_value(&Value::Object(without), Mode::Strict)
+                        .is_err()
+                    {
+                        // The rest of the call is one of BFCL's known slips; not about null.
+                        skipped += 1;
+                        continue;
+                    }
+                    let args = Value::Object(args);
+                    match validator.validate_value(&args, Mode::Strict) {
+                        Ok(_) => strict_accepted += 1,
+                        Err(_) => strict_rejected += 1,
+                    }
+                    match validator.validate_value(&args, Mode::Lax) {
+                        Ok(v) => {
+                            let nullable = v.coercions.is_empty();
+                            let read_as_absent = v.coercions.iter().any(|c| {
+                                c.rule == CoercionRule::NullAsAbsent
+                                    && c.path
+                                        == format!("/{}", p.replace('~', "~0").replace('/', "~1"))
+                            });
+                            if nullable || read_as_absent {
+                                lax_accepted += 1;
+                            } else {
+                                failures.push(format!(
+                                    "{id} {fname}.{p}: unexpected coercions {:?}",
+                                    v.coercions
+                                ));
+                            }
+                        }
+                        Err(e) => failures.push(format!("{id} {fname}.{p}: lax mode rejects: {e}")),
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "BFCL null alternatives: {alternatives}; rest of the call invalid (skipped) {skipped}; strict rejects {strict_rejected}, accepts {strict_accepted} (nullable types); lax accepts {lax_accepted}"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(lax_accepted + skipped, alternatives);
+    assert!(
+        alternatives >= 370,
+        "only {alternatives} null alternatives found"
+    );
+}
