@@ -57,6 +57,27 @@ fn million_deep_brackets_braces_and_maps_are_rejected() {
         ">".repeat(n)
     );
     assert_eq!(codes(source), vec![Code::NestingTooDeep]);
+    // Tuples in type position, with optional items and typed rests at every level.
+    let source = format!(
+        "/// t\ntool t {{ a: {}string{} }}",
+        "[integer?, ...: ".repeat(n),
+        "]".repeat(n)
+    );
+    assert_eq!(codes(source), vec![Code::NestingTooDeep]);
+}
+
+#[test]
+fn deep_tuples_below_the_source_limit_are_refused_by_the_schema_depth() {
+    let d = 50;
+    let source = format!(
+        "/// t\ntool t {{ a: {}string{} }}",
+        "[".repeat(d),
+        "]".repeat(d)
+    );
+    assert_eq!(
+        on_small_stack(move || codes(source)),
+        vec![Code::SchemaTooDeep]
+    );
 }
 
 #[test]

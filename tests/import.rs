@@ -123,6 +123,10 @@ fn deep_nesting_is_an_error_not_a_crash() {
 
 #[test]
 fn every_problem_names_its_pointer() {
+    let mut deep = json!(1);
+    for _ in 0..40 {
+        deep = json!([deep]);
+    }
     let schema = json!({
         "type": "object",
         "properties": {
@@ -130,7 +134,7 @@ fn every_problem_names_its_pointer() {
             "b~/c": {"patternProperties": {"x": {}}},
             "d": {"$ref": "http://example.com/s.json"},
             "e": {"oneOf": [{"type": "string"}, {"type": "string", "minLength": 2}]},
-            "f": {"enum": [[1], 2]},
+            "f": {"const": deep},
             "g\u{0007}": {"type": "string"},
         }
     });
@@ -150,10 +154,47 @@ fn every_problem_names_its_pointer() {
             ),
             ("/properties/d/$ref", Some("$ref")),
             ("/properties/e/oneOf/1", Some("oneOf")),
-            ("/properties/f/enum", Some("enum")),
+            ("/properties/f/const", Some("const")),
             ("/properties/g\u{0007}", Some("properties")),
         ]
     );
+}
+
+#[test]
+fn tuples_false_schemas_and_literal_arrays_import() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "point": {"type": "array", "prefixItems": [{"type": "number"}, {"type": "number"}], "items": false, "minItems": 2},
+            "range": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "integer"}], "items": {"type": "string"}, "minItems": 1},
+            "loose": {"prefixItems": [{"type": "string"}]},
+            "gone": false,
+            "also_gone": {"not": {}},
+            "nothing": {"enum": []},
+            "pair": {"enum": [[1, "a"], [2], {"on": true}]},
+            "exact": {"const": {"a": [false], "b": null}},
+        },
+        "additionalProperties": false,
+    });
+    let m = import::import_json_schema(&schema, &Options::default()).unwrap();
+    for line in [
+        "  point?: [number, number]\n",
+        "  range?: [integer, integer?, ...: string]\n",
+        "  gone?: never\n",
+        "  also_gone?: never\n",
+        "  nothing?: never\n",
+        "  pair?: [1, \"a\"] | [2] | { on: true }\n",
+        "  exact?: { a: [false], b: null }\n",
+    ] {
+        assert!(m.source.contains(line), "no {line:?} in\n{}", m.source);
+    }
+    // Untyped: the tuple is one member of the union of every JSON type.
+    assert!(m.source.contains("[string?, ...]"), "{}", m.source);
+    // The printed source compiles back to the same schema.
+    let again = tooldef::compile(&m.source).unwrap().module;
+    let a = tooldef::emit::json_schema::parameters(&m.module, &m.module.tools[0]);
+    let b = tooldef::emit::json_schema::parameters(&again, &again.tools[0]);
+    assert_eq!(a, b);
 }
 
 #[test]

@@ -28,6 +28,9 @@ enum Gen {
     Ref(usize),
     Array(Box<Gen>, Option<u8>, bool),
     Map(Box<Gen>),
+    /// Items (optional after the first `required`), then 0 closed, 1 `...`, 2 `...: T`.
+    Tuple(Vec<Gen>, usize, u8, Box<Gen>),
+    Never,
     Object(Vec<(bool, Gen)>),
     Nullable(Box<Gen>),
     Union(Vec<String>),
@@ -52,6 +55,7 @@ fn leaf() -> impl Strategy<Value = Gen> {
         any::<bool>().prop_map(|exclusive| Gen::Number { exclusive }),
         Just(Gen::Boolean),
         Just(Gen::Any),
+        Just(Gen::Never),
         "[a-z]{1,8}".prop_map(Gen::LiteralString),
         any::<i64>().prop_map(Gen::LiteralInt),
         any::<usize>().prop_map(Gen::Ref),
@@ -66,6 +70,18 @@ fn gen() -> impl Strategy<Value = Gen> {
             (inner.clone(), any::<Option<u8>>(), any::<bool>())
                 .prop_map(|(t, min, unique)| Gen::Array(Box::new(t), min, unique)),
             inner.clone().prop_map(|t| Gen::Map(Box::new(t))),
+            (
+                prop::collection::vec(inner.clone(), 0..3),
+                0usize..4,
+                0u8..3,
+                inner.clone()
+            )
+                .prop_map(|(items, required, rest, r)| Gen::Tuple(
+                    items,
+                    required,
+                    rest,
+                    Box::new(r)
+                )),
             prop::collection::vec((any::<bool>(), inner.clone()), 0..4).prop_map(Gen::Object),
             inner.prop_map(|t| Gen::Nullable(Box::new(t))),
         ]
@@ -132,6 +148,28 @@ fn print(g: &Gen, types: usize, out: &mut String) {
             if *unique {
                 out.push_str(" @unique");
             }
+        }
+        Gen::Never => out.push_str("never"),
+        Gen::Tuple(items, required, rest, r) => {
+            out.push('[');
+            for (i, t) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                print(t, types, out);
+                if i >= *required {
+                    out.push('?');
+                }
+            }
+            match rest {
+                0 => {}
+                1 => out.push_str(if items.is_empty() { "..." } else { ", ..." }),
+                _ => {
+                    out.push_str(if items.is_empty() { "...: " } else { ", ...: " });
+                    print(r, types, out);
+                }
+            }
+            out.push(']');
         }
         Gen::Map(t) => {
             out.push_str("map<");

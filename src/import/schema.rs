@@ -799,6 +799,19 @@ impl Core {
                 }
             }
         }
+        for (key, v) in [("enum", s.get("enum")), ("const", s.get("const"))] {
+            if v.is_some_and(|v| value_depth(v) > crate::check::MAX_VALUE_DEPTH) {
+                self.error(
+                    &format!("{ptr}/{key}"),
+                    Some(key),
+                    format!(
+                        "a value nests deeper than {} levels, the language's limit for literal values",
+                        crate::check::MAX_VALUE_DEPTH
+                    ),
+                );
+                return None;
+            }
+        }
         if let Some(c) = s.get("const") {
             values = Some(match values {
                 Some(vs) => vs
