@@ -996,6 +996,38 @@ impl<'s> Printer<'s> {
         self.seen(b.span);
     }
 
+    /// Writes a tuple with comments inside one item a line, so that each comment stays beside
+    /// the item it was written after.
+    fn tuple_lines(&mut self, t: &ast::TupleExpr) {
+        self.write("[");
+        self.seen(Span::new(t.span.start, t.span.start + 1));
+        self.indent += 1;
+        for item in &t.items {
+            self.newline();
+            self.own_line_comments(item.span.start);
+            self.ty(&item.ty, false);
+            if item.optional {
+                self.write("?");
+            }
+            self.write(",");
+            self.seen(item.span);
+        }
+        if let Some(open) = t.open {
+            self.newline();
+            self.own_line_comments(open.start);
+            self.write("...");
+            self.seen(Span::new(open.start, open.start + 3));
+            if let Some(rest) = &t.rest {
+                self.write(": ");
+                self.ty(rest, false);
+            }
+        }
+        self.newline();
+        self.own_line_comments(t.span.end.saturating_sub(1));
+        self.indent -= 1;
+        self.write("]");
+    }
+
     /// Writes a short inline object on one line (`{ id: string, n?: integer }`) when no field
     /// has a doc comment, no comment sits inside, and it fits in [`ONE_LINE`] characters.
     /// Returns whether it did.
@@ -1082,6 +1114,7 @@ impl<'s> Printer<'s> {
                     self.body(body);
                 }
             }
+            TypeKind::Tuple(t) if self.has_comments_in(t.span) => self.tuple_lines(t),
             TypeKind::Tuple(t) => {
                 self.write("[");
                 for (i, item) in t.items.iter().enumerate() {

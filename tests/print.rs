@@ -524,3 +524,14 @@ fn blank_lines_between_members_are_kept_once() {
     let out = tooldef::print::format(src).unwrap();
     assert_eq!(out, "/// T.\ntool t {\n  a: string\n\n  /// B.\n  b: integer = 1\n\n  c: boolean\n  d: null\n}\n\nenum E {\n  x\n\n  y\n}\n");
 }
+
+#[test]
+fn tuples_format_on_one_line_or_one_item_a_line_with_their_comments() {
+    let source = "/// T.\ntool t {\n  a: [ number ,number? , ...:string ]\n  b: [\n    number, // x\n    // the second\n    number, // y\n  ]\n}\n";
+    let formatted = tooldef::print::format(source).unwrap();
+    assert_eq!(
+        formatted,
+        "/// T.\ntool t {\n  a: [number, number?, ...: string]\n  b: [\n    number, // x\n    // the second\n    number, // y\n  ]\n}\n"
+    );
+    assert_eq!(tooldef::print::format(&formatted).unwrap(), formatted);
+}
