@@ -201,7 +201,7 @@ impl Checker {
         let params = self.object(&t.params);
         let mut tool = Tool {
             output: t.output.as_ref().map(|o| self.ty(o)),
-            span: t.span,
+            span: t.name.span,
             ..Tool::new(t.name.text.clone(), description, params)
         };
         self.tool_attributes(&mut tool, &t.attrs);

@@ -413,7 +413,7 @@ pub struct Tool {
     pub deprecated: bool,
     /// `@meta(key: value, ...)`: free metadata, in order.
     pub meta: IndexMap<String, Value>,
-    /// The definition's span.
+    /// The span of the tool's name: diagnostics about the whole tool point here.
     pub span: Span,
 }
 
