@@ -316,6 +316,14 @@ impl Checker {
     /// Rejects characters that hide text from a human reviewer but not from a model (a guard
     /// against tool poisoning).
     fn shown_text(&mut self, text: &str, span: Span, what: &str) {
+        // Fast path: printable ASCII (plus line feed and tab in a description) has none of them.
+        let description = what == "description";
+        if text
+            .bytes()
+            .all(|b| (0x20..0x7f).contains(&b) || (description && (b == b'\n' || b == b'\t')))
+        {
+            return;
+        }
         if let Some(c) = text
             .chars()
             .find(|&c| forbidden_char(c, what == "description"))
@@ -1111,7 +1119,7 @@ impl Checker {
             }
             (Ty::String(r), "pattern") => {
                 let Some(p) = self.string_arg(a) else { return };
-                if let Err(e) = regex::Regex::new(&p) {
+                if let Err(e) = crate::model::pattern_regex(&p) {
                     let mut d = Diagnostic::error(
                         Code::InvalidPattern,
                         a.span,

@@ -212,17 +212,30 @@ impl Lower {
         EnumMember { doc, value, span }
     }
 
+    /// The `///` lines of a `docs` pair (an atomic token: its text is split here, which is cheaper
+    /// than a pair per line). The span runs from the first `///` to the end of the last line.
     fn docs(&mut self, pair: Pair<Rule>) -> Option<Doc> {
+        let start = pair.as_span().start();
         let mut span: Option<Span> = None;
-        let mut lines = Vec::new();
-        for line in pair.into_inner().filter(|p| p.as_rule() == Rule::doc_line) {
-            let s = span_of(&line);
+        let mut text = String::new();
+        let mut offset = start;
+        for segment in pair.as_str().split('\n') {
+            let line_start = offset;
+            offset += segment.len() + 1;
+            let trimmed = segment.trim_start_matches([' ', '\t', '\r']);
+            let Some(line) = trimmed.strip_prefix("///") else {
+                continue;
+            };
+            let from = line_start + (segment.len() - trimmed.len());
+            let s = Span::new(from, line_start + segment.len());
             span = Some(span.map_or(s, |all| all.to(s)));
-            let text = line.into_inner().next().map_or("", |t| t.as_str());
-            lines.push(text.strip_prefix(' ').unwrap_or(text).trim_end());
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(line.strip_prefix(' ').unwrap_or(line).trim_end());
         }
         Some(Doc {
-            text: lines.join("\n").trim().to_string(),
+            text: text.trim().to_string(),
             span: span?,
         })
     }
@@ -502,7 +515,14 @@ impl Lower {
     /// Unescapes a string literal (its pair includes the quotes) with serde_json, whose escapes
     /// are ours.
     fn string(&mut self, pair: &Pair<Rule>) -> String {
-        match serde_json::from_str::<String>(pair.as_str()) {
+        let text = pair.as_str();
+        // The common case, no escape and no control character, needs no decoding.
+        if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+            if !inner.bytes().any(|b| b == b'\\' || b < 0x20) {
+                return inner.to_string();
+            }
+        }
+        match serde_json::from_str::<String>(text) {
             Ok(s) => s,
             Err(e) => {
                 self.errors.push(

@@ -171,6 +171,12 @@ impl<'m> Compiler<'m> {
         let mut index = HashMap::with_capacity(o.fields.len());
         for f in &o.fields {
             let node = self.ty(&f.ty);
+            // The node's own text is the field type's text, except for a named type, whose node
+            // is called by its name (an enum's text lists its values).
+            let type_text = match f.ty {
+                Ty::Ref(_) => message::type_text(self.module, &f.ty),
+                _ => self.program.expected[node].clone(),
+            };
             index.insert(f.name.clone(), fields.len());
             fields.push(FieldCheck {
                 name: f.name.clone(),
@@ -179,7 +185,7 @@ impl<'m> Compiler<'m> {
                 node,
                 default: f.default.clone(),
                 accepts_null: accepts_null(self.module, &f.ty, 0),
-                type_text: message::type_text(self.module, &f.ty),
+                type_text,
                 description: f.description.clone(),
             });
         }
@@ -205,16 +211,19 @@ impl<'m> Compiler<'m> {
             Ty::Integer(r) => Node::Integer(number_check(r)),
             Ty::Number(r) => Node::Number(number_check(r)),
             Ty::String(r) => {
-                let pattern = r.pattern.as_ref().and_then(|p| match Regex::new(&p.value) {
-                    Ok(re) => Some((p.value.clone(), re)),
-                    Err(e) => {
-                        self.errors.push(PatternError {
-                            pattern: p.value.clone(),
-                            reason: e.to_string(),
-                        });
-                        None
-                    }
-                });
+                let pattern = r
+                    .pattern
+                    .as_ref()
+                    .and_then(|p| match pattern_regex(&p.value) {
+                        Ok(re) => Some((p.value.clone(), re)),
+                        Err(e) => {
+                            self.errors.push(PatternError {
+                                pattern: p.value.clone(),
+                                reason: e.to_string(),
+                            });
+                            None
+                        }
+                    });
                 Node::String(StringCheck {
                     min_length: r.min_length.as_ref().map(|s| s.value),
                     max_length: r.max_length.as_ref().map(|s| s.value),
