@@ -345,7 +345,7 @@ impl Checker {
 
     /// The attributes of a `type` or `enum`; returns whether it is deprecated.
     fn item_attributes(&mut self, attrs: &[Attribute]) -> bool {
-        let mut seen = HashMap::new();
+        let mut seen = Vec::new();
         let mut deprecated = false;
         for a in attrs {
             if !self.first_time(&mut seen, a) {
@@ -360,7 +360,7 @@ impl Checker {
     }
 
     fn tool_attributes(&mut self, tool: &mut Tool, attrs: &[Attribute]) {
-        let mut seen = HashMap::new();
+        let mut seen = Vec::new();
         for a in attrs {
             if !self.first_time(&mut seen, a) {
                 continue;
@@ -390,7 +390,7 @@ impl Checker {
                     } else {
                         "strict"
                     };
-                    if let Some(first) = seen.get(other) {
+                    if let Some(&(_, first)) = seen.iter().find(|(n, _)| *n == other) {
                         self.error(
                             Diagnostic::error(
                                 Code::ConflictingAttributes,
@@ -398,7 +398,7 @@ impl Checker {
                                 "a tool cannot be both `@strict` and `@lax`",
                             )
                             .with_label("conflicts")
-                            .with_related(*first, "the other mode is set here")
+                            .with_related(first, "the other mode is set here")
                             .with_help("keep one of them"),
                         );
                     }
@@ -526,8 +526,11 @@ impl Checker {
     }
 
     /// Records an attribute; reports it when it was already given. Returns whether it is new.
-    fn first_time(&mut self, seen: &mut HashMap<String, Span>, a: &Attribute) -> bool {
-        if let Some(first) = seen.get(&a.name.text) {
+    /// Whether `a` is the first attribute of its name in `seen` (a list: items have few
+    /// attributes, and a scan is cheaper than hashing); reports a repeat otherwise, and repeated
+    /// argument names.
+    fn first_time<'a>(&mut self, seen: &mut Vec<(&'a str, Span)>, a: &'a Attribute) -> bool {
+        if let Some(&(_, first)) = seen.iter().find(|(n, _)| *n == a.name.text) {
             self.error(
                 Diagnostic::error(
                     Code::DuplicateAttribute,
@@ -535,15 +538,22 @@ impl Checker {
                     format!("`@{}` is given twice", a.name.text),
                 )
                 .with_label("duplicate attribute")
-                .with_related(*first, "first given here"),
+                .with_related(first, "first given here"),
             );
             return false;
         }
-        seen.insert(a.name.text.clone(), a.span);
-        let mut names: HashMap<&str, Span> = HashMap::new();
+        seen.push((&a.name.text, a.span));
+        let mut names: Vec<(&str, Span)> = Vec::new();
         for arg in a.args() {
             let Some(n) = &arg.name else { continue };
-            if let Some(first) = names.insert(&n.text, n.span) {
+            // The latest earlier one, as a map that kept the last span would report.
+            let repeated = names
+                .iter()
+                .rev()
+                .find(|(t, _)| *t == n.text)
+                .map(|&(_, s)| s);
+            names.push((&n.text, n.span));
+            if let Some(first) = repeated {
                 self.error(
                     Diagnostic::error(
                         Code::InvalidAttributeArgument,
@@ -821,7 +831,7 @@ impl Checker {
             deprecated: false,
             span: f.name.span,
         };
-        let mut seen = HashMap::new();
+        let mut seen = Vec::new();
         for a in &f.annotations {
             match a.name.text.as_str() {
                 "deprecated" => {
@@ -1032,7 +1042,7 @@ impl Checker {
     }
 
     fn constraints(&mut self, ty: &mut Ty, ty_span: Span, attrs: &[Attribute]) {
-        let mut seen = HashMap::new();
+        let mut seen = Vec::new();
         for a in attrs {
             if !is_constraint(&a.name.text) {
                 let known: Vec<&str> = applicable(ty).to_vec();

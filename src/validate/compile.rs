@@ -130,7 +130,8 @@ pub struct PatternError {
 pub(crate) struct Compiler<'m> {
     module: &'m Module,
     program: Program,
-    named: HashMap<TypeId, NodeId>,
+    /// The node of each named type compiled so far, by [`TypeId`].
+    named: Vec<Option<NodeId>>,
     pub errors: Vec<PatternError>,
 }
 
@@ -142,7 +143,7 @@ impl<'m> Compiler<'m> {
                 nodes: Vec::new(),
                 expected: Vec::new(),
             },
-            named: HashMap::new(),
+            named: vec![None; module.types.len()],
             errors: Vec::new(),
         }
     }
@@ -268,14 +269,16 @@ impl<'m> Compiler<'m> {
 
     /// A named type, compiled once; a reference cycle points back at the node being built.
     fn named(&mut self, id: TypeId) -> NodeId {
-        if let Some(&node) = self.named.get(&id) {
+        if let Some(&Some(node)) = self.named.get(id.0) {
             return node;
         }
         let Some(named) = self.module.types.get(id.0) else {
             return self.push(Node::Any, "any".into());
         };
         let slot = self.push(Node::Any, named.name.clone());
-        self.named.insert(id, slot);
+        if let Some(entry) = self.named.get_mut(id.0) {
+            *entry = Some(slot);
+        }
         let body = self.ty(&named.ty);
         self.program.nodes[slot] = Node::Ref(body);
         slot
