@@ -317,11 +317,13 @@ impl Checker {
     /// against tool poisoning).
     fn shown_text(&mut self, text: &str, span: Span, what: &str) {
         // Fast path: printable ASCII (plus line feed and tab in a description) has none of them.
+        // (A branch-free fold over the bytes, which the compiler vectorizes.)
         let description = what == "description";
-        if text
-            .bytes()
-            .all(|b| (0x20..0x7f).contains(&b) || (description && (b == b'\n' || b == b'\t')))
-        {
+        let suspect = text.bytes().fold(false, |acc, b| {
+            let allowed_control = description & ((b == b'\n') | (b == b'\t'));
+            acc | (b >= 0x7f) | ((b < 0x20) & !allowed_control)
+        });
+        if !suspect {
             return;
         }
         if let Some(c) = text

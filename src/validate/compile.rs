@@ -396,3 +396,31 @@ fn accepts_null(module: &Module, ty: &Ty, depth: usize) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::model::pattern_regex;
+
+    #[test]
+    fn patterns_are_shared_and_errors_reported_every_time() {
+        let first = pattern_regex("^[^@ ]+@[^@ ]+$").expect("valid");
+        let again = pattern_regex("^[^@ ]+@[^@ ]+$").expect("valid");
+        assert!(first.is_match("a@b") && again.is_match("a@b"));
+        assert!(!again.is_match("a b"));
+        // Unanchored, as JSON Schema's `pattern`.
+        assert!(pattern_regex("b+").expect("valid").is_match("abbc"));
+        for _ in 0..2 {
+            assert!(pattern_regex("(").is_err());
+            assert!(pattern_regex("(?=a)").is_err());
+        }
+        // More distinct patterns than the cache holds: every one still compiles and matches.
+        for i in 0..200 {
+            let re = pattern_regex(&format!("^x{i}$")).expect("valid");
+            assert!(re.is_match(&format!("x{i}")));
+            assert!(!re.is_match(&format!("x{i}y")));
+        }
+        assert!(pattern_regex("^[^@ ]+@[^@ ]+$")
+            .expect("valid")
+            .is_match("é@ü"));
+    }
+}
