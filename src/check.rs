@@ -318,6 +318,16 @@ impl Checker {
     /// Rejects characters that hide text from a human reviewer but not from a model (a guard
     /// against tool poisoning).
     fn shown_text(&mut self, text: &str, span: Span, what: &str) {
+        // Fast path: printable ASCII (plus line feed and tab in a description) has none of them.
+        // (A branch-free fold over the bytes, which the compiler vectorizes.)
+        let description = what == "description";
+        let suspect = text.bytes().fold(false, |acc, b| {
+            let allowed_control = description & ((b == b'\n') | (b == b'\t'));
+            acc | (b >= 0x7f) | ((b < 0x20) & !allowed_control)
+        });
+        if !suspect {
+            return;
+        }
         if let Some(c) = text
             .chars()
             .find(|&c| forbidden_char(c, what == "description"))
@@ -339,7 +349,7 @@ impl Checker {
 
     /// The attributes of a `type` or `enum`; returns whether it is deprecated.
     fn item_attributes(&mut self, attrs: &[Attribute]) -> bool {
-        let mut seen = HashMap::new();
+        let mut seen = Vec::new();
         let mut deprecated = false;
         for a in attrs {
             if !self.first_time(&mut seen, a) {
@@ -354,7 +364,7 @@ impl Checker {
     }
 
     fn tool_attributes(&mut self, tool: &mut Tool, attrs: &[Attribute]) {
-        let mut seen = HashMap::new();
+        let mut seen = Vec::new();
         for a in attrs {
             if !self.first_time(&mut seen, a) {
                 continue;
@@ -384,7 +394,7 @@ impl Checker {
                     } else {
                         "strict"
                     };
-                    if let Some(first) = seen.get(other) {
+                    if let Some(&(_, first)) = seen.iter().find(|(n, _)| *n == other) {
                         self.error(
                             Diagnostic::error(
                                 Code::ConflictingAttributes,
@@ -392,7 +402,7 @@ impl Checker {
                                 "a tool cannot be both `@strict` and `@lax`",
                             )
                             .with_label("conflicts")
-                            .with_related(*first, "the other mode is set here")
+                            .with_related(first, "the other mode is set here")
                             .with_help("keep one of them"),
                         );
                     }
@@ -520,8 +530,11 @@ impl Checker {
     }
 
     /// Records an attribute; reports it when it was already given. Returns whether it is new.
-    fn first_time(&mut self, seen: &mut HashMap<String, Span>, a: &Attribute) -> bool {
-        if let Some(first) = seen.get(&a.name.text) {
+    /// Whether `a` is the first attribute of its name in `seen` (a list: items have few
+    /// attributes, and a scan is cheaper than hashing); reports a repeat otherwise, and repeated
+    /// argument names.
+    fn first_time<'a>(&mut self, seen: &mut Vec<(&'a str, Span)>, a: &'a Attribute) -> bool {
+        if let Some(&(_, first)) = seen.iter().find(|(n, _)| *n == a.name.text) {
             self.error(
                 Diagnostic::error(
                     Code::DuplicateAttribute,
@@ -529,15 +542,22 @@ impl Checker {
                     format!("`@{}` is given twice", a.name.text),
                 )
                 .with_label("duplicate attribute")
-                .with_related(*first, "first given here"),
+                .with_related(first, "first given here"),
             );
             return false;
         }
-        seen.insert(a.name.text.clone(), a.span);
-        let mut names: HashMap<&str, Span> = HashMap::new();
+        seen.push((&a.name.text, a.span));
+        let mut names: Vec<(&str, Span)> = Vec::new();
         for arg in a.args() {
             let Some(n) = &arg.name else { continue };
-            if let Some(first) = names.insert(&n.text, n.span) {
+            // The latest earlier one, as a map that kept the last span would report.
+            let repeated = names
+                .iter()
+                .rev()
+                .find(|(t, _)| *t == n.text)
+                .map(|&(_, s)| s);
+            names.push((&n.text, n.span));
+            if let Some(first) = repeated {
                 self.error(
                     Diagnostic::error(
                         Code::InvalidAttributeArgument,
@@ -867,7 +887,7 @@ impl Checker {
             deprecated: false,
             span: f.name.span,
         };
-        let mut seen = HashMap::new();
+        let mut seen = Vec::new();
         for a in &f.annotations {
             match a.name.text.as_str() {
                 "deprecated" => {
@@ -1080,7 +1100,7 @@ impl Checker {
     }
 
     fn constraints(&mut self, ty: &mut Ty, ty_span: Span, attrs: &[Attribute]) {
-        let mut seen = HashMap::new();
+        let mut seen = Vec::new();
         for a in attrs {
             if !is_constraint(&a.name.text) {
                 let known: Vec<&str> = applicable(ty).to_vec();
@@ -1167,7 +1187,7 @@ impl Checker {
             }
             (Ty::String(r), "pattern") => {
                 let Some(p) = self.string_arg(a) else { return };
-                if let Err(e) = regex::Regex::new(&p) {
+                if let Err(e) = crate::model::pattern_regex(&p) {
                     let mut d = Diagnostic::error(
                         Code::InvalidPattern,
                         a.span,

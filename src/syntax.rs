@@ -212,19 +212,33 @@ impl Lower {
         EnumMember { doc, value, span }
     }
 
+    /// The `///` lines of a `docs` pair (an atomic token: its text is split here, which is cheaper
+    /// than a pair per line). The span runs from the first `///` to the end of the last line.
     fn docs(&mut self, pair: Pair<Rule>) -> Option<Doc> {
+        let start = pair.as_span().start();
         let mut span: Option<Span> = None;
-        let mut lines = Vec::new();
-        for line in pair.into_inner().filter(|p| p.as_rule() == Rule::doc_line) {
-            let s = span_of(&line);
+        let mut text = String::new();
+        let mut offset = start;
+        for segment in pair.as_str().split('\n') {
+            let line_start = offset;
+            offset += segment.len() + 1;
+            let trimmed = segment.trim_start_matches([' ', '\t', '\r']);
+            let Some(line) = trimmed.strip_prefix("///") else {
+                continue;
+            };
+            let from = line_start + (segment.len() - trimmed.len());
+            let s = Span::new(from, line_start + segment.len());
             span = Some(span.map_or(s, |all| all.to(s)));
-            let text = line.into_inner().next().map_or("", |t| t.as_str());
-            lines.push(text.strip_prefix(' ').unwrap_or(text).trim_end());
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(line.strip_prefix(' ').unwrap_or(line).trim_end());
         }
-        Some(Doc {
-            text: lines.join("\n").trim().to_string(),
-            span: span?,
-        })
+        let trimmed = text.trim();
+        if trimmed.len() != text.len() {
+            text = trimmed.to_string();
+        }
+        Some(Doc { text, span: span? })
     }
 
     fn attribute(&mut self, pair: Pair<Rule>) -> Attribute {
@@ -369,21 +383,27 @@ impl Lower {
 
     fn type_expr(&mut self, pair: Pair<Rule>, depth: usize) -> TypeExpr {
         let span = span_of(&pair);
-        let mut members: Vec<TypeExpr> = pair
+        let mut members = pair
             .into_inner()
-            .filter(|p| p.as_rule() == Rule::postfix_type)
-            .map(|p| self.postfix_type(p, depth))
-            .collect();
-        match (members.first(), members.last()) {
-            (Some(first), Some(last)) if members.len() > 1 => {
-                // The pair's own span runs on over the blanks after the last member.
-                let span = first.span.to(last.span);
-                TypeExpr {
-                    kind: TypeKind::Union(members),
-                    span,
-                }
-            }
-            _ => members.pop().unwrap_or_else(|| placeholder(span)),
+            .filter(|p| p.as_rule() == Rule::postfix_type);
+        let Some(first) = members.next() else {
+            return placeholder(span);
+        };
+        let first = self.postfix_type(first, depth);
+        // Most types are a single member: no list to build.
+        let Some(second) = members.next() else {
+            return first;
+        };
+        let mut all = vec![first];
+        all.push(self.postfix_type(second, depth));
+        for p in members {
+            all.push(self.postfix_type(p, depth));
+        }
+        // The pair's own span runs on over the blanks after the last member.
+        let span = all[0].span.to(all[all.len() - 1].span);
+        TypeExpr {
+            kind: TypeKind::Union(all),
+            span,
         }
     }
 
@@ -544,7 +564,14 @@ impl Lower {
     /// Unescapes a string literal (its pair includes the quotes) with serde_json, whose escapes
     /// are ours.
     fn string(&mut self, pair: &Pair<Rule>) -> String {
-        match serde_json::from_str::<String>(pair.as_str()) {
+        let text = pair.as_str();
+        // The common case, no escape and no control character, needs no decoding.
+        if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+            if !inner.bytes().any(|b| b == b'\\' || b < 0x20) {
+                return inner.to_string();
+            }
+        }
+        match serde_json::from_str::<String>(text) {
             Ok(s) => s,
             Err(e) => {
                 self.errors.push(
@@ -765,5 +792,68 @@ fn found_at(source: &str, pos: usize) -> &str {
         &rest[..len]
     } else {
         &rest[..first.len_utf8()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(source: &str) -> ToolDef {
+        match parse(source).map(|f| f.items.into_iter().next()) {
+            Ok(Some(Item::Tool(t))) => t,
+            other => panic!("not one tool: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn doc_lines_are_joined_trimmed_and_spanned() {
+        let source = "/// First line.  \r\n   ///second\r\n\n\t///\n///  third\r\ntool t {}";
+        let t = tool(source);
+        let doc = t.doc.expect("a doc");
+        // One leading blank is dropped, trailing blanks and the CR are trimmed, an empty doc line
+        // stays an empty line; blank lines between doc lines are not doc lines.
+        assert_eq!(doc.text, "First line.\nsecond\n\n third");
+        assert_eq!(doc.span.start, 0);
+        let last = source.find("///  third").unwrap();
+        // The span ends at the end of the last line (its CR included, as a line's text is).
+        assert_eq!(doc.span.end, last + "///  third\r".len());
+    }
+
+    #[test]
+    fn doc_of_blanks_only_is_empty_text() {
+        let t = tool("///\n///   \ntool t {}");
+        assert_eq!(t.doc.map(|d| d.text), Some(String::new()));
+    }
+
+    #[test]
+    fn four_slashes_are_a_comment_not_a_doc() {
+        let t = tool("//// not a doc\n/// Doc.\n//// also not\ntool t {}");
+        assert_eq!(t.doc.map(|d| d.text), Some("Doc.".to_string()));
+    }
+
+    #[test]
+    fn strings_decode_escapes_and_reject_raw_control_characters() {
+        let t = tool("tool \"a\\u00e9\\n\" { \"plain name\": string }");
+        assert_eq!(t.name.text, "a\u{e9}\n");
+        assert_eq!(t.params.fields[0].name.text, "plain name");
+        let errors = parse("tool t { \"a\tb\": string }").unwrap_err();
+        assert_eq!(errors[0].code, Code::Syntax);
+        assert!(errors[0].message.contains("invalid string literal"));
+    }
+
+    #[test]
+    fn unions_keep_their_members_and_span() {
+        let t = tool("tool t { a: string | integer[] | null  }");
+        let ty = &t.params.fields[0].ty;
+        match &ty.kind {
+            TypeKind::Union(members) => assert_eq!(members.len(), 3),
+            other => panic!("not a union: {other:?}"),
+        }
+        let source = "tool t { a: string | integer[] | null  }";
+        assert_eq!(
+            &source[ty.span.start..ty.span.end],
+            "string | integer[] | null"
+        );
     }
 }

@@ -143,7 +143,8 @@ pub struct PatternError {
 pub(crate) struct Compiler<'m> {
     module: &'m Module,
     program: Program,
-    named: HashMap<TypeId, NodeId>,
+    /// The node of each named type compiled so far, by [`TypeId`].
+    named: Vec<Option<NodeId>>,
     pub errors: Vec<PatternError>,
 }
 
@@ -155,7 +156,7 @@ impl<'m> Compiler<'m> {
                 nodes: Vec::new(),
                 expected: Vec::new(),
             },
-            named: HashMap::new(),
+            named: vec![None; module.types.len()],
             errors: Vec::new(),
         }
     }
@@ -184,6 +185,12 @@ impl<'m> Compiler<'m> {
         let mut index = HashMap::with_capacity(o.fields.len());
         for f in &o.fields {
             let node = self.ty(&f.ty);
+            // The node's own text is the field type's text, except for a named type, whose node
+            // is called by its name (an enum's text lists its values).
+            let type_text = match f.ty {
+                Ty::Ref(_) => message::type_text(self.module, &f.ty),
+                _ => self.program.expected[node].clone(),
+            };
             index.insert(f.name.clone(), fields.len());
             fields.push(FieldCheck {
                 name: f.name.clone(),
@@ -192,7 +199,7 @@ impl<'m> Compiler<'m> {
                 node,
                 default: f.default.clone(),
                 accepts_null: accepts_null(self.module, &f.ty, 0),
-                type_text: message::type_text(self.module, &f.ty),
+                type_text,
                 description: f.description.clone(),
             });
         }
@@ -219,16 +226,19 @@ impl<'m> Compiler<'m> {
             Ty::Integer(r) => Node::Integer(number_check(r)),
             Ty::Number(r) => Node::Number(number_check(r)),
             Ty::String(r) => {
-                let pattern = r.pattern.as_ref().and_then(|p| match Regex::new(&p.value) {
-                    Ok(re) => Some((p.value.clone(), re)),
-                    Err(e) => {
-                        self.errors.push(PatternError {
-                            pattern: p.value.clone(),
-                            reason: e.to_string(),
-                        });
-                        None
-                    }
-                });
+                let pattern = r
+                    .pattern
+                    .as_ref()
+                    .and_then(|p| match pattern_regex(&p.value) {
+                        Ok(re) => Some((p.value.clone(), re)),
+                        Err(e) => {
+                            self.errors.push(PatternError {
+                                pattern: p.value.clone(),
+                                reason: e.to_string(),
+                            });
+                            None
+                        }
+                    });
                 Node::String(StringCheck {
                     min_length: r.min_length.as_ref().map(|s| s.value),
                     max_length: r.max_length.as_ref().map(|s| s.value),
@@ -293,14 +303,16 @@ impl<'m> Compiler<'m> {
 
     /// A named type, compiled once; a reference cycle points back at the node being built.
     fn named(&mut self, id: TypeId) -> NodeId {
-        if let Some(&node) = self.named.get(&id) {
+        if let Some(&Some(node)) = self.named.get(id.0) {
             return node;
         }
         let Some(named) = self.module.types.get(id.0) else {
             return self.push(Node::Any, "any".into());
         };
         let slot = self.push(Node::Any, named.name.clone());
-        self.named.insert(id, slot);
+        if let Some(entry) = self.named.get_mut(id.0) {
+            *entry = Some(slot);
+        }
         let body = self.ty(&named.ty);
         self.program.nodes[slot] = Node::Ref(body);
         slot
@@ -416,5 +428,33 @@ fn accepts_null(module: &Module, ty: &Ty, depth: usize) -> bool {
             .get(id.0)
             .is_none_or(|n| accepts_null(module, &n.ty, depth + 1)),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::pattern_regex;
+
+    #[test]
+    fn patterns_are_shared_and_errors_reported_every_time() {
+        let first = pattern_regex("^[^@ ]+@[^@ ]+$").expect("valid");
+        let again = pattern_regex("^[^@ ]+@[^@ ]+$").expect("valid");
+        assert!(first.is_match("a@b") && again.is_match("a@b"));
+        assert!(!again.is_match("a b"));
+        // Unanchored, as JSON Schema's `pattern`.
+        assert!(pattern_regex("b+").expect("valid").is_match("abbc"));
+        for _ in 0..2 {
+            assert!(pattern_regex("(").is_err());
+            assert!(pattern_regex("(?=a)").is_err());
+        }
+        // More distinct patterns than the cache holds: every one still compiles and matches.
+        for i in 0..200 {
+            let re = pattern_regex(&format!("^x{i}$")).expect("valid");
+            assert!(re.is_match(&format!("x{i}")));
+            assert!(!re.is_match(&format!("x{i}y")));
+        }
+        assert!(pattern_regex("^[^@ ]+@[^@ ]+$")
+            .expect("valid")
+            .is_match("é@ü"));
     }
 }
