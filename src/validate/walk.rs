@@ -1,18 +1,21 @@
 //! Running a compiled program over a value: the full run, which collects every problem and
 //! builds the normalized arguments, and the fast accept/reject check, which builds nothing.
 
+use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
 
-use crate::suggest::did_you_mean;
-
 use super::coerce::{self, Coercion, CoercionRule};
 use super::compile::{Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck};
-use super::error::{escape_pointer, ErrorCode, ValidationError};
-use super::message::{got, json_text, kind, shorten};
+use super::error::{
+    escape_pointer, Clip, ErrorCode, NumberRule, Present, Problem, Shown, ValidationError,
+};
+use super::message::{got, json_text, shorten};
 use super::number;
 
 /// JSON equality as JSON Schema defines it: numbers by value (1 equals 1.0), objects regardless
@@ -120,7 +123,7 @@ pub(crate) fn exceeds_depth(value: &Value, max: usize) -> bool {
 
 /// One full run over a value.
 pub(crate) struct Run<'p> {
-    prog: &'p Program,
+    prog: &'p Arc<Program>,
     lax: bool,
     pub errors: Vec<ValidationError>,
     pub coercions: Vec<Coercion>,
@@ -131,24 +134,14 @@ pub(crate) struct Run<'p> {
     /// Whether absent optional fields get their defaults (off while judging `@unique` on the
     /// values as sent, see [`Run::walk`]).
     fill_defaults: bool,
-}
-
-fn an(kind: &str) -> &'static str {
-    match kind {
-        "integer" => "an integer",
-        "number" => "a number",
-        "string" => "a string",
-        "boolean" => "a boolean (true or false)",
-        "array" => "an array",
-        "object" => "an object",
-        "map" => "an object",
-        "null" => "null",
-        _ => "a value of the right type",
-    }
+    /// Whether the normalized value is built. Off for strict runs that only collect the
+    /// problems (the walk then returns `Some(Value::Null)` for every valid value); lax runs
+    /// always build, since coercions decide uniqueness.
+    build: bool,
 }
 
 impl<'p> Run<'p> {
-    pub fn new(prog: &'p Program, lax: bool) -> Self {
+    pub fn new(prog: &'p Arc<Program>, lax: bool) -> Self {
         Run {
             prog,
             lax,
@@ -157,44 +150,68 @@ impl<'p> Run<'p> {
             path: String::new(),
             definition: false,
             fill_defaults: true,
+            build: true,
         }
     }
 
-    /// A strict run whose messages speak to the author of a definition (`expected an integer,
-    /// got string "1"`), for checking defaults and examples.
-    pub fn for_definitions(prog: &'p Program) -> Self {
+    /// A strict run that only collects the problems: the walk returns `Some(Value::Null)`
+    /// instead of the normalized value.
+    pub fn errors_only(prog: &'p Arc<Program>) -> Self {
         Run {
-            definition: true,
+            build: false,
             ..Run::new(prog, false)
         }
     }
 
-    fn error(&mut self, id: NodeId, code: ErrorCode, value: &Value, message: String) {
-        self.errors.push(ValidationError {
-            path: self.path.clone(),
-            code,
-            expected: self.prog.expected.get(id).cloned().unwrap_or_default(),
-            got: got(value),
-            message,
-            position: None,
-        });
+    /// A strict run whose messages speak to the author of a definition (`expected an integer,
+    /// got string "1"`), for checking defaults and examples. It builds no value.
+    pub fn for_definitions(prog: &'p Arc<Program>) -> Self {
+        Run {
+            definition: true,
+            build: false,
+            ..Run::new(prog, false)
+        }
     }
 
-    fn wrong_type(&mut self, id: NodeId, want: &str, value: &Value) {
+    /// The output for a valid value: built by `f` when the run builds values.
+    fn out(&self, f: impl FnOnce() -> Value) -> Option<Value> {
+        Some(if self.build { f() } else { Value::Null })
+    }
+
+    /// A problem whose message is written at once (a definition's messages).
+    fn error(&mut self, id: NodeId, code: ErrorCode, value: &Value, message: String) {
+        self.errors.push(ValidationError::new(
+            self.path.clone(),
+            code,
+            self.prog.expected.get(id).cloned().unwrap_or_default(),
+            got(value),
+            message,
+        ));
+    }
+
+    /// A problem whose texts are written on demand.
+    fn fail(&mut self, id: NodeId, code: ErrorCode, value: &Value, problem: Problem) {
+        self.errors.push(ValidationError::found(
+            self.path.clone(),
+            code,
+            self.prog,
+            id,
+            Shown::new(value),
+            problem,
+        ));
+    }
+
+    fn wrong_type(&mut self, id: NodeId, want: &'static str, value: &Value) {
         if self.definition {
             let message = format!("expected {}, got {}", an_plain(want), describe(value));
             return self.error(id, ErrorCode::WrongType, value, message);
         }
-        let mut message = if self.path.is_empty() && want == "object" {
-            format!("Arguments must be an object, got {}.", kind(value))
-        } else {
-            format!("must be {}, got {}", an(want), got(value))
+        let problem = Problem::WrongType {
+            want,
+            root_object: self.path.is_empty() && want == "object",
+            hint: hint(want, value),
         };
-        if let Some(hint) = hint(want, value) {
-            message.push_str("; ");
-            message.push_str(hint);
-        }
-        self.error(id, ErrorCode::WrongType, value, message);
+        self.fail(id, ErrorCode::WrongType, value, problem);
     }
 
     fn coerced(&mut self, rule: CoercionRule, from: &Value, to: Value) -> Value {
@@ -216,12 +233,20 @@ impl<'p> Run<'p> {
         r
     }
 
+    fn with_index<T>(&mut self, i: usize, f: impl FnOnce(&mut Self) -> T) -> T {
+        let len = self.path.len();
+        let _ = write!(self.path, "/{i}");
+        let r = f(self);
+        self.path.truncate(len);
+        r
+    }
+
     /// Validates `value` against node `id`; the normalized value when it (and everything in it)
-    /// is valid.
+    /// is valid (`Value::Null` in its place when the run builds no values).
     pub fn walk(&mut self, id: NodeId, value: &Value) -> Option<Value> {
         let prog = self.prog;
         match &prog.nodes[id] {
-            Node::Any => Some(value.clone()),
+            Node::Any => self.out(|| value.clone()),
             Node::Ref(target) => self.walk(*target, value),
             Node::Null => {
                 if value.is_null() {
@@ -232,7 +257,7 @@ impl<'p> Run<'p> {
                 }
             }
             Node::Boolean => match value {
-                Value::Bool(_) => Some(value.clone()),
+                Value::Bool(_) => self.out(|| value.clone()),
                 Value::String(s) if self.lax => match coerce::boolean_from_str(s) {
                     Ok(b) => {
                         Some(self.coerced(CoercionRule::BooleanFromString, value, Value::Bool(b)))
@@ -300,8 +325,10 @@ impl<'p> Run<'p> {
             }
             Node::String(check) => {
                 let (s, from_number) = match value {
-                    Value::String(s) => (s.clone(), false),
-                    Value::Number(n) if self.lax => (coerce::string_from_number(n), true),
+                    Value::String(s) => (Cow::Borrowed(s.as_str()), false),
+                    Value::Number(n) if self.lax => {
+                        (Cow::Owned(coerce::string_from_number(n)), true)
+                    }
                     _ => {
                         self.wrong_type(id, "string", value);
                         return None;
@@ -310,12 +337,12 @@ impl<'p> Run<'p> {
                 if !self.string_rules(id, check, &s, value) {
                     return None;
                 }
-                let out = Value::String(s);
-                Some(if from_number {
-                    self.coerced(CoercionRule::StringFromNumber, value, out)
+                if from_number {
+                    let out = Value::String(s.into_owned());
+                    Some(self.coerced(CoercionRule::StringFromNumber, value, out))
                 } else {
-                    out
-                })
+                    self.out(|| Value::String(s.into_owned()))
+                }
             }
             Node::Const(c) => self.one_of(id, std::slice::from_ref(c), value),
             Node::Enum(values) => self.one_of(id, values, value),
@@ -335,23 +362,23 @@ impl<'p> Run<'p> {
                 let mut ok = true;
                 let len = items.len() as u64;
                 if let Some(min) = check.min_items.filter(|&m| len < m) {
-                    let s = if min == 1 { "" } else { "s" };
-                    let message = if self.definition {
-                        format!("expected at least {min} items, got {len}")
+                    if self.definition {
+                        let message = format!("expected at least {min} items, got {len}");
+                        self.error(id, ErrorCode::TooFewItems, value, message);
                     } else {
-                        format!("must have at least {min} item{s}, got {len}")
-                    };
-                    self.error(id, ErrorCode::TooFewItems, value, message);
+                        let problem = Problem::TooFewItems { len };
+                        self.fail(id, ErrorCode::TooFewItems, value, problem);
+                    }
                     ok = false;
                 }
                 if let Some(max) = check.max_items.filter(|&m| len > m) {
-                    let s = if max == 1 { "" } else { "s" };
-                    let message = if self.definition {
-                        format!("expected at most {max} items, got {len}")
+                    if self.definition {
+                        let message = format!("expected at most {max} items, got {len}");
+                        self.error(id, ErrorCode::TooManyItems, value, message);
                     } else {
-                        format!("must have at most {max} item{s}, got {len}")
-                    };
-                    self.error(id, ErrorCode::TooManyItems, value, message);
+                        let problem = Problem::TooManyItems { len };
+                        self.fail(id, ErrorCode::TooManyItems, value, problem);
+                    }
                     ok = false;
                 }
                 // A definition's problems are listed in the order the author reads them:
@@ -366,22 +393,26 @@ impl<'p> Run<'p> {
                         ok = false;
                     }
                 }
-                let mut out = Vec::with_capacity(items.len());
+                let mut out = Vec::with_capacity(if self.build { items.len() } else { 0 });
                 let mut items_ok = true;
                 let coercions_before = self.coercions.len();
                 for (i, item) in items.iter().enumerate() {
-                    match self.with_segment(&i.to_string(), |r| r.walk(check.items, item)) {
-                        Some(v) => out.push(v),
+                    match self.with_index(i, |r| r.walk(check.items, item)) {
+                        Some(v) if self.build => out.push(v),
+                        Some(_) => {}
                         None => items_ok = false,
                     }
                 }
                 if check.unique && !unique_checked {
-                    let mut dup = if items_ok {
+                    // Without building, the run is strict: normalizing keeps equal items equal
+                    // and distinct items distinct (defaults aside, see below), so the items as
+                    // sent decide.
+                    let mut dup = if items_ok && self.build {
                         first_duplicate(&out)
                     } else {
                         first_duplicate(items)
                     };
-                    if items_ok && dup.is_some() && self.fill_defaults {
+                    if items_ok && dup.is_some() && self.fill_defaults && self.build {
                         // Defaults are annotations: items that differ only in a field one of
                         // them leaves out are distinct, as JSON Schema judges them. Judge the
                         // items as sent (coerced, without defaults), and if they are distinct,
@@ -394,6 +425,7 @@ impl<'p> Run<'p> {
                             path: String::new(),
                             definition: self.definition,
                             fill_defaults: false,
+                            build: true,
                         };
                         let mut bare_items = Vec::with_capacity(items.len());
                         for (i, item) in items.iter().enumerate() {
@@ -413,47 +445,55 @@ impl<'p> Run<'p> {
                     }
                     if let Some((a, b)) = dup {
                         let shown = shorten(&items[b]);
-                        self.error(
-                            id,
-                            ErrorCode::DuplicateItems,
-                            value,
-                            format!("items must be unique, but items {a} and {b} are equal ({shown}); remove the repeats"),
-                        );
+                        let problem = Problem::Duplicate { a, b, shown };
+                        self.fail(id, ErrorCode::DuplicateItems, value, problem);
                         ok = false;
                     }
                 }
-                (ok && items_ok).then_some(Value::Array(out))
+                if !(ok && items_ok) {
+                    return None;
+                }
+                self.out(|| Value::Array(out))
             }
             Node::Object(check) => self.object(id, check, value),
         }
     }
 
-    /// The message for a model, or for the author of a definition.
-    fn say(&self, call: impl FnOnce() -> String, definition: impl FnOnce() -> String) -> String {
-        if self.definition {
-            definition()
-        } else {
-            call()
-        }
+    fn not_coercible(&mut self, id: NodeId, want: &'static str, value: &Value, why: &'static str) {
+        let problem = Problem::NotCoercible { want, why };
+        self.fail(id, ErrorCode::NotCoercible, value, problem);
     }
 
-    fn not_coercible(&mut self, id: NodeId, want: &str, value: &Value, why: &str) {
-        let message = format!("must be {}, got {}: {why}", an(want), got(value));
-        self.error(id, ErrorCode::NotCoercible, value, message);
+    /// A broken number rule: a definition's message at once, a model's on demand.
+    fn number_error(
+        &mut self,
+        id: NodeId,
+        code: ErrorCode,
+        rule: NumberRule,
+        n: &Number,
+        value: &Value,
+        definition: impl FnOnce() -> String,
+    ) {
+        if self.definition {
+            let message = definition();
+            self.error(id, code, value, message);
+        } else {
+            let problem = Problem::Number { rule, n: n.clone() };
+            self.fail(id, code, value, problem);
+        }
     }
 
     fn number_rules(&mut self, id: NodeId, c: &NumberCheck, n: &Number, value: &Value) -> bool {
         let before = self.errors.len();
         use std::cmp::Ordering::*;
         if let Some(min) = c.minimum.as_ref().filter(|m| number::cmp(n, m) == Less) {
-            self.error(
+            self.number_error(
                 id,
                 ErrorCode::BelowMinimum,
+                NumberRule::Minimum,
+                n,
                 value,
-                self.say(
-                    || format!("must be at least {min}, got {n}"),
-                    || format!("expected at least {}, got {n}", plain(min)),
-                ),
+                || format!("expected at least {}, got {n}", plain(min)),
             );
         }
         if let Some(min) = c
@@ -461,25 +501,23 @@ impl<'p> Run<'p> {
             .as_ref()
             .filter(|m| number::cmp(n, m) != Greater)
         {
-            self.error(
+            self.number_error(
                 id,
                 ErrorCode::BelowMinimum,
+                NumberRule::ExclusiveMinimum,
+                n,
                 value,
-                self.say(
-                    || format!("must be greater than {min}, got {n}"),
-                    || format!("expected more than {}, got {n}", plain(min)),
-                ),
+                || format!("expected more than {}, got {n}", plain(min)),
             );
         }
         if let Some(max) = c.maximum.as_ref().filter(|m| number::cmp(n, m) == Greater) {
-            self.error(
+            self.number_error(
                 id,
                 ErrorCode::AboveMaximum,
+                NumberRule::Maximum,
+                n,
                 value,
-                self.say(
-                    || format!("must be at most {max}, got {n}"),
-                    || format!("expected at most {}, got {n}", plain(max)),
-                ),
+                || format!("expected at most {}, got {n}", plain(max)),
             );
         }
         if let Some(max) = c
@@ -487,14 +525,13 @@ impl<'p> Run<'p> {
             .as_ref()
             .filter(|m| number::cmp(n, m) != Less)
         {
-            self.error(
+            self.number_error(
                 id,
                 ErrorCode::AboveMaximum,
+                NumberRule::ExclusiveMaximum,
+                n,
                 value,
-                self.say(
-                    || format!("must be less than {max}, got {n}"),
-                    || format!("expected less than {}, got {n}", plain(max)),
-                ),
+                || format!("expected less than {}, got {n}", plain(max)),
             );
         }
         if let Some(m) = c
@@ -502,14 +539,13 @@ impl<'p> Run<'p> {
             .as_ref()
             .filter(|m| !number::is_multiple_of(n, m))
         {
-            self.error(
+            self.number_error(
                 id,
                 ErrorCode::NotMultiple,
+                NumberRule::MultipleOf,
+                n,
                 value,
-                self.say(
-                    || format!("must be a multiple of {m}, got {n}"),
-                    || format!("expected a multiple of {}, got {n}", plain(m)),
-                ),
+                || format!("expected a multiple of {}, got {n}", plain(m)),
             );
         }
         self.errors.len() == before
@@ -520,42 +556,31 @@ impl<'p> Run<'p> {
         if c.min_length.is_some() || c.max_length.is_some() {
             let len = s.chars().count() as u64;
             if let Some(min) = c.min_length.filter(|&m| len < m) {
-                let unit = if min == 1 { "character" } else { "characters" };
-                self.error(
-                    id,
-                    ErrorCode::TooShort,
-                    value,
-                    self.say(
-                        || format!("must be at least {min} {unit} long, got {len}"),
-                        || format!("expected at least {min} characters, got {len}"),
-                    ),
-                );
+                if self.definition {
+                    let message = format!("expected at least {min} characters, got {len}");
+                    self.error(id, ErrorCode::TooShort, value, message);
+                } else {
+                    self.fail(id, ErrorCode::TooShort, value, Problem::TooShort { len });
+                }
             }
             if let Some(max) = c.max_length.filter(|&m| len > m) {
-                let unit = if max == 1 { "character" } else { "characters" };
-                self.error(
-                    id,
-                    ErrorCode::TooLong,
-                    value,
-                    self.say(
-                        || format!("must be at most {max} {unit} long, got {len}"),
-                        || format!("expected at most {max} characters, got {len}"),
-                    ),
-                );
+                if self.definition {
+                    let message = format!("expected at most {max} characters, got {len}");
+                    self.error(id, ErrorCode::TooLong, value, message);
+                } else {
+                    self.fail(id, ErrorCode::TooLong, value, Problem::TooLong { len });
+                }
             }
         }
         if let Some((text, re)) = &c.pattern {
             if !re.is_match(s) {
-                let shown = shorten(&Value::String(s.to_string()));
-                self.error(
-                    id,
-                    ErrorCode::PatternMismatch,
-                    value,
-                    self.say(
-                        || format!("must match the pattern /{text}/, got {shown}"),
-                        || format!("expected a string matching /{text}/, got {s:?}"),
-                    ),
-                );
+                if self.definition {
+                    let message = format!("expected a string matching /{text}/, got {s:?}");
+                    self.error(id, ErrorCode::PatternMismatch, value, message);
+                } else {
+                    let problem = Problem::Pattern { s: Clip::new(s) };
+                    self.fail(id, ErrorCode::PatternMismatch, value, problem);
+                }
             }
         }
         self.errors.len() == before
@@ -565,7 +590,7 @@ impl<'p> Run<'p> {
     /// type of each allowed value.
     fn one_of(&mut self, id: NodeId, allowed: &[Value], value: &Value) -> Option<Value> {
         if let Some(m) = allowed.iter().find(|m| json_equal(m, value)) {
-            return Some(m.clone());
+            return self.out(|| m.clone());
         }
         if self.lax {
             for m in allowed {
@@ -591,82 +616,80 @@ impl<'p> Run<'p> {
             self.error(id, ErrorCode::NotAllowed, value, message);
             return None;
         }
-        let list: Vec<String> = allowed.iter().take(20).map(shorten).collect();
-        let mut message = if allowed.len() == 1 {
-            format!("must be {}, got {}", list.join(""), got(value))
-        } else {
-            let more = if allowed.len() > 20 { ", …" } else { "" };
-            format!(
-                "must be one of {}{more}, got {}",
-                list.join(", "),
-                got(value)
-            )
+        let shown = Shown::new(value);
+        let long = match (&shown, value) {
+            (Shown::Str(c), Value::String(s)) if !c.is_whole() => Some(s.clone()),
+            _ => None,
         };
-        if let Value::String(s) = value {
-            let names = allowed.iter().filter_map(Value::as_str);
-            if let Some(close) = did_you_mean(s, names) {
-                message.push_str(&format!(
-                    "; did you mean {}?",
-                    json_text(&Value::String(close.to_string()))
-                ));
-            }
-        }
-        self.error(id, ErrorCode::NotAllowed, value, message);
+        self.errors.push(ValidationError::found(
+            self.path.clone(),
+            ErrorCode::NotAllowed,
+            self.prog,
+            id,
+            shown,
+            Problem::NotAllowed { long },
+        ));
         None
     }
 
     fn any_of(&mut self, id: NodeId, members: &[NodeId], value: &Value) -> Option<Value> {
-        // Without coercion first, so that lax mode prefers a member the value already fits.
-        let passes: &[bool] = if self.lax { &[false, true] } else { &[false] };
-        let mut first_reason: Option<String> = None;
-        for &lax in passes {
-            for &m in members {
-                let mut trial = Run {
-                    prog: self.prog,
-                    lax,
-                    errors: Vec::new(),
-                    coercions: Vec::new(),
-                    path: self.path.clone(),
-                    definition: self.definition,
-                    fill_defaults: self.fill_defaults,
-                };
-                if let Some(v) = trial.walk(m, value) {
-                    if trial.errors.is_empty() {
-                        self.coercions.extend(trial.coercions);
-                        return Some(v);
+        // A strict run that builds nothing only needs to know whether a member accepts the
+        // value (the fast check is exactly that); the members' problems are not reported.
+        if !self.build && !self.lax && !self.definition {
+            if members.iter().any(|&m| accepts(self.prog, m, value)) {
+                return Some(Value::Null);
+            }
+        } else {
+            // Without coercion first, so that lax mode prefers a member the value already fits.
+            let passes: &[bool] = if self.lax { &[false, true] } else { &[false] };
+            let mut first_reason: Option<String> = None;
+            for &lax in passes {
+                for &m in members {
+                    let mut trial = Run {
+                        prog: self.prog,
+                        lax,
+                        errors: Vec::new(),
+                        coercions: Vec::new(),
+                        path: self.path.clone(),
+                        definition: self.definition,
+                        fill_defaults: self.fill_defaults,
+                        build: self.build || lax,
+                    };
+                    if let Some(v) = trial.walk(m, value) {
+                        if trial.errors.is_empty() {
+                            self.coercions.extend(trial.coercions);
+                            return Some(v);
+                        }
+                    }
+                    if first_reason.is_none() {
+                        first_reason = trial
+                            .errors
+                            .into_iter()
+                            .next()
+                            .map(|e| e.message().into_owned());
                     }
                 }
-                if first_reason.is_none() {
-                    first_reason = trial.errors.into_iter().next().map(|e| e.message);
-                }
+            }
+            if self.definition {
+                let reason = first_reason.unwrap_or_default();
+                let message = format!("matches no member of the union ({reason})");
+                self.error(id, ErrorCode::NoMatch, value, message);
+                return None;
             }
         }
-        if self.definition {
-            let reason = first_reason.unwrap_or_default();
-            let message = format!("matches no member of the union ({reason})");
-            self.error(id, ErrorCode::NoMatch, value, message);
-            return None;
-        }
         // When exactly one member has the value's JSON type, its errors are the useful ones.
-        let same_kind: Vec<NodeId> = members
+        let mut same_kind = members
             .iter()
             .copied()
-            .filter(|&m| node_kind_matches(self.prog, m, value))
-            .collect();
-        if let [only] = same_kind[..] {
+            .filter(|&m| node_kind_matches(self.prog, m, value));
+        if let (Some(only), None) = (same_kind.next(), same_kind.next()) {
             let errors_before = self.errors.len();
             self.walk(only, value);
             if self.errors.len() > errors_before {
                 return None;
             }
         }
-        let expected = self.prog.expected.get(id).cloned().unwrap_or_default();
-        self.error(
-            id,
-            ErrorCode::NoMatch,
-            value,
-            format!("must be {expected}, got {}", got(value)),
-        );
+        self.fail(id, ErrorCode::NoMatch, value, Problem::NoMatch);
         None
     }
 
@@ -676,11 +699,20 @@ impl<'p> Run<'p> {
             return None;
         };
         let root = self.path.is_empty();
-        let noun = if root { "parameter" } else { "field" };
-        let mut out = Map::with_capacity(check.fields.len().max(map.len()));
+        let mut out = if self.build {
+            Map::with_capacity(check.fields.len().max(map.len()))
+        } else {
+            Map::new()
+        };
         let mut ok = true;
-        for f in &check.fields {
-            match map.get(&f.name) {
+        // Which of the first 64 fields were sent (for the suggestions of unknown keys).
+        let mut present = 0u64;
+        for (i, f) in check.fields.iter().enumerate() {
+            let sent = map.get(&f.name);
+            if sent.is_some() && i < 64 {
+                present |= 1 << i;
+            }
+            match sent {
                 Some(Value::Null) if self.lax && !f.required && !f.accepts_null => {
                     self.with_segment(&f.pointer, |r| {
                         r.coercions.push(Coercion {
@@ -696,125 +728,118 @@ impl<'p> Run<'p> {
                 }
                 Some(v) => match self.with_segment(&f.pointer, |r| r.walk(f.node, v)) {
                     Some(x) => {
-                        out.insert(f.name.clone(), x);
+                        if self.build {
+                            out.insert(f.name.clone(), x);
+                        }
                     }
                     None => {
                         ok = false;
                         if v.is_null() && !f.required && !f.accepts_null && !self.definition {
                             if let Some(e) = self.errors.last_mut() {
-                                e.message.push_str(
-                                    "; to leave it out, omit the key instead of sending null",
-                                );
+                                e.set_omit_null();
                             }
                         }
                     }
                 },
                 None if f.required => {
                     ok = false;
-                    let message = if self.definition {
-                        format!("missing required field `{}`", f.name)
+                    let error = if self.definition {
+                        ValidationError::new(
+                            String::new(),
+                            ErrorCode::MissingField,
+                            f.type_text.clone(),
+                            "nothing",
+                            format!("missing required field `{}`", f.name),
+                        )
                     } else {
-                        let mut m = format!(
-                            "missing required {noun} `{}` of type `{}`",
-                            f.name, f.type_text
-                        );
-                        if let Some(d) = &f.description {
-                            m.push_str(": ");
-                            m.push_str(d.trim());
-                        }
-                        m
+                        ValidationError::found(
+                            String::new(),
+                            ErrorCode::MissingField,
+                            self.prog,
+                            id,
+                            Shown::Null,
+                            Problem::Missing { field: i, root },
+                        )
                     };
                     self.with_segment(&f.pointer, |r| {
-                        r.errors.push(ValidationError {
-                            path: r.path.clone(),
-                            code: ErrorCode::MissingField,
-                            expected: f.type_text.clone(),
-                            got: "nothing".into(),
-                            message,
-                            position: None,
-                        })
+                        let mut error = error;
+                        error.path = r.path.clone();
+                        r.errors.push(error)
                     });
                 }
                 None => {
-                    if let Some(d) = f.default.as_ref().filter(|_| self.fill_defaults) {
-                        out.insert(f.name.clone(), d.clone());
+                    if self.build {
+                        if let Some(d) = f.default.as_ref().filter(|_| self.fill_defaults) {
+                            out.insert(f.name.clone(), d.clone());
+                        }
                     }
                 }
             }
         }
         for (k, v) in map {
-            if check.index.contains_key(k) {
+            if check.lookup(k).is_some() {
                 continue;
             }
             match &check.extra {
                 Extra::Open => {
-                    out.insert(k.clone(), v.clone());
+                    if self.build {
+                        out.insert(k.clone(), v.clone());
+                    }
                 }
                 Extra::Schema(node) => {
                     match self.with_segment(&escape_pointer(k), |r| r.walk(*node, v)) {
                         Some(x) => {
-                            out.insert(k.clone(), x);
+                            if self.build {
+                                out.insert(k.clone(), x);
+                            }
                         }
                         None => ok = false,
                     }
                 }
                 Extra::Closed => {
                     ok = false;
-                    let shown = json_text(&Value::String(k.clone()));
-                    let shown = if shown.chars().count() > 62 {
-                        shorten(&Value::String(k.clone()))
-                    } else {
-                        shown
-                    };
-                    // Likeliest first: required fields that are missing, then absent fields, then any.
-                    let absent = |f: &&super::compile::FieldCheck| !map.contains_key(&f.name);
-                    let close = did_you_mean(
-                        k,
-                        check
-                            .fields
-                            .iter()
-                            .filter(|f| f.required)
-                            .filter(absent)
-                            .map(|f| f.name.as_str()),
-                    )
-                    .or_else(|| {
-                        did_you_mean(
-                            k,
-                            check.fields.iter().filter(absent).map(|f| f.name.as_str()),
+                    let error = if self.definition {
+                        ValidationError::new(
+                            String::new(),
+                            ErrorCode::UnknownKey,
+                            "a declared key",
+                            got(v),
+                            format!("unknown field `{k}`"),
                         )
-                    })
-                    .or_else(|| did_you_mean(k, check.fields.iter().map(|f| f.name.as_str())));
-                    let mut message = format!("unknown {noun} {shown}");
-                    match close {
-                        _ if self.definition => message = format!("unknown field `{k}`"),
-                        Some(c) => message.push_str(&format!("; did you mean `{c}`?")),
-                        None if check.fields.is_empty() => {
-                            message.push_str("; this object takes no keys")
-                        }
-                        None => {
-                            let names: Vec<&str> = check
-                                .fields
-                                .iter()
-                                .take(30)
-                                .map(|f| f.name.as_str())
-                                .collect();
-                            message.push_str(&format!("; the {noun}s are: {}", names.join(", ")));
-                        }
-                    }
+                    } else {
+                        let present = if check.fields.len() <= 64 {
+                            Present::Small(present)
+                        } else {
+                            Present::new(check.fields.len(), |i| {
+                                map.contains_key(&check.fields[i].name)
+                            })
+                        };
+                        let problem = Problem::Unknown {
+                            key: k.clone(),
+                            root,
+                            present,
+                        };
+                        ValidationError::found(
+                            String::new(),
+                            ErrorCode::UnknownKey,
+                            self.prog,
+                            id,
+                            Shown::new(v),
+                            problem,
+                        )
+                    };
                     self.with_segment(&escape_pointer(k), |r| {
-                        r.errors.push(ValidationError {
-                            path: r.path.clone(),
-                            code: ErrorCode::UnknownKey,
-                            expected: "a declared key".into(),
-                            got: got(v),
-                            message,
-                            position: None,
-                        })
+                        let mut error = error;
+                        error.path = r.path.clone();
+                        r.errors.push(error)
                     });
                 }
             }
         }
-        ok.then_some(Value::Object(out))
+        if !ok {
+            return None;
+        }
+        self.out(|| Value::Object(out))
     }
 }
 
@@ -1146,6 +1171,62 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
     }
 }
 
+/// Whether [`normalize`] (filling defaults) would leave a value that [`accepts`] accepted
+/// unchanged, so that it can be returned as it is.
+pub(crate) fn is_normal(prog: &Program, id: NodeId, value: &Value) -> bool {
+    match (&prog.nodes[id], value) {
+        (Node::Ref(t), v) => is_normal(prog, *t, v),
+        (Node::Integer(_), Value::Number(n)) => number::normalize_integer(n).is_none(),
+        (Node::Const(c), v) => c == v || !json_equal(c, v),
+        (Node::Enum(values), v) => values
+            .iter()
+            .find(|m| json_equal(m, v))
+            .is_none_or(|m| m == v),
+        (Node::Nullable(_), Value::Null) => true,
+        (Node::Nullable(inner), v) => is_normal(prog, *inner, v),
+        (Node::AnyOf(members), v) => members
+            .iter()
+            .find(|&&m| accepts(prog, m, v))
+            .is_none_or(|&m| is_normal(prog, m, v)),
+        (Node::Array(c), Value::Array(items)) => items.iter().all(|i| is_normal(prog, c.items, i)),
+        (Node::Object(c), Value::Object(map)) => {
+            if c.fields.len() > 64 {
+                return false;
+            }
+            let mut present = 0u64;
+            let mut next = 0;
+            let mut extras = false;
+            for (k, v) in map {
+                match c.lookup_from(k, next) {
+                    Some(i) => {
+                        if extras || i < next {
+                            return false;
+                        }
+                        next = i + 1;
+                        present |= 1 << i;
+                        if !is_normal(prog, c.fields[i].node, v) {
+                            return false;
+                        }
+                    }
+                    None => {
+                        extras = true;
+                        if let Extra::Schema(node) = &c.extra {
+                            if !is_normal(prog, *node, v) {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+            c.fields
+                .iter()
+                .enumerate()
+                .all(|(i, f)| f.default.is_none() || present & (1 << i) != 0)
+        }
+        _ => true,
+    }
+}
+
 /// Whether normalizing a value of node `id` may fill in a default (an object with a defaulted
 /// field is reachable).
 fn may_fill(prog: &Program, id: NodeId) -> bool {
@@ -1205,7 +1286,7 @@ mod tests {
         let tool = module.tool("t").unwrap();
         let mut compiler = Compiler::new(&module);
         let root = compiler.object(&tool.params);
-        let prog = compiler.finish();
+        let prog = Arc::new(compiler.finish());
         let values = [
             json!({"i": 1}),
             json!({"i": 2.0, "n": 2.0, "lit": 1.0}),
