@@ -110,7 +110,8 @@ fn ten_megabyte_strings() {
     let err = v.validate_str(&text, Mode::Strict).expect_err("too large");
     assert_eq!(err.errors[0].code, ErrorCode::TooLarge);
     assert!(
-        err.message().contains("more than the limit of 4194304 bytes"),
+        err.message()
+            .contains("more than the limit of 4194304 bytes"),
         "{}",
         err.message()
     );
@@ -126,7 +127,10 @@ fn ten_megabyte_strings() {
         .validate_str(&format!(r#"{{"short": "{big}"}}"#), Mode::Strict)
         .expect_err("too long");
     assert_eq!(err.errors[0].code, ErrorCode::TooLong);
-    assert!(err.message().len() < 2_000, "the message shortens the value");
+    assert!(
+        err.message().len() < 2_000,
+        "the message shortens the value"
+    );
     // A parsed value has no text limit.
     assert!(v.validate_value(&json!({ "s": big }), Mode::Strict).is_ok());
 }

@@ -40,6 +40,18 @@ pub(crate) struct NumberCheck {
     pub exclusive_minimum: Option<Number>,
     pub exclusive_maximum: Option<Number>,
     pub multiple_of: Option<Number>,
+    /// The bounds as doubles, when every bound is exactly a double (the usual case): a number
+    /// that is exactly a double is then checked with four float comparisons.
+    pub fast: Option<FastBounds>,
+}
+
+/// Bounds as exact doubles; an absent bound is an infinity that every finite number passes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FastBounds {
+    pub minimum: f64,
+    pub maximum: f64,
+    pub exclusive_minimum: f64,
+    pub exclusive_maximum: f64,
 }
 
 #[derive(Debug)]
@@ -87,15 +99,27 @@ pub(crate) struct ObjectCheck {
     pub extra: Extra,
     /// How many fields are required.
     pub required: usize,
+    /// Bit `i` for each field `i` (of the first 64) that has a default.
+    pub defaults: u64,
 }
 
 impl ObjectCheck {
-    /// The index of the field called `key`, trying `hint` first.
+    /// The index of the field called `key`, trying `hint` first (keys usually come in
+    /// declaration order, some left out): small objects are scanned from `hint` on, then from
+    /// the start.
     pub fn lookup_from(&self, key: &str, hint: usize) -> Option<usize> {
-        match self.fields.get(hint) {
-            Some(f) if f.name == key => Some(hint),
-            _ => self.lookup(key),
+        if self.fields.len() > 16 {
+            return match self.fields.get(hint) {
+                Some(f) if f.name == key => Some(hint),
+                _ => self.index.get(key).copied(),
+            };
         }
+        let hint = hint.min(self.fields.len());
+        let (head, tail) = self.fields.split_at(hint);
+        if let Some(i) = tail.iter().position(|f| f.name == key) {
+            return Some(hint + i);
+        }
+        head.iter().position(|f| f.name == key)
     }
 
     /// The index of the field called `key`: a scan for small objects (faster than hashing the
@@ -188,8 +212,15 @@ impl<'m> Compiler<'m> {
             Additional::Open => Extra::Open,
             Additional::Schema(t) => Extra::Schema(self.ty(t)),
         };
+        let defaults = fields
+            .iter()
+            .take(64)
+            .enumerate()
+            .filter(|(_, f)| f.default.is_some())
+            .fold(0u64, |bits, (i, _)| bits | 1 << i);
         Node::Object(ObjectCheck {
             required: fields.iter().filter(|f| f.required).count(),
+            defaults,
             fields,
             index,
             extra,
@@ -353,18 +384,61 @@ impl<'m> Compiler<'m> {
                 _ => {}
             }
         }
+        // Point every edge past the references (each now points at a node that is not one),
+        // so that a run never visits a `Ref` below the root. Messages are unchanged: a
+        // reference's own text is never shown.
+        let target: Vec<NodeId> = (0..n)
+            .map(|i| match self.program.nodes[i] {
+                Node::Ref(t) => t,
+                _ => i,
+            })
+            .collect();
+        let resolve = |id: &mut NodeId| {
+            if let Some(&t) = target.get(*id) {
+                *id = t;
+            }
+        };
+        for node in &mut self.program.nodes {
+            match node {
+                Node::Array(a) => resolve(&mut a.items),
+                Node::Object(o) => {
+                    o.fields.iter_mut().for_each(|f| resolve(&mut f.node));
+                    if let Extra::Schema(s) = &mut o.extra {
+                        resolve(s);
+                    }
+                }
+                Node::Nullable(inner) => resolve(inner),
+                Node::AnyOf(members) => members.iter_mut().for_each(resolve),
+                _ => {}
+            }
+        }
     }
 }
 
 fn number_check(r: &NumberRules) -> NumberCheck {
     let v = |b: &Option<Spanned<Number>>| b.as_ref().map(|b| b.value.clone());
-    NumberCheck {
+    let mut check = NumberCheck {
         minimum: v(&r.minimum),
         maximum: v(&r.maximum),
         exclusive_minimum: v(&r.exclusive_minimum),
         exclusive_maximum: v(&r.exclusive_maximum),
         multiple_of: v(&r.multiple_of),
-    }
+        fast: None,
+    };
+    let f = |b: &Option<Number>, absent: f64| match b {
+        None => Some(absent),
+        Some(n) => super::number::exact_f64(n),
+    };
+    use std::f64::INFINITY;
+    check.fast = (|| {
+        Some(FastBounds {
+            minimum: f(&check.minimum, -INFINITY)?,
+            maximum: f(&check.maximum, INFINITY)?,
+            exclusive_minimum: f(&check.exclusive_minimum, -INFINITY)?,
+            exclusive_maximum: f(&check.exclusive_maximum, INFINITY)?,
+        })
+    })();
+    check
 }
 
 /// Whether `null` is a valid value of `ty`.

@@ -194,7 +194,10 @@ pub(crate) enum Shown {
     Number(Number),
     Str(Clip),
     /// An array or object: its kind and the text of [`message::got`], written at once.
-    Other { kind: &'static str, got: String },
+    Other {
+        kind: &'static str,
+        got: String,
+    },
 }
 
 impl Shown {
@@ -265,20 +268,42 @@ pub(crate) enum Problem {
         why: &'static str,
     },
     /// The number as checked (integral doubles of integer types as integers).
-    Number { rule: NumberRule, n: Number },
-    TooShort { len: u64 },
-    TooLong { len: u64 },
-    Pattern { s: Clip },
-    TooFewItems { len: u64 },
-    TooManyItems { len: u64 },
+    Number {
+        rule: NumberRule,
+        n: Number,
+    },
+    TooShort {
+        len: u64,
+    },
+    TooLong {
+        len: u64,
+    },
+    Pattern {
+        s: Clip,
+    },
+    TooFewItems {
+        len: u64,
+    },
+    TooManyItems {
+        len: u64,
+    },
     /// Items `a` and `b` are equal; `shown` is item `b`, shortened.
-    Duplicate { a: usize, b: usize, shown: String },
+    Duplicate {
+        a: usize,
+        b: usize,
+        shown: String,
+    },
     /// Not one of a `Const` or `Enum` node's values; `long` is the string sent when it is
     /// longer than its clip (the suggestion reads all of it).
-    NotAllowed { long: Option<String> },
+    NotAllowed {
+        long: Option<String>,
+    },
     NoMatch,
     /// Field `field` of an `Object` node is missing; `root` when the object is the arguments.
-    Missing { field: usize, root: bool },
+    Missing {
+        field: usize,
+        root: bool,
+    },
     /// A key an `Object` node does not declare; `present` tells which fields were sent.
     Unknown {
         key: String,

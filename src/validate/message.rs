@@ -20,9 +20,10 @@ const MAX_TYPE_DEPTH: usize = 12;
 /// A value as compact JSON, shortened to about 60 characters.
 pub fn shorten(value: &Value) -> String {
     match value {
-        Value::String(s) if s.chars().count() > SHOWN_CHARS => {
-            shorten_clipped(&s.chars().take(SHOWN_CHARS).collect::<String>(), s.chars().count())
-        }
+        Value::String(s) if s.chars().count() > SHOWN_CHARS => shorten_clipped(
+            &s.chars().take(SHOWN_CHARS).collect::<String>(),
+            s.chars().count(),
+        ),
         Value::Array(items) if items.len() > 8 => {
             let text = json_text(value);
             if text.chars().count() > SHOWN_CHARS {

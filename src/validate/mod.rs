@@ -431,8 +431,10 @@ impl Validator {
             Arguments::Value(v) => {
                 // As for text: valid as sent (and not too deep), so normalized without the full
                 // run, and borrowed when normalizing would change nothing.
-                if walk::accepts_within(&self.program, self.root, v, self.limits.max_depth) {
-                    let arguments = if walk::is_normal(&self.program, self.root, v) {
+                let (valid, normal) =
+                    walk::accepts_normal(&self.program, self.root, v, self.limits.max_depth);
+                if valid {
+                    let arguments = if normal {
                         Cow::Borrowed(v)
                     } else {
                         let mut arguments = v.clone();

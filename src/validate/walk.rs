@@ -4,7 +4,6 @@
 use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -70,7 +69,15 @@ fn json_hash(v: &Value) -> u64 {
 pub(crate) fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
     if items.len() <= 16 {
         for (i, item) in items.iter().enumerate() {
-            if let Some(j) = items[..i].iter().position(|x| json_equal(x, item)) {
+            let earlier = &items[..i];
+            let found = match item {
+                // Strings equal only strings, byte for byte.
+                Value::String(s) => earlier
+                    .iter()
+                    .position(|x| matches!(x, Value::String(t) if t == s)),
+                _ => earlier.iter().position(|x| json_equal(x, item)),
+            };
+            if let Some(j) = found {
                 return Some((j, i));
             }
         }
@@ -118,6 +125,24 @@ pub(crate) fn exceeds_depth(value: &Value, max: usize) -> bool {
         Value::Array(items) => max == 0 || items.iter().any(|v| exceeds_depth(v, max - 1)),
         Value::Object(map) => max == 0 || map.values().any(|v| exceeds_depth(v, max - 1)),
         _ => false,
+    }
+}
+
+/// Appends `/i` to a path without the formatting machinery.
+fn push_index(path: &mut String, mut i: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (i % 10) as u8;
+        i /= 10;
+        if i == 0 {
+            break;
+        }
+    }
+    path.push('/');
+    for &d in &digits[at..] {
+        path.push(char::from(d));
     }
 }
 
@@ -235,7 +260,7 @@ impl<'p> Run<'p> {
 
     fn with_index<T>(&mut self, i: usize, f: impl FnOnce(&mut Self) -> T) -> T {
         let len = self.path.len();
-        let _ = write!(self.path, "/{i}");
+        push_index(&mut self.path, i);
         let r = f(self);
         self.path.truncate(len);
         r
@@ -705,10 +730,31 @@ impl<'p> Run<'p> {
             Map::new()
         };
         let mut ok = true;
+        // What was sent for each field, found in one pass over the keys (small objects are
+        // scanned, which is cheaper than hashing every declared name).
+        let mut small: [Option<&Value>; 16] = [None; 16];
+        let large: Vec<Option<&Value>>;
+        let mut unknown = false;
+        let slots: &[Option<&Value>] = if check.fields.len() <= 16 {
+            let mut next = 0;
+            for (k, v) in map {
+                match check.lookup_from(k, next) {
+                    Some(i) => {
+                        small[i] = Some(v);
+                        next = i + 1;
+                    }
+                    None => unknown = true,
+                }
+            }
+            &small[..check.fields.len()]
+        } else {
+            large = check.fields.iter().map(|f| map.get(&f.name)).collect();
+            unknown = map.len() > large.iter().flatten().count();
+            &large
+        };
         // Which of the first 64 fields were sent (for the suggestions of unknown keys).
         let mut present = 0u64;
-        for (i, f) in check.fields.iter().enumerate() {
-            let sent = map.get(&f.name);
+        for (i, (f, &sent)) in check.fields.iter().zip(slots).enumerate() {
             if sent.is_some() && i < 64 {
                 present |= 1 << i;
             }
@@ -777,7 +823,7 @@ impl<'p> Run<'p> {
             }
         }
         for (k, v) in map {
-            if check.lookup(k).is_some() {
+            if !unknown || check.lookup(k).is_some() {
                 continue;
             }
             match &check.extra {
@@ -947,30 +993,93 @@ fn hint(want: &str, value: &Value) -> Option<&'static str> {
 
 /// The fast check: whether the value is valid in strict mode, building nothing.
 pub(crate) fn accepts(prog: &Program, id: NodeId, value: &Value) -> bool {
-    accepts_within(prog, id, value, usize::MAX)
+    check::<false>(prog, id, value, usize::MAX, &mut true)
 }
 
 /// [`accepts`], and the value nests no deeper than `depth` levels (checked on the way, so the
 /// value is walked once).
 pub(crate) fn accepts_within(prog: &Program, id: NodeId, value: &Value, depth: usize) -> bool {
+    check::<false>(prog, id, value, depth, &mut true)
+}
+
+/// [`accepts_within`], and (second) whether [`normalize`] (filling defaults) would leave the
+/// value as it is, so that it can be returned without a copy; one pass.
+pub(crate) fn accepts_normal(
+    prog: &Program,
+    id: NodeId,
+    value: &Value,
+    depth: usize,
+) -> (bool, bool) {
+    let mut normal = true;
+    let ok = check::<true>(prog, id, value, depth, &mut normal);
+    (ok, ok && normal)
+}
+
+/// Whether a container nests deeper than `depth` levels (scalars never do).
+fn too_deep_for(value: &Value, depth: usize) -> bool {
+    matches!(value, Value::Array(_) | Value::Object(_)) && exceeds_depth(value, depth)
+}
+
+/// The fast check. With `NORMAL`, also clears `normal` when [`normalize`] would change the
+/// value (its result is then meaningless when the value is rejected).
+fn check<const NORMAL: bool>(
+    prog: &Program,
+    id: NodeId,
+    value: &Value,
+    depth: usize,
+    normal: &mut bool,
+) -> bool {
     match &prog.nodes[id] {
-        Node::Any => !exceeds_depth(value, depth),
-        Node::Ref(t) => accepts_within(prog, *t, value, depth),
+        Node::Any => !too_deep_for(value, depth),
+        Node::Ref(t) => check::<NORMAL>(prog, *t, value, depth, normal),
         Node::Null => value.is_null(),
         Node::Boolean => value.is_boolean(),
-        Node::Integer(c) => {
-            matches!(value, Value::Number(n) if number::is_integer(n) && number_ok(c, n))
-        }
+        Node::Integer(c) => match value {
+            Value::Number(n) if number::is_integer(n) && number_ok(c, n) => {
+                if NORMAL && !(n.is_i64() || n.is_u64()) && number::normalize_integer(n).is_some() {
+                    *normal = false;
+                }
+                true
+            }
+            _ => false,
+        },
         Node::Number(c) => matches!(value, Value::Number(n) if number_ok(c, n)),
         Node::String(c) => matches!(value, Value::String(s) if string_ok(c, s)),
-        Node::Const(c) => json_equal(c, value) && !exceeds_depth(value, depth),
-        Node::Enum(values) => {
-            values.iter().any(|m| json_equal(m, value)) && !exceeds_depth(value, depth)
+        Node::Const(c) => {
+            if !json_equal(c, value) || too_deep_for(value, depth) {
+                return false;
+            }
+            if NORMAL && c != value {
+                *normal = false;
+            }
+            true
         }
-        Node::Nullable(inner) => value.is_null() || accepts_within(prog, *inner, value, depth),
-        Node::AnyOf(members) => members
-            .iter()
-            .any(|&m| accepts_within(prog, m, value, depth)),
+        Node::Enum(values) => {
+            // Equal strings are identical: nothing to normalize.
+            if let Value::String(s) = value {
+                return values.iter().any(|m| m.as_str() == Some(s.as_str()));
+            }
+            match values.iter().find(|m| json_equal(m, value)) {
+                Some(m) if !too_deep_for(value, depth) => {
+                    if NORMAL && m != value {
+                        *normal = false;
+                    }
+                    true
+                }
+                _ => false,
+            }
+        }
+        Node::Nullable(inner) => {
+            value.is_null() || check::<NORMAL>(prog, *inner, value, depth, normal)
+        }
+        Node::AnyOf(members) => {
+            // Normalizing follows the first member that accepts.
+            let before = *normal;
+            members.iter().any(|&m| {
+                *normal = before;
+                check::<NORMAL>(prog, m, value, depth, normal)
+            })
+        }
         Node::Array(c) => {
             let Value::Array(items) = value else {
                 return false;
@@ -983,7 +1092,7 @@ pub(crate) fn accepts_within(prog: &Program, id: NodeId, value: &Value, depth: u
                 && c.max_items.is_none_or(|m| len <= m)
                 && items
                     .iter()
-                    .all(|i| accepts_within(prog, c.items, i, inner))
+                    .all(|i| check::<NORMAL>(prog, c.items, i, inner, normal))
                 && (!c.unique || first_duplicate(items).is_none())
         }
         Node::Object(c) => {
@@ -995,33 +1104,51 @@ pub(crate) fn accepts_within(prog: &Program, id: NodeId, value: &Value, depth: u
             };
             // One pass over the keys sent (a map holds each key once, so counting the required
             // fields seen tells whether all are there). Keys usually come in declaration order,
-            // so the field after the last one found is tried first.
+            // so the search starts after the last field found.
             let mut required = 0;
             let mut next = 0;
+            let mut present = 0u64;
+            let mut extras = false;
             for (k, v) in map {
                 match c.lookup_from(k, next) {
-                    Some(f) => {
-                        next = f + 1;
-                        let f = &c.fields[f];
-                        if !accepts_within(prog, f.node, v, inner) {
+                    Some(i) => {
+                        if NORMAL {
+                            // Declared keys out of order, or after another key: reordered.
+                            if i < next || extras {
+                                *normal = false;
+                            }
+                            if i < 64 {
+                                present |= 1 << i;
+                            }
+                        }
+                        next = i + 1;
+                        let f = &c.fields[i];
+                        if !check::<NORMAL>(prog, f.node, v, inner, normal) {
                             return false;
                         }
                         required += usize::from(f.required);
                     }
-                    None => match &c.extra {
-                        Extra::Open => {
-                            if exceeds_depth(v, inner) {
-                                return false;
+                    None => {
+                        extras = true;
+                        match &c.extra {
+                            Extra::Open => {
+                                if too_deep_for(v, inner) {
+                                    return false;
+                                }
+                            }
+                            Extra::Closed => return false,
+                            Extra::Schema(node) => {
+                                if !check::<NORMAL>(prog, *node, v, inner, normal) {
+                                    return false;
+                                }
                             }
                         }
-                        Extra::Closed => return false,
-                        Extra::Schema(node) => {
-                            if !accepts_within(prog, *node, v, inner) {
-                                return false;
-                            }
-                        }
-                    },
+                    }
                 }
+            }
+            if NORMAL && (c.fields.len() > 64 || present & c.defaults != c.defaults) {
+                // A default to fill in (or too many fields to tell cheaply).
+                *normal = false;
             }
             required == c.required
         }
@@ -1029,6 +1156,16 @@ pub(crate) fn accepts_within(prog: &Program, id: NodeId, value: &Value, depth: u
 }
 
 fn number_ok(c: &NumberCheck, n: &Number) -> bool {
+    if let (Some(b), Some(f)) = (&c.fast, number::exact_f64(n)) {
+        // Exact doubles compare exactly.
+        return f >= b.minimum
+            && f <= b.maximum
+            && f > b.exclusive_minimum
+            && f < b.exclusive_maximum
+            && c.multiple_of
+                .as_ref()
+                .is_none_or(|m| number::is_multiple_of(n, m));
+    }
     use std::cmp::Ordering::*;
     c.minimum.as_ref().is_none_or(|m| number::cmp(n, m) != Less)
         && c.exclusive_minimum
@@ -1046,7 +1183,13 @@ fn number_ok(c: &NumberCheck, n: &Number) -> bool {
 }
 
 fn string_ok(c: &StringCheck, s: &str) -> bool {
-    if c.min_length.is_some() || c.max_length.is_some() {
+    // A string has between a quarter of its bytes and all of them as characters: count them
+    // only when that range straddles a bound.
+    let bytes = s.len() as u64;
+    let fewest = bytes.div_ceil(4);
+    let min_unsure = c.min_length.is_some_and(|m| fewest < m);
+    let max_unsure = c.max_length.is_some_and(|m| bytes > m);
+    if min_unsure || max_unsure {
         let len = s.chars().count() as u64;
         if c.min_length.is_some_and(|m| len < m) || c.max_length.is_some_and(|m| len > m) {
             return false;
@@ -1171,62 +1314,6 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
     }
 }
 
-/// Whether [`normalize`] (filling defaults) would leave a value that [`accepts`] accepted
-/// unchanged, so that it can be returned as it is.
-pub(crate) fn is_normal(prog: &Program, id: NodeId, value: &Value) -> bool {
-    match (&prog.nodes[id], value) {
-        (Node::Ref(t), v) => is_normal(prog, *t, v),
-        (Node::Integer(_), Value::Number(n)) => number::normalize_integer(n).is_none(),
-        (Node::Const(c), v) => c == v || !json_equal(c, v),
-        (Node::Enum(values), v) => values
-            .iter()
-            .find(|m| json_equal(m, v))
-            .is_none_or(|m| m == v),
-        (Node::Nullable(_), Value::Null) => true,
-        (Node::Nullable(inner), v) => is_normal(prog, *inner, v),
-        (Node::AnyOf(members), v) => members
-            .iter()
-            .find(|&&m| accepts(prog, m, v))
-            .is_none_or(|&m| is_normal(prog, m, v)),
-        (Node::Array(c), Value::Array(items)) => items.iter().all(|i| is_normal(prog, c.items, i)),
-        (Node::Object(c), Value::Object(map)) => {
-            if c.fields.len() > 64 {
-                return false;
-            }
-            let mut present = 0u64;
-            let mut next = 0;
-            let mut extras = false;
-            for (k, v) in map {
-                match c.lookup_from(k, next) {
-                    Some(i) => {
-                        if extras || i < next {
-                            return false;
-                        }
-                        next = i + 1;
-                        present |= 1 << i;
-                        if !is_normal(prog, c.fields[i].node, v) {
-                            return false;
-                        }
-                    }
-                    None => {
-                        extras = true;
-                        if let Extra::Schema(node) = &c.extra {
-                            if !is_normal(prog, *node, v) {
-                                return false;
-                            }
-                        }
-                    }
-                }
-            }
-            c.fields
-                .iter()
-                .enumerate()
-                .all(|(i, f)| f.default.is_none() || present & (1 << i) != 0)
-        }
-        _ => true,
-    }
-}
-
 /// Whether normalizing a value of node `id` may fill in a default (an object with a defaulted
 /// field is reachable).
 fn may_fill(prog: &Program, id: NodeId) -> bool {
@@ -1298,9 +1385,24 @@ mod tests {
             json!({"open": {"z": 1, "k": "v", "a": 2}, "e": "a", "i": 7}),
             json!({"i": 7, "e": "a", "open": {"k": "v", "a": 2}, "u": [{"y": "b", "x": 1}]}),
             json!({"i": 7, "lit": "one", "s": ["x"], "o": {"x": 1}}),
+            json!({"i": 1, "e": "a"}),
+            json!({"i": 1, "e": "a", "u": [{"x": 1, "y": "b"}], "o": {"x": 2, "y": "a"}}),
+            json!({"i": 1, "e": "a", "o": {"y": "a", "x": 2}}),
+            json!({"i": 1, "e": "a", "lit": 1.0}),
+            json!({"e": "a", "i": 1}),
+            json!({"i": 1, "e": "a", "m": {"b": 2.0}}),
+            json!({"i": 1, "e": "a", "open": {"k": "v", "z": 1}, "any": [1.0]}),
         ];
         for v in values {
             assert!(accepts(&prog, root, &v), "{v}");
+            // The one-pass check says "already normal" exactly when normalizing changes nothing.
+            let (ok, normal) = accepts_normal(&prog, root, &v, usize::MAX);
+            let mut normalized = v.clone();
+            normalize(&prog, root, &mut normalized, true);
+            let same =
+                serde_json::to_string(&normalized).unwrap() == serde_json::to_string(&v).unwrap();
+            assert!(ok, "{v}");
+            assert_eq!(normal, same, "{v}");
             for lax in [false, true] {
                 let mut run = Run::new(&prog, lax);
                 let walked = run.walk(root, &v);
