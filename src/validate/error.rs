@@ -140,7 +140,7 @@ enum Detail {
         message: String,
     },
     /// A problem a compiled node found; the texts are derived on demand.
-    Node(Box<NodeDetail>),
+    Node(NodeDetail),
 }
 
 #[derive(Clone)]
@@ -154,23 +154,57 @@ struct NodeDetail {
 /// A clip of a string: at most [`SHOWN_CHARS`] characters and the full length in characters.
 #[derive(Clone)]
 pub(crate) struct Clip {
-    head: String,
+    head: Head,
     chars: usize,
+}
+
+/// The clipped text: short ones (most keys and enum values) held without an allocation.
+#[derive(Clone)]
+enum Head {
+    Inline { bytes: [u8; INLINE], len: u8 },
+    Heap(String),
+}
+
+const INLINE: usize = 22;
+
+impl Head {
+    fn new(s: &str) -> Head {
+        if s.len() <= INLINE {
+            let mut bytes = [0u8; INLINE];
+            bytes[..s.len()].copy_from_slice(s.as_bytes());
+            Head::Inline {
+                bytes,
+                len: s.len() as u8,
+            }
+        } else {
+            Head::Heap(s.to_string())
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            // Whole strings are copied, so the bytes are always UTF-8.
+            Head::Inline { bytes, len } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+            Head::Heap(s) => s,
+        }
+    }
 }
 
 impl Clip {
     pub(crate) fn new(s: &str) -> Clip {
         if s.len() <= SHOWN_CHARS {
             return Clip {
-                head: s.to_string(),
+                head: Head::new(s),
                 chars: s.chars().count(),
             };
         }
         let chars = s.chars().count();
         let head = if chars <= SHOWN_CHARS {
-            s.to_string()
+            Head::new(s)
         } else {
-            s.chars().take(SHOWN_CHARS).collect()
+            Head::Heap(s.chars().take(SHOWN_CHARS).collect())
         };
         Clip { head, chars }
     }
@@ -182,7 +216,7 @@ impl Clip {
 
     /// The string as [`message::shorten`] shows it.
     fn shorten(&self) -> String {
-        message::shorten_clipped(&self.head, self.chars)
+        message::shorten_clipped(self.head.as_str(), self.chars)
     }
 }
 
@@ -389,12 +423,12 @@ impl ValidationError {
             path,
             code,
             position: None,
-            detail: Detail::Node(Box::new(NodeDetail {
+            detail: Detail::Node(NodeDetail {
                 program: Arc::clone(program),
                 node,
                 got,
                 problem,
-            })),
+            }),
             omit_null: false,
         }
     }

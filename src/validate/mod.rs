@@ -218,7 +218,7 @@ impl Validated<'_> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Invalid {
     /// The tool called.
-    pub tool: String,
+    pub tool: Arc<str>,
     /// The mode used.
     pub mode: Mode,
     /// Every problem, in document order (declared fields first, then unknown keys).
@@ -290,7 +290,7 @@ pub enum CompileError {
 /// A tool's compiled validator.
 #[derive(Debug)]
 pub struct Validator {
-    tool: String,
+    tool: Arc<str>,
     default_mode: Mode,
     limits: Limits,
     signature: Arc<str>,
@@ -308,7 +308,7 @@ impl Validator {
             return Err(CompileError::Pattern(e.clone()));
         }
         Ok(Validator {
-            tool: tool.name.clone(),
+            tool: tool.name.as_str().into(),
             default_mode: tool.mode.unwrap_or(Mode::Strict),
             limits: Limits::default(),
             signature: message::signature(module, tool).into(),
@@ -472,7 +472,11 @@ impl Validator {
             Mode::Lax => walk::Run::new(&self.program, true),
         };
         let out = run.walk(self.root, value);
-        errors.extend(run.errors);
+        if errors.is_empty() {
+            errors = run.errors;
+        } else {
+            errors.extend(run.errors);
+        }
         match out {
             Some(arguments) if errors.is_empty() => {
                 let arguments = if mode == Mode::Strict {
@@ -500,7 +504,7 @@ impl Validator {
         coercions: Vec<Coercion>,
     ) -> Invalid {
         Invalid {
-            tool: self.tool.clone(),
+            tool: Arc::clone(&self.tool),
             mode,
             errors,
             coercions,

@@ -163,7 +163,15 @@ pub(crate) struct Run<'p> {
     /// problems (the walk then returns `Some(Value::Null)` for every valid value); lax runs
     /// always build, since coercions decide uniqueness.
     build: bool,
+    /// How many containers deep the walk is.
+    level: usize,
 }
+
+/// Down to this many levels, a run that only collects strict problems first asks the fast
+/// check about each value and walks only the values it rejects (most of an invalid call is
+/// valid). Deeper down it walks everything, so that no value is checked more than this many
+/// times over.
+const SKIP_VALID_LEVELS: usize = 8;
 
 impl<'p> Run<'p> {
     pub fn new(prog: &'p Arc<Program>, lax: bool) -> Self {
@@ -172,10 +180,11 @@ impl<'p> Run<'p> {
             lax,
             errors: Vec::new(),
             coercions: Vec::new(),
-            path: String::new(),
+            path: String::with_capacity(64),
             definition: false,
             fill_defaults: true,
             build: true,
+            level: 0,
         }
     }
 
@@ -253,7 +262,9 @@ impl<'p> Run<'p> {
         let len = self.path.len();
         self.path.push('/');
         self.path.push_str(seg);
+        self.level += 1;
         let r = f(self);
+        self.level -= 1;
         self.path.truncate(len);
         r
     }
@@ -261,7 +272,9 @@ impl<'p> Run<'p> {
     fn with_index<T>(&mut self, i: usize, f: impl FnOnce(&mut Self) -> T) -> T {
         let len = self.path.len();
         push_index(&mut self.path, i);
+        self.level += 1;
         let r = f(self);
+        self.level -= 1;
         self.path.truncate(len);
         r
     }
@@ -270,6 +283,17 @@ impl<'p> Run<'p> {
     /// is valid (`Value::Null` in its place when the run builds no values).
     pub fn walk(&mut self, id: NodeId, value: &Value) -> Option<Value> {
         let prog = self.prog;
+        // Strict mode's problems are exactly what the fast check rejects, so a value it
+        // accepts has none. (The arguments themselves were checked by the caller; their depth
+        // is within the limit.)
+        if !self.build
+            && !self.lax
+            && !self.definition
+            && (1..=SKIP_VALID_LEVELS).contains(&self.level)
+            && accepts(prog, id, value)
+        {
+            return Some(Value::Null);
+        }
         match &prog.nodes[id] {
             Node::Any => self.out(|| value.clone()),
             Node::Ref(target) => self.walk(*target, value),
@@ -451,6 +475,7 @@ impl<'p> Run<'p> {
                             definition: self.definition,
                             fill_defaults: false,
                             build: true,
+                            level: self.level,
                         };
                         let mut bare_items = Vec::with_capacity(items.len());
                         for (i, item) in items.iter().enumerate() {
@@ -679,6 +704,7 @@ impl<'p> Run<'p> {
                         definition: self.definition,
                         fill_defaults: self.fill_defaults,
                         build: self.build || lax,
+                        level: self.level,
                     };
                     if let Some(v) = trial.walk(m, value) {
                         if trial.errors.is_empty() {
