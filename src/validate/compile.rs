@@ -105,14 +105,21 @@ pub(crate) struct ObjectCheck {
 
 impl ObjectCheck {
     /// The index of the field called `key`, trying `hint` first (keys usually come in
-    /// declaration order, some left out): small objects are scanned from `hint` on, then from
-    /// the start.
+    /// declaration order, some left out).
+    #[inline(always)]
     pub fn lookup_from(&self, key: &str, hint: usize) -> Option<usize> {
+        match self.fields.get(hint) {
+            Some(f) if f.name.as_bytes() == key.as_bytes() => Some(hint),
+            _ => self.lookup_after(key, hint),
+        }
+    }
+
+    /// [`ObjectCheck::lookup_from`] when the hint is not the key: small objects are scanned
+    /// from the hint on (fields left out), then from the start.
+    #[inline(never)]
+    fn lookup_after(&self, key: &str, hint: usize) -> Option<usize> {
         if self.fields.len() > 16 {
-            return match self.fields.get(hint) {
-                Some(f) if f.name == key => Some(hint),
-                _ => self.index.get(key).copied(),
-            };
+            return self.index.get(key).copied();
         }
         let hint = hint.min(self.fields.len());
         let (head, tail) = self.fields.split_at(hint);

@@ -1118,7 +1118,7 @@ fn check<const NORMAL: bool>(
                 && c.max_items.is_none_or(|m| len <= m)
                 && items
                     .iter()
-                    .all(|i| check::<NORMAL>(prog, c.items, i, inner, normal))
+                    .all(|i| check_child::<NORMAL>(prog, c.items, i, inner, normal))
                 && (!c.unique || first_duplicate(items).is_none())
         }
         Node::Object(c) => {
@@ -1149,7 +1149,7 @@ fn check<const NORMAL: bool>(
                         }
                         next = i + 1;
                         let f = &c.fields[i];
-                        if !check::<NORMAL>(prog, f.node, v, inner, normal) {
+                        if !check_child::<NORMAL>(prog, f.node, v, inner, normal) {
                             return false;
                         }
                         required += usize::from(f.required);
@@ -1181,6 +1181,30 @@ fn check<const NORMAL: bool>(
     }
 }
 
+/// [`check`] of a child: strings, booleans and numbers (most values) are checked here, without
+/// the call.
+#[inline(always)]
+fn check_child<const NORMAL: bool>(
+    prog: &Program,
+    id: NodeId,
+    value: &Value,
+    depth: usize,
+    normal: &mut bool,
+) -> bool {
+    match (prog.nodes.get(id), value) {
+        (Some(Node::String(c)), Value::String(s)) => string_ok(c, s),
+        (Some(Node::Number(c)), Value::Number(n)) => number_ok(c, n),
+        (Some(Node::Boolean), Value::Bool(_)) => true,
+        (Some(Node::Integer(c)), Value::Number(n)) if n.is_i64() || n.is_u64() => number_ok(c, n),
+        // Equal strings are identical: nothing to normalize.
+        (Some(Node::Enum(values)), Value::String(s)) => {
+            values.iter().any(|m| m.as_str() == Some(s.as_str()))
+        }
+        _ => check::<NORMAL>(prog, id, value, depth, normal),
+    }
+}
+
+#[inline]
 fn number_ok(c: &NumberCheck, n: &Number) -> bool {
     if let (Some(b), Some(f)) = (&c.fast, number::exact_f64(n)) {
         // Exact doubles compare exactly.
@@ -1208,6 +1232,7 @@ fn number_ok(c: &NumberCheck, n: &Number) -> bool {
             .is_none_or(|m| number::is_multiple_of(n, m))
 }
 
+#[inline]
 fn string_ok(c: &StringCheck, s: &str) -> bool {
     // A string has between a quarter of its bytes and all of them as characters: count them
     // only when that range straddles a bound.
