@@ -436,13 +436,12 @@ fn number_check(r: &NumberRules) -> NumberCheck {
         None => Some(absent),
         Some(n) => super::number::exact_f64(n),
     };
-    use std::f64::INFINITY;
     check.fast = (|| {
         Some(FastBounds {
-            minimum: f(&check.minimum, -INFINITY)?,
-            maximum: f(&check.maximum, INFINITY)?,
-            exclusive_minimum: f(&check.exclusive_minimum, -INFINITY)?,
-            exclusive_maximum: f(&check.exclusive_maximum, INFINITY)?,
+            minimum: f(&check.minimum, f64::NEG_INFINITY)?,
+            maximum: f(&check.maximum, f64::INFINITY)?,
+            exclusive_minimum: f(&check.exclusive_minimum, f64::NEG_INFINITY)?,
+            exclusive_maximum: f(&check.exclusive_maximum, f64::INFINITY)?,
         })
     })();
     check

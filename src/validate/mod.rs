@@ -31,10 +31,10 @@
 //! let validator = Validator::for_tool(&module, "get_weather").unwrap();
 //!
 //! let ok = validator.validate_str(r#"{"city": "Paris"}"#, Mode::Strict).unwrap();
-//! assert_eq!(ok.arguments, serde_json::json!({"city": "Paris", "days": 1}));
+//! assert_eq!(*ok.arguments, serde_json::json!({"city": "Paris", "days": 1}));
 //!
 //! let lax = validator.validate_str(r#"{"days": "3", "city": "Oslo"}"#, Mode::Lax).unwrap();
-//! assert_eq!(lax.arguments, serde_json::json!({"city": "Oslo", "days": 3}));
+//! assert_eq!(*lax.arguments, serde_json::json!({"city": "Oslo", "days": 3}));
 //! assert_eq!(lax.coercions.len(), 1);
 //!
 //! let err = validator.validate_str(r#"{"cty": "Paris", "days": 20}"#, Mode::Strict).unwrap_err();
