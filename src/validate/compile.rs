@@ -109,7 +109,7 @@ impl ObjectCheck {
     #[inline(always)]
     pub fn lookup_from(&self, key: &str, hint: usize) -> Option<usize> {
         match self.fields.get(hint) {
-            Some(f) if f.name.as_bytes() == key.as_bytes() => Some(hint),
+            Some(f) if same_str(&f.name, key) => Some(hint),
             _ => self.lookup_after(key, hint),
         }
     }
@@ -137,6 +137,36 @@ impl ObjectCheck {
         } else {
             self.index.get(key).copied()
         }
+    }
+}
+
+/// Whether two strings are equal: short ones (most keys and enum values) compared with a few
+/// word loads instead of a call to `memcmp`.
+#[inline(always)]
+pub(crate) fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    fn word4(s: &[u8], at: usize) -> u32 {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_ne_bytes(w)
+    }
+    fn word8(s: &[u8], at: usize) -> u64 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_ne_bytes(w)
+    }
+    match n {
+        0 => true,
+        // The first, middle and last bytes are all of them.
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        // Two overlapping words cover every byte.
+        4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
+        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
+        _ => a == b,
     }
 }
 
@@ -462,5 +492,29 @@ fn accepts_null(module: &Module, ty: &Ty, depth: usize) -> bool {
             .get(id.0)
             .is_none_or(|n| accepts_null(module, &n.ty, depth + 1)),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_str;
+
+    /// The word-wise comparison agrees with `==` on every length and every differing byte.
+    #[test]
+    fn same_str_agrees_with_eq() {
+        let base: String = "abcdefghijklmnopqrstuvwxyz".into();
+        for n in 0..=20 {
+            let a = &base[..n];
+            assert!(same_str(a, a));
+            assert!(!same_str(a, &base[..n + 1]));
+            for i in 0..n {
+                let mut b = a.as_bytes().to_vec();
+                b[i] = b'-';
+                let b = String::from_utf8(b).unwrap_or_default();
+                assert!(!same_str(a, &b), "{a} vs {b}");
+            }
+        }
+        assert!(same_str("é", "é"));
+        assert!(!same_str("é", "è"));
     }
 }

@@ -10,7 +10,9 @@ use std::sync::Arc;
 use serde_json::{Map, Number, Value};
 
 use super::coerce::{self, Coercion, CoercionRule};
-use super::compile::{Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck};
+use super::compile::{
+    same_str, Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck,
+};
 use super::error::{
     escape_pointer, Clip, ErrorCode, NumberRule, Present, Problem, Shown, ValidationError,
 };
@@ -74,7 +76,7 @@ pub(crate) fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
                 // Strings equal only strings, byte for byte.
                 Value::String(s) => earlier
                     .iter()
-                    .position(|x| matches!(x, Value::String(t) if t == s)),
+                    .position(|x| matches!(x, Value::String(t) if same_str(t, s))),
                 _ => earlier.iter().position(|x| json_equal(x, item)),
             };
             if let Some(j) = found {
@@ -1083,7 +1085,9 @@ fn check<const NORMAL: bool>(
         Node::Enum(values) => {
             // Equal strings are identical: nothing to normalize.
             if let Value::String(s) = value {
-                return values.iter().any(|m| m.as_str() == Some(s.as_str()));
+                return values
+                    .iter()
+                    .any(|m| matches!(m, Value::String(t) if same_str(t, s)));
             }
             match values.iter().find(|m| json_equal(m, value)) {
                 Some(m) if !too_deep_for(value, depth) => {
@@ -1197,9 +1201,9 @@ fn check_child<const NORMAL: bool>(
         (Some(Node::Boolean), Value::Bool(_)) => true,
         (Some(Node::Integer(c)), Value::Number(n)) if n.is_i64() || n.is_u64() => number_ok(c, n),
         // Equal strings are identical: nothing to normalize.
-        (Some(Node::Enum(values)), Value::String(s)) => {
-            values.iter().any(|m| m.as_str() == Some(s.as_str()))
-        }
+        (Some(Node::Enum(values)), Value::String(s)) => values
+            .iter()
+            .any(|m| matches!(m, Value::String(t) if same_str(t, s))),
         _ => check::<NORMAL>(prog, id, value, depth, normal),
     }
 }
