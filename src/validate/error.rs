@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
@@ -127,6 +127,8 @@ pub struct ValidationError {
     /// Whether the value was `null` for an optional field that does not take it (the message
     /// then says to omit the key).
     omit_null: bool,
+    /// The message, once written.
+    rendered: OnceLock<String>,
 }
 
 /// What an error knows about its problem.
@@ -401,6 +403,7 @@ impl ValidationError {
                 message: message.into(),
             },
             omit_null: false,
+            rendered: OnceLock::new(),
         }
     }
 
@@ -430,12 +433,14 @@ impl ValidationError {
                 problem,
             }),
             omit_null: false,
+            rendered: OnceLock::new(),
         }
     }
 
     /// Marks the error as one about `null` sent for an optional field that does not take it.
     pub(crate) fn set_omit_null(&mut self) {
         self.omit_null = true;
+        self.rendered = OnceLock::new();
     }
 
     /// What was expected, e.g. `integer 1..14` (shortened).
@@ -464,16 +469,23 @@ impl ValidationError {
     }
 
     /// The problem in one sentence, without the path, e.g. `must be at most 14, got 20`.
+    /// Written on the first call and kept.
     pub fn message(&self) -> Cow<'_, str> {
-        let mut message = match &self.detail {
-            Detail::Text { message, .. } if !self.omit_null => return Cow::Borrowed(message),
-            Detail::Text { message, .. } => message.clone(),
-            Detail::Node(d) => d.message(),
-        };
-        if self.omit_null {
-            message.push_str("; to leave it out, omit the key instead of sending null");
+        if let Detail::Text { message, .. } = &self.detail {
+            if !self.omit_null {
+                return Cow::Borrowed(message);
+            }
         }
-        Cow::Owned(message)
+        Cow::Borrowed(self.rendered.get_or_init(|| {
+            let mut message = match &self.detail {
+                Detail::Text { message, .. } => message.clone(),
+                Detail::Node(d) => d.message(),
+            };
+            if self.omit_null {
+                message.push_str("; to leave it out, omit the key instead of sending null");
+            }
+            message
+        }))
     }
 }
 
