@@ -209,12 +209,6 @@ impl<'p> Run<'p> {
         }
     }
 
-    /// Whether values at `level` that the fast check accepts are skipped (see
-    /// [`SKIP_VALID_LEVELS`]).
-    fn skips_valid(&self, level: usize) -> bool {
-        !self.build && !self.lax && !self.definition && (1..=SKIP_VALID_LEVELS).contains(&level)
-    }
-
     /// The output for a valid value: built by `f` when the run builds values.
     fn out(&self, f: impl FnOnce() -> Value) -> Option<Value> {
         Some(if self.build { f() } else { Value::Null })
@@ -294,7 +288,12 @@ impl<'p> Run<'p> {
         // Strict mode's problems are exactly what the fast check rejects, so a value it
         // accepts has none. (The arguments themselves were checked by the caller; their depth
         // is within the limit.)
-        if self.skips_valid(self.level) && accepts(prog, id, value) {
+        if !self.build
+            && !self.lax
+            && !self.definition
+            && (1..=SKIP_VALID_LEVELS).contains(&self.level)
+            && accepts(prog, id, value)
+        {
             return Some(Value::Null);
         }
         match &prog.nodes[id] {
@@ -752,7 +751,6 @@ impl<'p> Run<'p> {
             self.wrong_type(id, "object", value);
             return None;
         };
-        let prog = self.prog;
         let root = self.path.is_empty();
         let mut out = if self.build {
             Map::with_capacity(check.fields.len().max(map.len()))
@@ -802,8 +800,6 @@ impl<'p> Run<'p> {
                         out.insert(f.name.clone(), d.clone());
                     }
                 }
-                // A valid field costs no path segment.
-                Some(v) if self.skips_valid(self.level + 1) && accepts(prog, f.node, v) => {}
                 Some(v) => match self.with_segment(&f.pointer, |r| r.walk(f.node, v)) {
                     Some(x) => {
                         if self.build {
