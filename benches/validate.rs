@@ -4,10 +4,12 @@
 //! For every instance set (see `workloads`):
 //! - `strict/*`: the fast accept/reject check on a parsed value, tooldef's `is_valid` against
 //!   jsonschema's `is_valid`;
-//! - `errors/*`: the full validation with every error collected (tooldef: path, code, expected,
-//!   got, message, and the one message for the model; on valid instances, the normalized
-//!   arguments) against jsonschema's `iter_errors` collected into a `Vec` (and, to compare
-//!   messages with messages, into a `Vec` of path and message strings);
+//! - `errors/*`: the full validation with every error collected (tooldef: each error with its
+//!   path, code and what its texts are made from, written on demand as jsonschema's are; on
+//!   valid instances, the normalized arguments, borrowed when the value is already normal)
+//!   against jsonschema's `iter_errors` collected into a `Vec`; and, to compare messages with
+//!   messages, tooldef with every error's message and the one message for the model written
+//!   out against `iter_errors` collected into a `Vec` of path and message strings;
 //! - `text/*`: tooldef's parse + validate + coerce of the argument text (lax mode) against
 //!   `serde_json::from_str::<Value>` of the same text alone.
 //!
@@ -60,6 +62,25 @@ fn bench_set(c: &mut Criterion, w: &Workload, set: &Set) {
                 match s.ours.validate_value(black_box(&i.value), Mode::Strict) {
                     Ok(v) => n += usize::from(v.arguments.is_object()),
                     Err(e) => n += e.errors.len(),
+                }
+            }
+            n
+        })
+    });
+    g.bench_function("tooldef_validate_value_messages", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for (s, i) in &pairs {
+                match s.ours.validate_value(black_box(&i.value), Mode::Strict) {
+                    Ok(v) => n += usize::from(v.arguments.is_object()),
+                    Err(e) => {
+                        let messages: Vec<(String, String)> = e
+                            .errors
+                            .iter()
+                            .map(|e| (e.path.clone(), e.message().into_owned()))
+                            .collect();
+                        n += messages.len() + e.message().len();
+                    }
                 }
             }
             n

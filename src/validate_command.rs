@@ -87,7 +87,7 @@ pub(crate) fn run(a: &ValidateArgs) -> Result<u8, String> {
             let errors: Vec<Value> = e
                 .errors
                 .iter()
-                .map(|x| json!({"path": x.path, "code": x.code.as_str(), "message": x.message}))
+                .map(|x| json!({"path": x.path, "code": x.code.as_str(), "message": x.message()}))
                 .collect();
             (
                 EXIT_ERRORS,
@@ -95,11 +95,11 @@ pub(crate) fn run(a: &ValidateArgs) -> Result<u8, String> {
                     "valid": false,
                     "errors": errors,
                     "coercions": e.coercions,
-                    "message": e.message,
+                    "message": e.message(),
                 })),
             )
         }
-        (Err(e), Format::Human) => (EXIT_ERRORS, format!("{}\n", e.message)),
+        (Err(e), Format::Human) => (EXIT_ERRORS, format!("{}\n", e.message())),
     };
     std::io::stdout()
         .lock()

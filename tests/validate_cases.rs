@@ -384,7 +384,7 @@ fn every_rule_in_both_modes() {
                 if want.get("d").is_none() {
                     want["d"] = json!(5);
                 }
-                if got.arguments != want || got.coercions.len() != n {
+                if *got.arguments != want || got.coercions.len() != n {
                     failures.push(format!(
                         "case {i} {mode:?} {extra}: got {} with {} coercions, want {want} with {n}",
                         got.arguments,
@@ -408,7 +408,7 @@ fn every_rule_in_both_modes() {
             }
             (Ok(..), std::result::Result::Err(e)) => failures.push(format!(
                 "case {i} {mode:?} {extra}: rejected: {}",
-                e.message
+                e.message()
             )),
             (Err(_), std::result::Result::Ok(v)) => failures.push(format!(
                 "case {i} {mode:?} {extra}: accepted as {}",
@@ -537,11 +537,11 @@ fn argument_text_problems() {
         let err = v.validate_str(text, Mode::Strict).expect_err(text);
         assert_eq!(err.errors[0].code, *code, "{text}: {:?}", err.errors);
         assert!(
-            err.errors[0].message.contains(needle),
+            err.errors[0].message().contains(needle),
             "{text}: {}",
-            err.errors[0].message
+            err.errors[0].message()
         );
-        assert!(err.message.contains(needle), "{text}: {}", err.message);
+        assert!(err.message().contains(needle), "{text}: {}", err.message());
     }
     let err = v
         .validate_str(r#"{"req": "a", "pt": {"x": 1, "x": 2, "y": 3}}"#, Mode::Lax)
@@ -570,7 +570,7 @@ fn messages_are_actionable() {
             Mode::Strict,
         )
         .expect_err("invalid");
-    let m = &err.message;
+    let m = &err.message();
     assert!(
         m.starts_with("The arguments for `t` are invalid (5 problems)."),
         "{m}"
@@ -600,25 +600,25 @@ fn messages_are_actionable() {
     // Each error carries what was expected and what was got, shortened.
     let long = format!(r#"{{"req": "x", "sl": "{}"}}"#, "a".repeat(500));
     let err = v.validate_str(&long, Mode::Strict).expect_err("too long");
-    assert_eq!(err.errors[0].expected, "string (2..3 characters)");
+    assert_eq!(err.errors[0].expected(), "string (2..3 characters)");
     assert!(
-        err.errors[0].got.chars().count() < 100,
+        err.errors[0].got().chars().count() < 100,
         "{}",
-        err.errors[0].got
+        err.errors[0].got()
     );
     assert!(
-        err.errors[0].got.contains("(500 characters)"),
+        err.errors[0].got().contains("(500 characters)"),
         "{}",
-        err.errors[0].got
+        err.errors[0].got()
     );
     // Nested paths are readable.
     let err = v
         .validate_str(r#"{"req": "x", "objs": [{"a": "z"}]}"#, Mode::Strict)
         .expect_err("nested");
     assert!(
-        err.message.contains("`objs[0].a`: must be an integer"),
+        err.message().contains("`objs[0].a`: must be an integer"),
         "{}",
-        err.message
+        err.message()
     );
 }
 
@@ -947,15 +947,15 @@ tool walk { tree: Tree, other?: Tree | null }
         .expect_err("invalid");
     assert_eq!(err.errors[0].path, "/tree/children/1/children/0/value");
     assert!(
-        err.message
+        err.message()
             .contains("`tree.children[1].children[0].value`: must be at least 0, got -4"),
         "{}",
-        err.message
+        err.message()
     );
     assert!(
-        err.message
+        err.message()
             .contains("where Tree = {value: integer >= 0, children?: Tree[] (at most 3 items)}"),
         "{}",
-        err.message
+        err.message()
     );
 }

@@ -758,7 +758,7 @@ proptest! {
         let ours = Validator::new(&module, &tool).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let expected = reference.is_valid(&args);
         let result = ours.validate_value(&args, Mode::Strict);
-        prop_assert_eq!(result.is_ok(), expected, "schema {}\nargs {}\nours {:?}", schema, args, result.as_ref().err().map(|e| &e.message));
+        prop_assert_eq!(result.is_ok(), expected, "schema {}\nargs {}\nours {:?}", schema, args, result.as_ref().err().map(|e| e.message()));
         prop_assert_eq!(ours.is_valid(&args, Mode::Strict), expected);
         // The checker's compile-time check of defaults and examples has the same semantics.
         let root = Ty::Object(Box::new(tool.params.clone()));
@@ -789,11 +789,11 @@ proptest! {
         }
         if let Ok(out) = lax {
             let again_strict = ours.validate_value(&out.arguments, Mode::Strict);
-            prop_assert!(again_strict.is_ok(), "lax output {} fails strict: {:?}", out.arguments, again_strict.err().map(|e| e.message));
+            prop_assert!(again_strict.is_ok(), "lax output {} fails strict: {:?}", out.arguments, again_strict.err().map(|e| e.message()));
             let schema = tooldef::emit::json_schema::parameters(&module, &tool);
             let reference = jsonschema::validator_for(&schema).map_err(|e| TestCaseError::fail(e.to_string()))?;
             prop_assert!(reference.is_valid(&out.arguments));
-            let again = ours.validate_value(&out.arguments, Mode::Lax).map_err(|e| TestCaseError::fail(e.message))?;
+            let again = ours.validate_value(&out.arguments, Mode::Lax).map_err(|e| TestCaseError::fail(e.message()))?;
             prop_assert_eq!(&again.arguments, &out.arguments);
             prop_assert!(again.coercions.is_empty(), "{:?}", again.coercions);
             prop_assert_eq!(ours.is_valid(&args, Mode::Lax), true);
@@ -825,11 +825,12 @@ proptest! {
             texts.push(format!("+{n}"));
         }
         for t in texts {
-            let out = v.validate_value(&json!({ "i": t }), Mode::Lax).map_err(|e| TestCaseError::fail(e.message))?;
+            let args = json!({ "i": t });
+            let out = v.validate_value(&args, Mode::Lax).map_err(|e| TestCaseError::fail(e.message()))?;
             prop_assert_eq!(out.arguments["i"].as_i64(), Some(n), "{:?}", t);
             prop_assert_eq!(out.coercions.len(), 1);
             // Strict mode never coerces.
-            let strict = v.validate_value(&json!({ "i": t }), Mode::Strict);
+            let strict = v.validate_value(&args, Mode::Strict);
             prop_assert!(strict.is_err());
         }
     }
@@ -839,7 +840,8 @@ proptest! {
     fn float_strings_coerce_to_themselves(x in any::<f64>().prop_filter("finite", |x| x.is_finite())) {
         let v = numeric_validator();
         for t in [x.to_string(), format!("{x:e}"), format!(" {x:?} ")] {
-            let out = v.validate_value(&json!({ "x": t }), Mode::Lax).map_err(|e| TestCaseError::fail(e.message))?;
+            let args = json!({ "x": t });
+            let out = v.validate_value(&args, Mode::Lax).map_err(|e| TestCaseError::fail(e.message()))?;
             prop_assert_eq!(out.arguments["x"].as_f64(), Some(x), "{:?}", t);
         }
     }
@@ -853,8 +855,9 @@ proptest! {
         let v = numeric_validator();
         let t = format!("{pad}{word}{pad}");
         for mode in [Mode::Lax, Mode::Strict] {
-            let x = v.validate_value(&json!({ "x": t }), mode);
-            let i = v.validate_value(&json!({ "i": t }), mode);
+            let (x, i) = (json!({ "x": t }), json!({ "i": t }));
+            let x = v.validate_value(&x, mode);
+            let i = v.validate_value(&i, mode);
             prop_assert!(x.is_err());
             prop_assert!(i.is_err());
         }
@@ -958,8 +961,8 @@ proptest! {
             let mut got: Vec<String> = err.errors.iter().map(|e| e.path.clone()).collect();
             got.sort();
             expected.sort();
-            prop_assert_eq!(got, expected, "{}", err.message);
-            prop_assert_eq!(err.message.matches('\n').count(), err.errors.len() + 1);
+            prop_assert_eq!(got, expected, "{}", err.message());
+            prop_assert_eq!(err.message().matches('\n').count(), err.errors.len() + 1);
         }
     }
 }

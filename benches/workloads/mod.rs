@@ -486,7 +486,7 @@ pub fn check(w: &Workload) {
             assert_eq!(our_full.is_ok(), set.valid, "validate_value: {}", at());
             if let Err(e) = &our_full {
                 assert!(
-                    !e.errors.is_empty() && e.errors.iter().all(|e| !e.message.is_empty()),
+                    !e.errors.is_empty() && e.errors.iter().all(|e| !e.message().is_empty()),
                     "{}",
                     at()
                 );

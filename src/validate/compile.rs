@@ -42,6 +42,18 @@ pub(crate) struct NumberCheck {
     pub exclusive_minimum: Option<Number>,
     pub exclusive_maximum: Option<Number>,
     pub multiple_of: Option<Number>,
+    /// The bounds as doubles, when every bound is exactly a double (the usual case): a number
+    /// that is exactly a double is then checked with four float comparisons.
+    pub fast: Option<FastBounds>,
+}
+
+/// Bounds as exact doubles; an absent bound is an infinity that every finite number passes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FastBounds {
+    pub minimum: f64,
+    pub maximum: f64,
+    pub exclusive_minimum: f64,
+    pub exclusive_maximum: f64,
 }
 
 #[derive(Debug)]
@@ -93,6 +105,8 @@ pub(crate) struct ObjectCheck {
     pub extra: Extra,
     /// How many fields are required.
     pub required: usize,
+    /// Bit `i` for each field `i` (of the first 64) that has a default.
+    pub defaults: u64,
 }
 
 impl ArrayCheck {
@@ -103,12 +117,29 @@ impl ArrayCheck {
 }
 
 impl ObjectCheck {
-    /// The index of the field called `key`, trying `hint` first.
+    /// The index of the field called `key`, trying `hint` first (keys usually come in
+    /// declaration order, some left out).
+    #[inline(always)]
     pub fn lookup_from(&self, key: &str, hint: usize) -> Option<usize> {
         match self.fields.get(hint) {
-            Some(f) if f.name == key => Some(hint),
-            _ => self.lookup(key),
+            Some(f) if same_str(&f.name, key) => Some(hint),
+            _ => self.lookup_after(key, hint),
         }
+    }
+
+    /// [`ObjectCheck::lookup_from`] when the hint is not the key: small objects are scanned
+    /// from the hint on (fields left out), then from the start.
+    #[inline(never)]
+    fn lookup_after(&self, key: &str, hint: usize) -> Option<usize> {
+        if self.fields.len() > 16 {
+            return self.index.get(key).copied();
+        }
+        let hint = hint.min(self.fields.len());
+        let (head, tail) = self.fields.split_at(hint);
+        if let Some(i) = tail.iter().position(|f| f.name == key) {
+            return Some(hint + i);
+        }
+        head.iter().position(|f| f.name == key)
     }
 
     /// The index of the field called `key`: a scan for small objects (faster than hashing the
@@ -119,6 +150,36 @@ impl ObjectCheck {
         } else {
             self.index.get(key).copied()
         }
+    }
+}
+
+/// Whether two strings are equal: short ones (most keys and enum values) compared with a few
+/// word loads instead of a call to `memcmp`.
+#[inline(always)]
+pub(crate) fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    fn word4(s: &[u8], at: usize) -> u32 {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_ne_bytes(w)
+    }
+    fn word8(s: &[u8], at: usize) -> u64 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_ne_bytes(w)
+    }
+    match n {
+        0 => true,
+        // The first, middle and last bytes are all of them.
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        // Two overlapping words cover every byte.
+        4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
+        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
+        _ => a == b,
     }
 }
 
@@ -208,8 +269,15 @@ impl<'m> Compiler<'m> {
             Additional::Open => Extra::Open,
             Additional::Schema(t) => Extra::Schema(self.ty(t)),
         };
+        let defaults = fields
+            .iter()
+            .take(64)
+            .enumerate()
+            .filter(|(_, f)| f.default.is_some())
+            .fold(0u64, |bits, (i, _)| bits | 1 << i);
         Node::Object(ObjectCheck {
             required: fields.iter().filter(|f| f.required).count(),
+            defaults,
             fields,
             index,
             extra,
@@ -399,18 +467,63 @@ impl<'m> Compiler<'m> {
                 _ => {}
             }
         }
+        // Point every edge past the references (each now points at a node that is not one),
+        // so that a run never visits a `Ref` below the root. Messages are unchanged: a
+        // reference's own text is never shown.
+        let target: Vec<NodeId> = (0..n)
+            .map(|i| match self.program.nodes[i] {
+                Node::Ref(t) => t,
+                _ => i,
+            })
+            .collect();
+        let resolve = |id: &mut NodeId| {
+            if let Some(&t) = target.get(*id) {
+                *id = t;
+            }
+        };
+        for node in &mut self.program.nodes {
+            match node {
+                Node::Array(a) => {
+                    resolve(&mut a.items);
+                    a.prefix.iter_mut().for_each(resolve);
+                }
+                Node::Object(o) => {
+                    o.fields.iter_mut().for_each(|f| resolve(&mut f.node));
+                    if let Extra::Schema(s) = &mut o.extra {
+                        resolve(s);
+                    }
+                }
+                Node::Nullable(inner) => resolve(inner),
+                Node::AnyOf(members) => members.iter_mut().for_each(resolve),
+                _ => {}
+            }
+        }
     }
 }
 
 fn number_check(r: &NumberRules) -> NumberCheck {
     let v = |b: &Option<Spanned<Number>>| b.as_ref().map(|b| b.value.clone());
-    NumberCheck {
+    let mut check = NumberCheck {
         minimum: v(&r.minimum),
         maximum: v(&r.maximum),
         exclusive_minimum: v(&r.exclusive_minimum),
         exclusive_maximum: v(&r.exclusive_maximum),
         multiple_of: v(&r.multiple_of),
-    }
+        fast: None,
+    };
+    let f = |b: &Option<Number>, absent: f64| match b {
+        None => Some(absent),
+        Some(n) => super::number::exact_f64(n),
+    };
+    check.fast = (|| {
+        Some(FastBounds {
+            minimum: f(&check.minimum, f64::NEG_INFINITY)?,
+            maximum: f(&check.maximum, f64::INFINITY)?,
+            exclusive_minimum: f(&check.exclusive_minimum, f64::NEG_INFINITY)?,
+            exclusive_maximum: f(&check.exclusive_maximum, f64::INFINITY)?,
+        })
+    })();
+    check
 }
 
 /// Whether `null` is a valid value of `ty`.
@@ -433,6 +546,7 @@ fn accepts_null(module: &Module, ty: &Ty, depth: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::same_str;
     use crate::model::pattern_regex;
 
     #[test]
@@ -456,5 +570,24 @@ mod tests {
         assert!(pattern_regex("^[^@ ]+@[^@ ]+$")
             .expect("valid")
             .is_match("é@ü"));
+    }
+
+    /// The word-wise comparison agrees with `==` on every length and every differing byte.
+    #[test]
+    fn same_str_agrees_with_eq() {
+        let base: String = "abcdefghijklmnopqrstuvwxyz".into();
+        for n in 0..=20 {
+            let a = &base[..n];
+            assert!(same_str(a, a));
+            assert!(!same_str(a, &base[..n + 1]));
+            for i in 0..n {
+                let mut b = a.as_bytes().to_vec();
+                b[i] = b'-';
+                let b = String::from_utf8(b).unwrap_or_default();
+                assert!(!same_str(a, &b), "{a} vs {b}");
+            }
+        }
+        assert!(same_str("é", "é"));
+        assert!(!same_str("é", "è"));
     }
 }

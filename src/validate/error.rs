@@ -1,9 +1,19 @@
 //! Validation errors: one per problem, each with a JSON pointer, a stable code, what was expected
 //! and what was got.
 
+use std::borrow::Cow;
 use std::fmt;
+use std::sync::{Arc, OnceLock};
 
+use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
+use serde_json::{Number, Value};
+
+use crate::suggest::did_you_mean;
+
+use super::compile::{FieldCheck, Node, NodeId, NumberCheck, Program};
+use super::message::{self, an, SHOWN_CHARS};
+use super::number;
 
 /// The kind of a validation problem. The names ([`ErrorCode::as_str`]) are stable: callers may
 /// match on them.
@@ -95,29 +105,622 @@ pub struct TextPosition {
 }
 
 /// One problem with the arguments.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+///
+/// An error records what it needs to describe the problem (the compiled type it broke, the
+/// numbers involved and a short clip of the offending value); the texts ([`expected`],
+/// [`got`], [`message`]) are written when asked for, so that collecting errors costs little.
+/// Serialized, an error is an object with the fields `path`, `code`, `expected`, `got`,
+/// `message` and, for problems in the argument text, `position`.
+///
+/// [`expected`]: ValidationError::expected
+/// [`got`]: ValidationError::got
+/// [`message`]: ValidationError::message
+#[derive(Clone)]
 pub struct ValidationError {
     /// Where: a JSON pointer (RFC 6901) into the arguments; `""` is the arguments themselves.
     pub path: String,
     /// What kind of problem.
     pub code: ErrorCode,
-    /// What was expected, e.g. `integer 1..14` (shortened).
-    pub expected: String,
-    /// What was got, e.g. `string "abc"` (shortened).
-    pub got: String,
-    /// The problem in one sentence, without the path, e.g. `must be at most 14, got 20`.
-    pub message: String,
     /// For problems in the argument text: where in the text.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<TextPosition>,
+    detail: Detail,
+    /// Whether the value was `null` for an optional field that does not take it (the message
+    /// then says to omit the key).
+    omit_null: bool,
+    /// The message, once written.
+    rendered: OnceLock<String>,
+}
+
+/// What an error knows about its problem.
+#[derive(Clone)]
+enum Detail {
+    /// Texts written when the error was made (problems with the text itself, limits, and the
+    /// messages for the authors of definitions).
+    Text {
+        expected: String,
+        got: String,
+        message: String,
+    },
+    /// A problem a compiled node found; the texts are derived on demand.
+    Node(NodeDetail),
+}
+
+#[derive(Clone)]
+struct NodeDetail {
+    program: Arc<Program>,
+    node: NodeId,
+    got: Shown,
+    problem: Problem,
+}
+
+/// A clip of a string: at most [`SHOWN_CHARS`] characters and the full length in characters.
+#[derive(Clone)]
+pub(crate) struct Clip {
+    head: Head,
+    chars: usize,
+}
+
+/// The clipped text: short ones (most keys and enum values) held without an allocation.
+#[derive(Clone)]
+enum Head {
+    Inline { bytes: [u8; INLINE], len: u8 },
+    Heap(String),
+}
+
+const INLINE: usize = 22;
+
+impl Head {
+    fn new(s: &str) -> Head {
+        if s.len() <= INLINE {
+            let mut bytes = [0u8; INLINE];
+            bytes[..s.len()].copy_from_slice(s.as_bytes());
+            Head::Inline {
+                bytes,
+                len: s.len() as u8,
+            }
+        } else {
+            Head::Heap(s.to_string())
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            // Whole strings are copied, so the bytes are always UTF-8.
+            Head::Inline { bytes, len } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+            Head::Heap(s) => s,
+        }
+    }
+}
+
+impl Clip {
+    pub(crate) fn new(s: &str) -> Clip {
+        if s.len() <= SHOWN_CHARS {
+            return Clip {
+                head: Head::new(s),
+                chars: s.chars().count(),
+            };
+        }
+        let chars = s.chars().count();
+        let head = if chars <= SHOWN_CHARS {
+            Head::new(s)
+        } else {
+            Head::Heap(s.chars().take(SHOWN_CHARS).collect())
+        };
+        Clip { head, chars }
+    }
+
+    /// Whether the clip is the whole string.
+    pub(crate) fn is_whole(&self) -> bool {
+        self.chars <= SHOWN_CHARS
+    }
+
+    /// The string as [`message::shorten`] shows it.
+    fn shorten(&self) -> String {
+        message::shorten_clipped(self.head.as_str(), self.chars)
+    }
+}
+
+/// Enough of an offending value to say what was got.
+#[derive(Clone)]
+pub(crate) enum Shown {
+    Null,
+    Bool(bool),
+    Number(Number),
+    Str(Clip),
+    /// An array or object: its kind and the text of [`message::got`], written at once.
+    Other {
+        kind: &'static str,
+        got: String,
+    },
+}
+
+impl Shown {
+    pub(crate) fn new(value: &Value) -> Shown {
+        match value {
+            Value::Null => Shown::Null,
+            Value::Bool(b) => Shown::Bool(*b),
+            Value::Number(n) => Shown::Number(n.clone()),
+            Value::String(s) => Shown::Str(Clip::new(s)),
+            Value::Array(_) => Shown::Other {
+                kind: "array",
+                got: message::got(value),
+            },
+            Value::Object(_) => Shown::Other {
+                kind: "object",
+                got: message::got(value),
+            },
+        }
+    }
+
+    /// [`message::kind`] of the value.
+    fn kind(&self) -> &'static str {
+        match self {
+            Shown::Null => "null",
+            Shown::Bool(_) => "boolean",
+            Shown::Number(n) if number::is_integer(n) => "integer",
+            Shown::Number(_) => "number",
+            Shown::Str(_) => "string",
+            Shown::Other { kind, .. } => kind,
+        }
+    }
+
+    /// [`message::got`] of the value.
+    fn got(&self) -> String {
+        match self {
+            Shown::Null => "null".into(),
+            Shown::Bool(b) => format!("boolean {b}"),
+            Shown::Number(n) => format!("{} {n}", self.kind()),
+            Shown::Str(c) => format!("string {}", c.shorten()),
+            Shown::Other { got, .. } => got.clone(),
+        }
+    }
+}
+
+/// Which number rule a number broke.
+#[derive(Clone, Copy)]
+pub(crate) enum NumberRule {
+    Minimum,
+    ExclusiveMinimum,
+    Maximum,
+    ExclusiveMaximum,
+    MultipleOf,
+}
+
+/// What a compiled node found wrong. The bounds, allowed values and field names are read from
+/// the node when the message is written.
+#[derive(Clone)]
+pub(crate) enum Problem {
+    /// `want` is the kind expected; `root_object` when the arguments themselves are not an
+    /// object.
+    WrongType {
+        want: &'static str,
+        root_object: bool,
+        hint: Option<&'static str>,
+    },
+    NotCoercible {
+        want: &'static str,
+        why: &'static str,
+    },
+    /// The number as checked (integral doubles of integer types as integers).
+    Number {
+        rule: NumberRule,
+        n: Number,
+    },
+    TooShort {
+        len: u64,
+    },
+    TooLong {
+        len: u64,
+    },
+    Pattern {
+        s: Clip,
+    },
+    TooFewItems {
+        len: u64,
+    },
+    TooManyItems {
+        len: u64,
+    },
+    /// Items `a` and `b` are equal; `shown` is item `b`, shortened.
+    Duplicate {
+        a: usize,
+        b: usize,
+        shown: String,
+    },
+    /// Not one of a `Const` or `Enum` node's values; `long` is the string sent when it is
+    /// longer than its clip (the suggestion reads all of it).
+    NotAllowed {
+        long: Option<String>,
+    },
+    NoMatch,
+    /// Field `field` of an `Object` node is missing; `root` when the object is the arguments.
+    Missing {
+        field: usize,
+        root: bool,
+    },
+    /// A key an `Object` node does not declare; `present` tells which fields were sent.
+    Unknown {
+        key: String,
+        root: bool,
+        present: Present,
+    },
+}
+
+/// Which declared fields an object holds (bit `i` for field `i`).
+#[derive(Clone)]
+pub(crate) enum Present {
+    Small(u64),
+    Large(Box<[u64]>),
+}
+
+impl Present {
+    pub(crate) fn new(fields: usize, mut has: impl FnMut(usize) -> bool) -> Present {
+        if fields <= 64 {
+            let mut bits = 0u64;
+            for i in 0..fields {
+                if has(i) {
+                    bits |= 1 << i;
+                }
+            }
+            Present::Small(bits)
+        } else {
+            let mut words = vec![0u64; fields.div_ceil(64)].into_boxed_slice();
+            for i in 0..fields {
+                if has(i) {
+                    words[i / 64] |= 1 << (i % 64);
+                }
+            }
+            Present::Large(words)
+        }
+    }
+
+    fn has(&self, i: usize) -> bool {
+        match self {
+            Present::Small(bits) => i < 64 && bits & (1 << i) != 0,
+            Present::Large(words) => words.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0),
+        }
+    }
+}
+
+impl ValidationError {
+    /// An error with its texts written out.
+    pub fn new(
+        path: String,
+        code: ErrorCode,
+        expected: impl Into<String>,
+        got: impl Into<String>,
+        message: impl Into<String>,
+    ) -> ValidationError {
+        ValidationError {
+            path,
+            code,
+            position: None,
+            detail: Detail::Text {
+                expected: expected.into(),
+                got: got.into(),
+                message: message.into(),
+            },
+            omit_null: false,
+            rendered: OnceLock::new(),
+        }
+    }
+
+    /// The same error at a place in the argument text.
+    pub fn with_position(mut self, position: TextPosition) -> ValidationError {
+        self.position = Some(position);
+        self
+    }
+
+    /// An error found by node `node` of `program`.
+    pub(crate) fn found(
+        path: String,
+        code: ErrorCode,
+        program: &Arc<Program>,
+        node: NodeId,
+        got: Shown,
+        problem: Problem,
+    ) -> ValidationError {
+        ValidationError {
+            path,
+            code,
+            position: None,
+            detail: Detail::Node(NodeDetail {
+                program: Arc::clone(program),
+                node,
+                got,
+                problem,
+            }),
+            omit_null: false,
+            rendered: OnceLock::new(),
+        }
+    }
+
+    /// Marks the error as one about `null` sent for an optional field that does not take it.
+    pub(crate) fn set_omit_null(&mut self) {
+        self.omit_null = true;
+        self.rendered = OnceLock::new();
+    }
+
+    /// What was expected, e.g. `integer 1..14` (shortened).
+    pub fn expected(&self) -> &str {
+        match &self.detail {
+            Detail::Text { expected, .. } => expected,
+            Detail::Node(d) => match (&d.problem, d.program.nodes.get(d.node)) {
+                (Problem::Missing { field, .. }, Some(Node::Object(o))) => {
+                    o.fields.get(*field).map_or("", |f| f.type_text.as_str())
+                }
+                (Problem::Unknown { .. }, _) => "a declared key",
+                _ => d.program.expected.get(d.node).map_or("", String::as_str),
+            },
+        }
+    }
+
+    /// What was got, e.g. `string "abc"` (shortened).
+    pub fn got(&self) -> Cow<'_, str> {
+        match &self.detail {
+            Detail::Text { got, .. } => Cow::Borrowed(got),
+            Detail::Node(d) => match d.problem {
+                Problem::Missing { .. } => Cow::Borrowed("nothing"),
+                _ => Cow::Owned(d.got.got()),
+            },
+        }
+    }
+
+    /// The problem in one sentence, without the path, e.g. `must be at most 14, got 20`.
+    /// Written on the first call and kept.
+    pub fn message(&self) -> Cow<'_, str> {
+        if let Detail::Text { message, .. } = &self.detail {
+            if !self.omit_null {
+                return Cow::Borrowed(message);
+            }
+        }
+        Cow::Borrowed(self.rendered.get_or_init(|| {
+            let mut message = match &self.detail {
+                Detail::Text { message, .. } => message.clone(),
+                Detail::Node(d) => d.message(),
+            };
+            if self.omit_null {
+                message.push_str("; to leave it out, omit the key instead of sending null");
+            }
+            message
+        }))
+    }
+}
+
+impl NodeDetail {
+    fn message(&self) -> String {
+        let node = self.program.nodes.get(self.node);
+        let got = || self.got.got();
+        match &self.problem {
+            Problem::WrongType {
+                want,
+                root_object,
+                hint,
+            } => {
+                let mut message = if *root_object {
+                    format!("Arguments must be an object, got {}.", self.got.kind())
+                } else {
+                    format!("must be {}, got {}", an(want), got())
+                };
+                if let Some(hint) = hint {
+                    message.push_str("; ");
+                    message.push_str(hint);
+                }
+                message
+            }
+            Problem::NotCoercible { want, why } => {
+                format!("must be {}, got {}: {why}", an(want), got())
+            }
+            Problem::Number { rule, n } => {
+                let check = match node {
+                    Some(Node::Integer(c) | Node::Number(c)) => Some(c),
+                    _ => None,
+                };
+                let bound = |b: fn(&NumberCheck) -> &Option<Number>| {
+                    check
+                        .and_then(|c| b(c).as_ref())
+                        .map_or_else(String::new, Number::to_string)
+                };
+                match rule {
+                    NumberRule::Minimum => {
+                        format!("must be at least {}, got {n}", bound(|c| &c.minimum))
+                    }
+                    NumberRule::ExclusiveMinimum => format!(
+                        "must be greater than {}, got {n}",
+                        bound(|c| &c.exclusive_minimum)
+                    ),
+                    NumberRule::Maximum => {
+                        format!("must be at most {}, got {n}", bound(|c| &c.maximum))
+                    }
+                    NumberRule::ExclusiveMaximum => format!(
+                        "must be less than {}, got {n}",
+                        bound(|c| &c.exclusive_maximum)
+                    ),
+                    NumberRule::MultipleOf => format!(
+                        "must be a multiple of {}, got {n}",
+                        bound(|c| &c.multiple_of)
+                    ),
+                }
+            }
+            Problem::TooShort { len } | Problem::TooLong { len } => {
+                let short = matches!(self.problem, Problem::TooShort { .. });
+                let bound = match node {
+                    Some(Node::String(c)) if short => c.min_length,
+                    Some(Node::String(c)) => c.max_length,
+                    _ => None,
+                }
+                .unwrap_or(0);
+                let unit = if bound == 1 { "character" } else { "characters" };
+                let least = if short { "least" } else { "most" };
+                format!("must be at {least} {bound} {unit} long, got {len}")
+            }
+            Problem::Pattern { s } => {
+                let pattern = match node {
+                    Some(Node::String(c)) => c.pattern.as_ref().map_or("", |(p, _)| p.as_str()),
+                    _ => "",
+                };
+                format!("must match the pattern /{pattern}/, got {}", s.shorten())
+            }
+            Problem::TooFewItems { len } | Problem::TooManyItems { len } => {
+                let few = matches!(self.problem, Problem::TooFewItems { .. });
+                let bound = match node {
+                    Some(Node::Array(c)) if few => c.min_items,
+                    Some(Node::Array(c)) => c.max_items,
+                    _ => None,
+                }
+                .unwrap_or(0);
+                let s = if bound == 1 { "" } else { "s" };
+                let least = if few { "least" } else { "most" };
+                format!("must have at {least} {bound} item{s}, got {len}")
+            }
+            Problem::Duplicate { a, b, shown } => format!(
+                "items must be unique, but items {a} and {b} are equal ({shown}); remove the repeats"
+            ),
+            Problem::NotAllowed { long } => {
+                let allowed: &[Value] = match node {
+                    Some(Node::Const(c)) => std::slice::from_ref(c),
+                    Some(Node::Enum(values)) => values,
+                    _ => &[],
+                };
+                let list: Vec<String> = allowed.iter().take(20).map(message::shorten).collect();
+                let mut message = if allowed.len() == 1 {
+                    format!("must be {}, got {}", list.join(""), got())
+                } else {
+                    let more = if allowed.len() > 20 { ", …" } else { "" };
+                    format!("must be one of {}{more}, got {}", list.join(", "), got())
+                };
+                let sent = match (&self.got, long) {
+                    (_, Some(long)) => Some(long.as_str()),
+                    (Shown::Str(c), None) => Some(c.head.as_str()),
+                    _ => None,
+                };
+                if let Some(s) = sent {
+                    let names = allowed.iter().filter_map(Value::as_str);
+                    if let Some(close) = did_you_mean(s, names) {
+                        message.push_str(&format!(
+                            "; did you mean {}?",
+                            message::json_text(&Value::String(close.to_string()))
+                        ));
+                    }
+                }
+                message
+            }
+            Problem::NoMatch => {
+                let expected = self.program.expected.get(self.node).map_or("", String::as_str);
+                format!("must be {expected}, got {}", got())
+            }
+            Problem::Missing { field, root } => {
+                let noun = if *root { "parameter" } else { "field" };
+                let Some(Node::Object(o)) = node else {
+                    return format!("missing required {noun}");
+                };
+                let Some(f) = o.fields.get(*field) else {
+                    return format!("missing required {noun}");
+                };
+                let mut m = format!(
+                    "missing required {noun} `{}` of type `{}`",
+                    f.name, f.type_text
+                );
+                if let Some(d) = &f.description {
+                    m.push_str(": ");
+                    m.push_str(d.trim());
+                }
+                m
+            }
+            Problem::Unknown { key, root, present } => {
+                let noun = if *root { "parameter" } else { "field" };
+                let shown = message::json_text(&Value::String(key.clone()));
+                let shown = if shown.chars().count() > 62 {
+                    message::shorten(&Value::String(key.clone()))
+                } else {
+                    shown
+                };
+                let mut message = format!("unknown {noun} {shown}");
+                let fields: &[FieldCheck] = match node {
+                    Some(Node::Object(o)) => &o.fields,
+                    _ => &[],
+                };
+                // Likeliest first: required fields that are missing, then absent fields, then
+                // any.
+                let absent = || {
+                    fields
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| !present.has(*i))
+                        .map(|(_, f)| f)
+                };
+                let close = did_you_mean(
+                    key,
+                    absent().filter(|f| f.required).map(|f| f.name.as_str()),
+                )
+                .or_else(|| did_you_mean(key, absent().map(|f| f.name.as_str())))
+                .or_else(|| did_you_mean(key, fields.iter().map(|f| f.name.as_str())));
+                match close {
+                    Some(c) => message.push_str(&format!("; did you mean `{c}`?")),
+                    None if fields.is_empty() => message.push_str("; this object takes no keys"),
+                    None => {
+                        let names: Vec<&str> =
+                            fields.iter().take(30).map(|f| f.name.as_str()).collect();
+                        message.push_str(&format!("; the {noun}s are: {}", names.join(", ")));
+                    }
+                }
+                message
+            }
+        }
+    }
+}
+
+impl PartialEq for ValidationError {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path
+            && self.code == other.code
+            && self.position == other.position
+            && self.expected() == other.expected()
+            && self.got() == other.got()
+            && self.message() == other.message()
+    }
+}
+
+impl Eq for ValidationError {}
+
+impl fmt::Debug for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ValidationError")
+            .field("path", &self.path)
+            .field("code", &self.code)
+            .field("expected", &self.expected())
+            .field("got", &self.got())
+            .field("message", &self.message())
+            .field("position", &self.position)
+            .finish()
+    }
+}
+
+impl Serialize for ValidationError {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let fields = if self.position.is_some() { 6 } else { 5 };
+        let mut s = serializer.serialize_struct("ValidationError", fields)?;
+        s.serialize_field("path", &self.path)?;
+        s.serialize_field("code", &self.code)?;
+        s.serialize_field("expected", self.expected())?;
+        s.serialize_field("got", &self.got())?;
+        s.serialize_field("message", &self.message())?;
+        match &self.position {
+            Some(p) => s.serialize_field("position", p)?,
+            None => s.skip_field("position")?,
+        }
+        s.end()
+    }
 }
 
 impl fmt::Display for ValidationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.path.is_empty() {
-            write!(f, "{}", self.message)
+            write!(f, "{}", self.message())
         } else {
-            write!(f, "{}: {}", self.path, self.message)
+            write!(f, "{}: {}", self.path, self.message())
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::model::*;
 use super::error::{ErrorCode, ValidationError};
 
 /// How many characters of a value an error shows.
-const SHOWN_CHARS: usize = 60;
+pub(crate) const SHOWN_CHARS: usize = 60;
 /// How many enum values a type text lists before `…`.
 const SHOWN_VALUES: usize = 12;
 /// How many problems the message for a call lists (all of them are in the error list).
@@ -20,14 +20,10 @@ const MAX_TYPE_DEPTH: usize = 12;
 /// A value as compact JSON, shortened to about 60 characters.
 pub fn shorten(value: &Value) -> String {
     match value {
-        Value::String(s) if s.chars().count() > SHOWN_CHARS => {
-            let head: String = s.chars().take(SHOWN_CHARS).collect();
-            format!(
-                "{}…\" ({} characters)",
-                &json_text(&Value::String(head)).trim_end_matches('"'),
-                s.chars().count()
-            )
-        }
+        Value::String(s) if s.chars().count() > SHOWN_CHARS => shorten_clipped(
+            &s.chars().take(SHOWN_CHARS).collect::<String>(),
+            s.chars().count(),
+        ),
         Value::Array(items) if items.len() > 8 => {
             let text = json_text(value);
             if text.chars().count() > SHOWN_CHARS {
@@ -46,6 +42,32 @@ pub fn shorten(value: &Value) -> String {
                 text
             }
         }
+    }
+}
+
+/// A string of `chars` characters whose first (up to) [`SHOWN_CHARS`] characters are `head`,
+/// as [`shorten`] shows it.
+pub(crate) fn shorten_clipped(head: &str, chars: usize) -> String {
+    let text = json_text(&Value::String(head.to_string()));
+    if chars > SHOWN_CHARS {
+        format!("{}…\" ({chars} characters)", text.trim_end_matches('"'))
+    } else {
+        text
+    }
+}
+
+/// `an integer`, `a string`: the article and the kind, for a model's messages.
+pub(crate) fn an(kind: &str) -> &'static str {
+    match kind {
+        "integer" => "an integer",
+        "number" => "a number",
+        "string" => "a string",
+        "boolean" => "a boolean (true or false)",
+        "array" => "an array",
+        "object" => "an object",
+        "map" => "an object",
+        "null" => "null",
+        _ => "a value of the right type",
     }
 }
 
@@ -406,9 +428,9 @@ pub fn call_message(tool: &str, signature: &str, errors: &[ValidationError]) -> 
         };
         let line =
             if place.is_empty() || matches!(e.code, ErrorCode::InvalidJson | ErrorCode::TooLarge) {
-                e.message.clone()
+                e.message().into_owned()
             } else {
-                format!("`{}`: {}", readable_path(place), e.message)
+                format!("`{}`: {}", readable_path(place), e.message())
             };
         out.push_str(&format!("{}. {line}\n", i + 1));
     }

@@ -31,17 +31,17 @@
 //! let validator = Validator::for_tool(&module, "get_weather").unwrap();
 //!
 //! let ok = validator.validate_str(r#"{"city": "Paris"}"#, Mode::Strict).unwrap();
-//! assert_eq!(ok.arguments, serde_json::json!({"city": "Paris", "days": 1}));
+//! assert_eq!(*ok.arguments, serde_json::json!({"city": "Paris", "days": 1}));
 //!
 //! let lax = validator.validate_str(r#"{"days": "3", "city": "Oslo"}"#, Mode::Lax).unwrap();
-//! assert_eq!(lax.arguments, serde_json::json!({"city": "Oslo", "days": 3}));
+//! assert_eq!(*lax.arguments, serde_json::json!({"city": "Oslo", "days": 3}));
 //! assert_eq!(lax.coercions.len(), 1);
 //!
 //! let err = validator.validate_str(r#"{"cty": "Paris", "days": 20}"#, Mode::Strict).unwrap_err();
 //! let codes: Vec<&str> = err.errors.iter().map(|e| e.code.as_str()).collect();
 //! assert_eq!(codes, ["missing-field", "above-maximum", "unknown-key"]);
-//! assert!(err.message.contains("did you mean `city`?"));
-//! assert!(err.message.ends_with(
+//! assert!(err.message().contains("did you mean `city`?"));
+//! assert!(err.message().ends_with(
 //!     r#"get_weather(city: string (at least 1 character), days?: integer 1..14 = 1, unit?: "celsius" | "fahrenheit")"#
 //! ));
 //! ```
@@ -54,7 +54,9 @@ mod number;
 mod parse;
 mod walk;
 
+use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -80,7 +82,7 @@ pub fn is_integer(n: &serde_json::Number) -> bool {
 pub fn first_violation(module: &Module, ty: &Ty, value: &Value) -> Option<String> {
     let mut compiler = Compiler::new(module);
     let root = compiler.ty(ty);
-    let program = compiler.finish();
+    let program = Arc::new(compiler.finish());
     if let Some(path) = walk::too_deep(value, Limits::DEFAULT_MAX_DEPTH) {
         return Some(format!(
             "at {path}: nests deeper than {} levels",
@@ -98,9 +100,9 @@ pub fn first_violation(module: &Module, ty: &Ty, value: &Value) -> Option<String
             _ => e.path.as_str(),
         };
         if path.is_empty() {
-            e.message
+            e.message().into_owned()
         } else {
-            format!("at {path}: {}", e.message)
+            format!("at {path}: {}", e.message())
         }
     })
 }
@@ -178,40 +180,69 @@ impl<'a> From<&'a Value> for Arguments<'a> {
 }
 
 /// Valid arguments.
+///
+/// Validating a [`Value`] borrows it when it is already normalized (the usual case: keys in
+/// declaration order, every defaulted field present), and otherwise holds a normalized copy;
+/// validating text always owns the result (`Validated<'static>`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Validated {
+pub struct Validated<'a> {
     /// The arguments normalized: keys in declaration order (other keys after, as they came),
     /// coerced values, defaults filled in, integral numbers of integer fields as integers.
-    pub arguments: Value,
+    pub arguments: Cow<'a, Value>,
     /// Every coercion lax mode applied, in document order (empty in strict mode).
     pub coercions: Vec<Coercion>,
 }
 
-impl Validated {
+impl Validated<'_> {
     /// The arguments as a typed value.
     pub fn deserialize<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        T::deserialize(&self.arguments)
+        T::deserialize(&*self.arguments)
+    }
+
+    /// The normalized arguments, owned.
+    pub fn into_arguments(self) -> Value {
+        self.arguments.into_owned()
+    }
+
+    /// The same result, owning its arguments.
+    pub fn into_owned(self) -> Validated<'static> {
+        Validated {
+            arguments: Cow::Owned(self.arguments.into_owned()),
+            coercions: self.coercions,
+        }
     }
 }
 
-/// Invalid arguments: every problem, and one message for the model.
+/// Invalid arguments: every problem, and one message for the model ([`Invalid::message`],
+/// also the `Display` text), written when asked for.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Invalid {
     /// The tool called.
-    pub tool: String,
+    pub tool: Arc<str>,
     /// The mode used.
     pub mode: Mode,
     /// Every problem, in document order (declared fields first, then unknown keys).
     pub errors: Vec<ValidationError>,
     /// The coercions applied before the problems were found.
     pub coercions: Vec<Coercion>,
+    signature: Arc<str>,
+}
+
+impl Invalid {
     /// One message that lists every problem and reprints the tool's signature.
-    pub message: String,
+    pub fn message(&self) -> String {
+        message::call_message(&self.tool, &self.signature, &self.errors)
+    }
+
+    /// The tool's compact signature, as the message prints it.
+    pub fn signature(&self) -> &str {
+        &self.signature
+    }
 }
 
 impl fmt::Display for Invalid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.message())
     }
 }
 
@@ -219,9 +250,9 @@ impl std::error::Error for Invalid {}
 
 /// The result of [`Validator::call`].
 #[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
+pub enum Outcome<'a> {
     /// The arguments are valid: run the tool with them.
-    Valid(Validated),
+    Valid(Validated<'a>),
     /// The arguments are invalid and the policy is [`OnInvalid::Reply`]: return this text as the
     /// tool's result.
     Reply(String),
@@ -259,11 +290,11 @@ pub enum CompileError {
 /// A tool's compiled validator.
 #[derive(Debug)]
 pub struct Validator {
-    tool: String,
+    tool: Arc<str>,
     default_mode: Mode,
     limits: Limits,
-    signature: String,
-    program: Program,
+    signature: Arc<str>,
+    program: Arc<Program>,
     root: NodeId,
 }
 
@@ -277,11 +308,11 @@ impl Validator {
             return Err(CompileError::Pattern(e.clone()));
         }
         Ok(Validator {
-            tool: tool.name.clone(),
+            tool: tool.name.as_str().into(),
             default_mode: tool.mode.unwrap_or(Mode::Strict),
             limits: Limits::default(),
-            signature: message::signature(module, tool),
-            program: compiler.finish(),
+            signature: message::signature(module, tool).into(),
+            program: Arc::new(compiler.finish()),
             root,
         })
     }
@@ -334,12 +365,18 @@ impl Validator {
     }
 
     /// Validates argument text in the given mode.
-    pub fn validate_str(&self, text: &str, mode: Mode) -> Result<Validated, Invalid> {
+    pub fn validate_str(&self, text: &str, mode: Mode) -> Result<Validated<'static>, Invalid> {
         self.validate(Arguments::Text(text), mode)
+            .map(Validated::into_owned)
     }
 
-    /// Validates a parsed value in the given mode.
-    pub fn validate_value(&self, value: &Value, mode: Mode) -> Result<Validated, Invalid> {
+    /// Validates a parsed value in the given mode. Valid arguments borrow `value` when it is
+    /// already normalized.
+    pub fn validate_value<'a>(
+        &self,
+        value: &'a Value,
+        mode: Mode,
+    ) -> Result<Validated<'a>, Invalid> {
         self.validate(Arguments::Value(value), mode)
     }
 
@@ -348,24 +385,23 @@ impl Validator {
         &self,
         args: impl Into<Arguments<'a>>,
         mode: Mode,
-    ) -> Result<Validated, Invalid> {
+    ) -> Result<Validated<'a>, Invalid> {
         let parsed;
         let mut errors = Vec::new();
         let value = match args.into() {
             Arguments::Text(text) => {
                 if text.len() > self.limits.max_bytes {
-                    let e = ValidationError {
-                        path: String::new(),
-                        code: ErrorCode::TooLarge,
-                        expected: format!("at most {} bytes", self.limits.max_bytes),
-                        got: format!("{} bytes", text.len()),
-                        message: format!(
+                    let e = ValidationError::new(
+                        String::new(),
+                        ErrorCode::TooLarge,
+                        format!("at most {} bytes", self.limits.max_bytes),
+                        format!("{} bytes", text.len()),
+                        format!(
                             "the arguments are {} bytes long, more than the limit of {} bytes",
                             text.len(),
                             self.limits.max_bytes
                         ),
-                        position: None,
-                    };
+                    );
                     return Err(self.invalid(mode, vec![e], Vec::new()));
                 }
                 match parse::parse(text, self.limits.max_depth) {
@@ -380,7 +416,7 @@ impl Validator {
                         let mut arguments = p.value;
                         walk::normalize(&self.program, self.root, &mut arguments, true);
                         return Ok(Validated {
-                            arguments,
+                            arguments: Cow::Owned(arguments),
                             coercions: Vec::new(),
                         });
                     }
@@ -393,11 +429,18 @@ impl Validator {
                 }
             }
             Arguments::Value(v) => {
-                // As for text: valid as sent (and not too deep), so normalized from a copy,
-                // without the full run.
-                if walk::accepts_within(&self.program, self.root, v, self.limits.max_depth) {
-                    let mut arguments = v.clone();
-                    walk::normalize(&self.program, self.root, &mut arguments, true);
+                // As for text: valid as sent (and not too deep), so normalized without the full
+                // run, and borrowed when normalizing would change nothing.
+                let (valid, normal) =
+                    walk::accepts_normal(&self.program, self.root, v, self.limits.max_depth);
+                if valid {
+                    let arguments = if normal {
+                        Cow::Borrowed(v)
+                    } else {
+                        let mut arguments = v.clone();
+                        walk::normalize(&self.program, self.root, &mut arguments, true);
+                        Cow::Owned(arguments)
+                    };
                     return Ok(Validated {
                         arguments,
                         coercions: Vec::new(),
@@ -407,30 +450,49 @@ impl Validator {
                     .then(|| walk::too_deep(v, self.limits.max_depth))
                     .flatten();
                 if let Some(path) = too_deep {
-                    let e = ValidationError {
+                    let e = ValidationError::new(
                         path,
-                        code: ErrorCode::TooDeep,
-                        expected: format!("at most {} levels of nesting", self.limits.max_depth),
-                        got: format!("more than {}", self.limits.max_depth),
-                        message: format!(
+                        ErrorCode::TooDeep,
+                        format!("at most {} levels of nesting", self.limits.max_depth),
+                        format!("more than {}", self.limits.max_depth),
+                        format!(
                             "the arguments nest deeper than {} levels",
                             self.limits.max_depth
                         ),
-                        position: None,
-                    };
+                    );
                     return Err(self.invalid(mode, vec![e], Vec::new()));
                 }
                 v
             }
         };
-        let mut run = walk::Run::new(&self.program, mode == Mode::Lax);
+        // Strict mode only needs the problems here (valid values took the fast path above), so
+        // the run builds no output.
+        let mut run = match mode {
+            Mode::Strict => walk::Run::errors_only(&self.program),
+            Mode::Lax => walk::Run::new(&self.program, true),
+        };
         let out = run.walk(self.root, value);
-        errors.extend(run.errors);
+        if errors.is_empty() {
+            errors = run.errors;
+        } else {
+            errors.extend(run.errors);
+        }
         match out {
-            Some(arguments) if errors.is_empty() => Ok(Validated {
-                arguments,
-                coercions: run.coercions,
-            }),
+            Some(arguments) if errors.is_empty() => {
+                let arguments = if mode == Mode::Strict {
+                    // Not reached: the strict check and the strict run agree. Kept so that a
+                    // disagreement still returns correct arguments.
+                    let mut arguments = value.clone();
+                    walk::normalize(&self.program, self.root, &mut arguments, true);
+                    arguments
+                } else {
+                    arguments
+                };
+                Ok(Validated {
+                    arguments: Cow::Owned(arguments),
+                    coercions: run.coercions,
+                })
+            }
             _ => Err(self.invalid(mode, errors, run.coercions)),
         }
     }
@@ -441,13 +503,12 @@ impl Validator {
         errors: Vec<ValidationError>,
         coercions: Vec<Coercion>,
     ) -> Invalid {
-        let message = message::call_message(&self.tool, &self.signature, &errors);
         Invalid {
-            tool: self.tool.clone(),
+            tool: Arc::clone(&self.tool),
             mode,
             errors,
             coercions,
-            message,
+            signature: Arc::clone(&self.signature),
         }
     }
 
@@ -457,12 +518,12 @@ impl Validator {
         &self,
         args: impl Into<Arguments<'a>>,
         options: CallOptions,
-    ) -> Result<Outcome, Invalid> {
+    ) -> Result<Outcome<'a>, Invalid> {
         let mode = options.mode.unwrap_or(self.default_mode);
         match self.validate(args, mode) {
             Ok(v) => Ok(Outcome::Valid(v)),
             Err(invalid) => match options.on_invalid {
-                OnInvalid::Reply => Ok(Outcome::Reply(invalid.message)),
+                OnInvalid::Reply => Ok(Outcome::Reply(invalid.message())),
                 OnInvalid::Raise => Err(invalid),
             },
         }

@@ -70,6 +70,18 @@ pub fn equal(a: &Number, b: &Number) -> bool {
     cmp(a, b) == Ordering::Equal
 }
 
+/// The number as a double, when the double is exactly the number.
+pub fn exact_f64(n: &Number) -> Option<f64> {
+    const LIMIT: u64 = 1 << 53;
+    if n.is_f64() {
+        n.as_f64()
+    } else if let Some(i) = n.as_i64() {
+        (i.unsigned_abs() <= LIMIT).then_some(i as f64)
+    } else {
+        n.as_u64().filter(|&u| u <= LIMIT).map(|u| u as f64)
+    }
+}
+
 /// Whether a number is an integer in the JSON Schema sense (zero fractional part).
 pub fn is_integer(n: &Number) -> bool {
     n.is_i64()

@@ -71,33 +71,37 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<Validati
         Err(e) => {
             let position = position(text, &e);
             if let Some(path) = state.too_deep {
-                return Err(Box::new(ValidationError {
-                    path,
-                    code: ErrorCode::TooDeep,
-                    expected: format!("at most {max_depth} levels of nesting"),
-                    got: format!("more than {max_depth}"),
-                    message: format!(
-                        "the arguments nest deeper than {max_depth} levels (at line {}, column {})",
-                        position.line, position.column
-                    ),
-                    position: Some(position),
-                }));
+                return Err(Box::new(
+                    ValidationError::new(
+                        path,
+                        ErrorCode::TooDeep,
+                        format!("at most {max_depth} levels of nesting"),
+                        format!("more than {max_depth}"),
+                        format!(
+                            "the arguments nest deeper than {max_depth} levels (at line {}, column {})",
+                            position.line, position.column
+                        ),
+                    )
+                    .with_position(position),
+                ));
             }
             let text_message = e.to_string();
             let reason = text_message
                 .rsplit_once(" at line ")
                 .map_or(text_message.as_str(), |(head, _)| head);
-            Err(Box::new(ValidationError {
-                path: String::new(),
-                code: ErrorCode::InvalidJson,
-                expected: "a JSON object".into(),
-                got: "text that is not JSON".into(),
-                message: format!(
-                    "the arguments are not valid JSON: {reason} at line {}, column {}",
-                    position.line, position.column
-                ),
-                position: Some(position),
-            }))
+            Err(Box::new(
+                ValidationError::new(
+                    String::new(),
+                    ErrorCode::InvalidJson,
+                    "a JSON object",
+                    "text that is not JSON",
+                    format!(
+                        "the arguments are not valid JSON: {reason} at line {}, column {}",
+                        position.line, position.column
+                    ),
+                )
+                .with_position(position),
+            ))
         }
     }
 }
@@ -238,18 +242,17 @@ impl<'de> Visitor<'de> for Seed<'_> {
                 Entry::Occupied(e) => {
                     let key = e.key();
                     let shown = shorten(&Value::String(key.clone()));
-                    self.state.duplicates.push(ValidationError {
-                        path: format!("/{}", escape_pointer(key)),
-                        code: ErrorCode::DuplicateKey,
-                        expected: "each key at most once".into(),
-                        got: format!("{shown} twice"),
-                        message: format!(
+                    self.state.duplicates.push(ValidationError::new(
+                        format!("/{}", escape_pointer(key)),
+                        ErrorCode::DuplicateKey,
+                        "each key at most once",
+                        format!("{shown} twice"),
+                        format!(
                             "the key {shown} appears more than once (first {}, then {}); send it once",
                             shorten(e.get()),
                             shorten(&value)
                         ),
-                        position: None,
-                    });
+                    ));
                 }
             }
         }

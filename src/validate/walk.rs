@@ -1,18 +1,22 @@
 //! Running a compiled program over a value: the full run, which collects every problem and
 //! builds the normalized arguments, and the fast accept/reject check, which builds nothing.
 
+use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
 
-use crate::suggest::did_you_mean;
-
 use super::coerce::{self, Coercion, CoercionRule};
-use super::compile::{Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck};
-use super::error::{escape_pointer, ErrorCode, ValidationError};
-use super::message::{got, json_text, kind, shorten};
+use super::compile::{
+    same_str, Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck,
+};
+use super::error::{
+    escape_pointer, Clip, ErrorCode, NumberRule, Present, Problem, Shown, ValidationError,
+};
+use super::message::{got, json_text, shorten};
 use super::number;
 
 /// JSON equality as JSON Schema defines it: numbers by value (1 equals 1.0), objects regardless
@@ -67,7 +71,15 @@ fn json_hash(v: &Value) -> u64 {
 pub(crate) fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
     if items.len() <= 16 {
         for (i, item) in items.iter().enumerate() {
-            if let Some(j) = items[..i].iter().position(|x| json_equal(x, item)) {
+            let earlier = &items[..i];
+            let found = match item {
+                // Strings equal only strings, byte for byte.
+                Value::String(s) => earlier
+                    .iter()
+                    .position(|x| matches!(x, Value::String(t) if same_str(t, s))),
+                _ => earlier.iter().position(|x| json_equal(x, item)),
+            };
+            if let Some(j) = found {
                 return Some((j, i));
             }
         }
@@ -118,9 +130,27 @@ pub(crate) fn exceeds_depth(value: &Value, max: usize) -> bool {
     }
 }
 
+/// Appends `/i` to a path without the formatting machinery.
+fn push_index(path: &mut String, mut i: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (i % 10) as u8;
+        i /= 10;
+        if i == 0 {
+            break;
+        }
+    }
+    path.push('/');
+    for &d in &digits[at..] {
+        path.push(char::from(d));
+    }
+}
+
 /// One full run over a value.
 pub(crate) struct Run<'p> {
-    prog: &'p Program,
+    prog: &'p Arc<Program>,
     lax: bool,
     pub errors: Vec<ValidationError>,
     pub coercions: Vec<Coercion>,
@@ -131,70 +161,93 @@ pub(crate) struct Run<'p> {
     /// Whether absent optional fields get their defaults (off while judging `@unique` on the
     /// values as sent, see [`Run::walk`]).
     fill_defaults: bool,
+    /// Whether the normalized value is built. Off for strict runs that only collect the
+    /// problems (the walk then returns `Some(Value::Null)` for every valid value); lax runs
+    /// always build, since coercions decide uniqueness.
+    build: bool,
+    /// How many containers deep the walk is.
+    level: usize,
 }
 
-fn an(kind: &str) -> &'static str {
-    match kind {
-        "integer" => "an integer",
-        "number" => "a number",
-        "string" => "a string",
-        "boolean" => "a boolean (true or false)",
-        "array" => "an array",
-        "object" => "an object",
-        "map" => "an object",
-        "null" => "null",
-        _ => "a value of the right type",
-    }
-}
+/// Down to this many levels, a run that only collects strict problems first asks the fast
+/// check about each value and walks only the values it rejects (most of an invalid call is
+/// valid). Deeper down it walks everything, so that no value is checked more than this many
+/// times over.
+const SKIP_VALID_LEVELS: usize = 8;
 
 impl<'p> Run<'p> {
-    pub fn new(prog: &'p Program, lax: bool) -> Self {
+    pub fn new(prog: &'p Arc<Program>, lax: bool) -> Self {
         Run {
             prog,
             lax,
             errors: Vec::new(),
             coercions: Vec::new(),
-            path: String::new(),
+            path: String::with_capacity(64),
             definition: false,
             fill_defaults: true,
+            build: true,
+            level: 0,
         }
     }
 
-    /// A strict run whose messages speak to the author of a definition (`expected an integer,
-    /// got string "1"`), for checking defaults and examples.
-    pub fn for_definitions(prog: &'p Program) -> Self {
+    /// A strict run that only collects the problems: the walk returns `Some(Value::Null)`
+    /// instead of the normalized value.
+    pub fn errors_only(prog: &'p Arc<Program>) -> Self {
         Run {
-            definition: true,
+            build: false,
             ..Run::new(prog, false)
         }
     }
 
-    fn error(&mut self, id: NodeId, code: ErrorCode, value: &Value, message: String) {
-        self.errors.push(ValidationError {
-            path: self.path.clone(),
-            code,
-            expected: self.prog.expected.get(id).cloned().unwrap_or_default(),
-            got: got(value),
-            message,
-            position: None,
-        });
+    /// A strict run whose messages speak to the author of a definition (`expected an integer,
+    /// got string "1"`), for checking defaults and examples. It builds no value.
+    pub fn for_definitions(prog: &'p Arc<Program>) -> Self {
+        Run {
+            definition: true,
+            build: false,
+            ..Run::new(prog, false)
+        }
     }
 
-    fn wrong_type(&mut self, id: NodeId, want: &str, value: &Value) {
+    /// The output for a valid value: built by `f` when the run builds values.
+    fn out(&self, f: impl FnOnce() -> Value) -> Option<Value> {
+        Some(if self.build { f() } else { Value::Null })
+    }
+
+    /// A problem whose message is written at once (a definition's messages).
+    fn error(&mut self, id: NodeId, code: ErrorCode, value: &Value, message: String) {
+        self.errors.push(ValidationError::new(
+            self.path.clone(),
+            code,
+            self.prog.expected.get(id).cloned().unwrap_or_default(),
+            got(value),
+            message,
+        ));
+    }
+
+    /// A problem whose texts are written on demand.
+    fn fail(&mut self, id: NodeId, code: ErrorCode, value: &Value, problem: Problem) {
+        self.errors.push(ValidationError::found(
+            self.path.clone(),
+            code,
+            self.prog,
+            id,
+            Shown::new(value),
+            problem,
+        ));
+    }
+
+    fn wrong_type(&mut self, id: NodeId, want: &'static str, value: &Value) {
         if self.definition {
             let message = format!("expected {}, got {}", an_plain(want), describe(value));
             return self.error(id, ErrorCode::WrongType, value, message);
         }
-        let mut message = if self.path.is_empty() && want == "object" {
-            format!("Arguments must be an object, got {}.", kind(value))
-        } else {
-            format!("must be {}, got {}", an(want), got(value))
+        let problem = Problem::WrongType {
+            want,
+            root_object: self.path.is_empty() && want == "object",
+            hint: hint(want, value),
         };
-        if let Some(hint) = hint(want, value) {
-            message.push_str("; ");
-            message.push_str(hint);
-        }
-        self.error(id, ErrorCode::WrongType, value, message);
+        self.fail(id, ErrorCode::WrongType, value, problem);
     }
 
     fn coerced(&mut self, rule: CoercionRule, from: &Value, to: Value) -> Value {
@@ -211,17 +264,40 @@ impl<'p> Run<'p> {
         let len = self.path.len();
         self.path.push('/');
         self.path.push_str(seg);
+        self.level += 1;
         let r = f(self);
+        self.level -= 1;
+        self.path.truncate(len);
+        r
+    }
+
+    fn with_index<T>(&mut self, i: usize, f: impl FnOnce(&mut Self) -> T) -> T {
+        let len = self.path.len();
+        push_index(&mut self.path, i);
+        self.level += 1;
+        let r = f(self);
+        self.level -= 1;
         self.path.truncate(len);
         r
     }
 
     /// Validates `value` against node `id`; the normalized value when it (and everything in it)
-    /// is valid.
+    /// is valid (`Value::Null` in its place when the run builds no values).
     pub fn walk(&mut self, id: NodeId, value: &Value) -> Option<Value> {
         let prog = self.prog;
+        // Strict mode's problems are exactly what the fast check rejects, so a value it
+        // accepts has none. (The arguments themselves were checked by the caller; their depth
+        // is within the limit.)
+        if !self.build
+            && !self.lax
+            && !self.definition
+            && (1..=SKIP_VALID_LEVELS).contains(&self.level)
+            && accepts(prog, id, value)
+        {
+            return Some(Value::Null);
+        }
         match &prog.nodes[id] {
-            Node::Any => Some(value.clone()),
+            Node::Any => self.out(|| value.clone()),
             Node::Never => {
                 let message = if self.definition {
                     "expected no value (`never`)".to_string()
@@ -241,7 +317,7 @@ impl<'p> Run<'p> {
                 }
             }
             Node::Boolean => match value {
-                Value::Bool(_) => Some(value.clone()),
+                Value::Bool(_) => self.out(|| value.clone()),
                 Value::String(s) if self.lax => match coerce::boolean_from_str(s) {
                     Ok(b) => {
                         Some(self.coerced(CoercionRule::BooleanFromString, value, Value::Bool(b)))
@@ -309,8 +385,10 @@ impl<'p> Run<'p> {
             }
             Node::String(check) => {
                 let (s, from_number) = match value {
-                    Value::String(s) => (s.clone(), false),
-                    Value::Number(n) if self.lax => (coerce::string_from_number(n), true),
+                    Value::String(s) => (Cow::Borrowed(s.as_str()), false),
+                    Value::Number(n) if self.lax => {
+                        (Cow::Owned(coerce::string_from_number(n)), true)
+                    }
                     _ => {
                         self.wrong_type(id, "string", value);
                         return None;
@@ -319,12 +397,12 @@ impl<'p> Run<'p> {
                 if !self.string_rules(id, check, &s, value) {
                     return None;
                 }
-                let out = Value::String(s);
-                Some(if from_number {
-                    self.coerced(CoercionRule::StringFromNumber, value, out)
+                if from_number {
+                    let out = Value::String(s.into_owned());
+                    Some(self.coerced(CoercionRule::StringFromNumber, value, out))
                 } else {
-                    out
-                })
+                    self.out(|| Value::String(s.into_owned()))
+                }
             }
             Node::Const(c) => self.one_of(id, std::slice::from_ref(c), value),
             Node::Enum(values) => self.one_of(id, values, value),
@@ -344,23 +422,23 @@ impl<'p> Run<'p> {
                 let mut ok = true;
                 let len = items.len() as u64;
                 if let Some(min) = check.min_items.filter(|&m| len < m) {
-                    let s = if min == 1 { "" } else { "s" };
-                    let message = if self.definition {
-                        format!("expected at least {min} items, got {len}")
+                    if self.definition {
+                        let message = format!("expected at least {min} items, got {len}");
+                        self.error(id, ErrorCode::TooFewItems, value, message);
                     } else {
-                        format!("must have at least {min} item{s}, got {len}")
-                    };
-                    self.error(id, ErrorCode::TooFewItems, value, message);
+                        let problem = Problem::TooFewItems { len };
+                        self.fail(id, ErrorCode::TooFewItems, value, problem);
+                    }
                     ok = false;
                 }
                 if let Some(max) = check.max_items.filter(|&m| len > m) {
-                    let s = if max == 1 { "" } else { "s" };
-                    let message = if self.definition {
-                        format!("expected at most {max} items, got {len}")
+                    if self.definition {
+                        let message = format!("expected at most {max} items, got {len}");
+                        self.error(id, ErrorCode::TooManyItems, value, message);
                     } else {
-                        format!("must have at most {max} item{s}, got {len}")
-                    };
-                    self.error(id, ErrorCode::TooManyItems, value, message);
+                        let problem = Problem::TooManyItems { len };
+                        self.fail(id, ErrorCode::TooManyItems, value, problem);
+                    }
                     ok = false;
                 }
                 // A definition's problems are listed in the order the author reads them:
@@ -375,22 +453,26 @@ impl<'p> Run<'p> {
                         ok = false;
                     }
                 }
-                let mut out = Vec::with_capacity(items.len());
+                let mut out = Vec::with_capacity(if self.build { items.len() } else { 0 });
                 let mut items_ok = true;
                 let coercions_before = self.coercions.len();
                 for (i, item) in items.iter().enumerate() {
-                    match self.with_segment(&i.to_string(), |r| r.walk(check.item(i), item)) {
-                        Some(v) => out.push(v),
+                    match self.with_index(i, |r| r.walk(check.item(i), item)) {
+                        Some(v) if self.build => out.push(v),
+                        Some(_) => {}
                         None => items_ok = false,
                     }
                 }
                 if check.unique && !unique_checked {
-                    let mut dup = if items_ok {
+                    // Without building, the run is strict: normalizing keeps equal items equal
+                    // and distinct items distinct (defaults aside, see below), so the items as
+                    // sent decide.
+                    let mut dup = if items_ok && self.build {
                         first_duplicate(&out)
                     } else {
                         first_duplicate(items)
                     };
-                    if items_ok && dup.is_some() && self.fill_defaults {
+                    if items_ok && dup.is_some() && self.fill_defaults && self.build {
                         // Defaults are annotations: items that differ only in a field one of
                         // them leaves out are distinct, as JSON Schema judges them. Judge the
                         // items as sent (coerced, without defaults), and if they are distinct,
@@ -403,6 +485,8 @@ impl<'p> Run<'p> {
                             path: String::new(),
                             definition: self.definition,
                             fill_defaults: false,
+                            build: true,
+                            level: self.level,
                         };
                         let mut bare_items = Vec::with_capacity(items.len());
                         for (i, item) in items.iter().enumerate() {
@@ -422,47 +506,55 @@ impl<'p> Run<'p> {
                     }
                     if let Some((a, b)) = dup {
                         let shown = shorten(&items[b]);
-                        self.error(
-                            id,
-                            ErrorCode::DuplicateItems,
-                            value,
-                            format!("items must be unique, but items {a} and {b} are equal ({shown}); remove the repeats"),
-                        );
+                        let problem = Problem::Duplicate { a, b, shown };
+                        self.fail(id, ErrorCode::DuplicateItems, value, problem);
                         ok = false;
                     }
                 }
-                (ok && items_ok).then_some(Value::Array(out))
+                if !(ok && items_ok) {
+                    return None;
+                }
+                self.out(|| Value::Array(out))
             }
             Node::Object(check) => self.object(id, check, value),
         }
     }
 
-    /// The message for a model, or for the author of a definition.
-    fn say(&self, call: impl FnOnce() -> String, definition: impl FnOnce() -> String) -> String {
-        if self.definition {
-            definition()
-        } else {
-            call()
-        }
+    fn not_coercible(&mut self, id: NodeId, want: &'static str, value: &Value, why: &'static str) {
+        let problem = Problem::NotCoercible { want, why };
+        self.fail(id, ErrorCode::NotCoercible, value, problem);
     }
 
-    fn not_coercible(&mut self, id: NodeId, want: &str, value: &Value, why: &str) {
-        let message = format!("must be {}, got {}: {why}", an(want), got(value));
-        self.error(id, ErrorCode::NotCoercible, value, message);
+    /// A broken number rule: a definition's message at once, a model's on demand.
+    fn number_error(
+        &mut self,
+        id: NodeId,
+        code: ErrorCode,
+        rule: NumberRule,
+        n: &Number,
+        value: &Value,
+        definition: impl FnOnce() -> String,
+    ) {
+        if self.definition {
+            let message = definition();
+            self.error(id, code, value, message);
+        } else {
+            let problem = Problem::Number { rule, n: n.clone() };
+            self.fail(id, code, value, problem);
+        }
     }
 
     fn number_rules(&mut self, id: NodeId, c: &NumberCheck, n: &Number, value: &Value) -> bool {
         let before = self.errors.len();
         use std::cmp::Ordering::*;
         if let Some(min) = c.minimum.as_ref().filter(|m| number::cmp(n, m) == Less) {
-            self.error(
+            self.number_error(
                 id,
                 ErrorCode::BelowMinimum,
+                NumberRule::Minimum,
+                n,
                 value,
-                self.say(
-                    || format!("must be at least {min}, got {n}"),
-                    || format!("expected at least {}, got {n}", plain(min)),
-                ),
+                || format!("expected at least {}, got {n}", plain(min)),
             );
         }
         if let Some(min) = c
@@ -470,25 +562,23 @@ impl<'p> Run<'p> {
             .as_ref()
             .filter(|m| number::cmp(n, m) != Greater)
         {
-            self.error(
+            self.number_error(
                 id,
                 ErrorCode::BelowMinimum,
+                NumberRule::ExclusiveMinimum,
+                n,
                 value,
-                self.say(
-                    || format!("must be greater than {min}, got {n}"),
-                    || format!("expected more than {}, got {n}", plain(min)),
-                ),
+                || format!("expected more than {}, got {n}", plain(min)),
             );
         }
         if let Some(max) = c.maximum.as_ref().filter(|m| number::cmp(n, m) == Greater) {
-            self.error(
+            self.number_error(
                 id,
                 ErrorCode::AboveMaximum,
+                NumberRule::Maximum,
+                n,
                 value,
-                self.say(
-                    || format!("must be at most {max}, got {n}"),
-                    || format!("expected at most {}, got {n}", plain(max)),
-                ),
+                || format!("expected at most {}, got {n}", plain(max)),
             );
         }
         if let Some(max) = c
@@ -496,14 +586,13 @@ impl<'p> Run<'p> {
             .as_ref()
             .filter(|m| number::cmp(n, m) != Less)
         {
-            self.error(
+            self.number_error(
                 id,
                 ErrorCode::AboveMaximum,
+                NumberRule::ExclusiveMaximum,
+                n,
                 value,
-                self.say(
-                    || format!("must be less than {max}, got {n}"),
-                    || format!("expected less than {}, got {n}", plain(max)),
-                ),
+                || format!("expected less than {}, got {n}", plain(max)),
             );
         }
         if let Some(m) = c
@@ -511,14 +600,13 @@ impl<'p> Run<'p> {
             .as_ref()
             .filter(|m| !number::is_multiple_of(n, m))
         {
-            self.error(
+            self.number_error(
                 id,
                 ErrorCode::NotMultiple,
+                NumberRule::MultipleOf,
+                n,
                 value,
-                self.say(
-                    || format!("must be a multiple of {m}, got {n}"),
-                    || format!("expected a multiple of {}, got {n}", plain(m)),
-                ),
+                || format!("expected a multiple of {}, got {n}", plain(m)),
             );
         }
         self.errors.len() == before
@@ -529,42 +617,31 @@ impl<'p> Run<'p> {
         if c.min_length.is_some() || c.max_length.is_some() {
             let len = s.chars().count() as u64;
             if let Some(min) = c.min_length.filter(|&m| len < m) {
-                let unit = if min == 1 { "character" } else { "characters" };
-                self.error(
-                    id,
-                    ErrorCode::TooShort,
-                    value,
-                    self.say(
-                        || format!("must be at least {min} {unit} long, got {len}"),
-                        || format!("expected at least {min} characters, got {len}"),
-                    ),
-                );
+                if self.definition {
+                    let message = format!("expected at least {min} characters, got {len}");
+                    self.error(id, ErrorCode::TooShort, value, message);
+                } else {
+                    self.fail(id, ErrorCode::TooShort, value, Problem::TooShort { len });
+                }
             }
             if let Some(max) = c.max_length.filter(|&m| len > m) {
-                let unit = if max == 1 { "character" } else { "characters" };
-                self.error(
-                    id,
-                    ErrorCode::TooLong,
-                    value,
-                    self.say(
-                        || format!("must be at most {max} {unit} long, got {len}"),
-                        || format!("expected at most {max} characters, got {len}"),
-                    ),
-                );
+                if self.definition {
+                    let message = format!("expected at most {max} characters, got {len}");
+                    self.error(id, ErrorCode::TooLong, value, message);
+                } else {
+                    self.fail(id, ErrorCode::TooLong, value, Problem::TooLong { len });
+                }
             }
         }
         if let Some((text, re)) = &c.pattern {
             if !re.is_match(s) {
-                let shown = shorten(&Value::String(s.to_string()));
-                self.error(
-                    id,
-                    ErrorCode::PatternMismatch,
-                    value,
-                    self.say(
-                        || format!("must match the pattern /{text}/, got {shown}"),
-                        || format!("expected a string matching /{text}/, got {s:?}"),
-                    ),
-                );
+                if self.definition {
+                    let message = format!("expected a string matching /{text}/, got {s:?}");
+                    self.error(id, ErrorCode::PatternMismatch, value, message);
+                } else {
+                    let problem = Problem::Pattern { s: Clip::new(s) };
+                    self.fail(id, ErrorCode::PatternMismatch, value, problem);
+                }
             }
         }
         self.errors.len() == before
@@ -574,7 +651,7 @@ impl<'p> Run<'p> {
     /// type of each allowed value.
     fn one_of(&mut self, id: NodeId, allowed: &[Value], value: &Value) -> Option<Value> {
         if let Some(m) = allowed.iter().find(|m| json_equal(m, value)) {
-            return Some(m.clone());
+            return self.out(|| m.clone());
         }
         if self.lax {
             for m in allowed {
@@ -600,82 +677,81 @@ impl<'p> Run<'p> {
             self.error(id, ErrorCode::NotAllowed, value, message);
             return None;
         }
-        let list: Vec<String> = allowed.iter().take(20).map(shorten).collect();
-        let mut message = if allowed.len() == 1 {
-            format!("must be {}, got {}", list.join(""), got(value))
-        } else {
-            let more = if allowed.len() > 20 { ", …" } else { "" };
-            format!(
-                "must be one of {}{more}, got {}",
-                list.join(", "),
-                got(value)
-            )
+        let shown = Shown::new(value);
+        let long = match (&shown, value) {
+            (Shown::Str(c), Value::String(s)) if !c.is_whole() => Some(s.clone()),
+            _ => None,
         };
-        if let Value::String(s) = value {
-            let names = allowed.iter().filter_map(Value::as_str);
-            if let Some(close) = did_you_mean(s, names) {
-                message.push_str(&format!(
-                    "; did you mean {}?",
-                    json_text(&Value::String(close.to_string()))
-                ));
-            }
-        }
-        self.error(id, ErrorCode::NotAllowed, value, message);
+        self.errors.push(ValidationError::found(
+            self.path.clone(),
+            ErrorCode::NotAllowed,
+            self.prog,
+            id,
+            shown,
+            Problem::NotAllowed { long },
+        ));
         None
     }
 
     fn any_of(&mut self, id: NodeId, members: &[NodeId], value: &Value) -> Option<Value> {
-        // Without coercion first, so that lax mode prefers a member the value already fits.
-        let passes: &[bool] = if self.lax { &[false, true] } else { &[false] };
-        let mut first_reason: Option<String> = None;
-        for &lax in passes {
-            for &m in members {
-                let mut trial = Run {
-                    prog: self.prog,
-                    lax,
-                    errors: Vec::new(),
-                    coercions: Vec::new(),
-                    path: self.path.clone(),
-                    definition: self.definition,
-                    fill_defaults: self.fill_defaults,
-                };
-                if let Some(v) = trial.walk(m, value) {
-                    if trial.errors.is_empty() {
-                        self.coercions.extend(trial.coercions);
-                        return Some(v);
+        // A strict run that builds nothing only needs to know whether a member accepts the
+        // value (the fast check is exactly that); the members' problems are not reported.
+        if !self.build && !self.lax && !self.definition {
+            if members.iter().any(|&m| accepts(self.prog, m, value)) {
+                return Some(Value::Null);
+            }
+        } else {
+            // Without coercion first, so that lax mode prefers a member the value already fits.
+            let passes: &[bool] = if self.lax { &[false, true] } else { &[false] };
+            let mut first_reason: Option<String> = None;
+            for &lax in passes {
+                for &m in members {
+                    let mut trial = Run {
+                        prog: self.prog,
+                        lax,
+                        errors: Vec::new(),
+                        coercions: Vec::new(),
+                        path: self.path.clone(),
+                        definition: self.definition,
+                        fill_defaults: self.fill_defaults,
+                        build: self.build || lax,
+                        level: self.level,
+                    };
+                    if let Some(v) = trial.walk(m, value) {
+                        if trial.errors.is_empty() {
+                            self.coercions.extend(trial.coercions);
+                            return Some(v);
+                        }
+                    }
+                    if first_reason.is_none() {
+                        first_reason = trial
+                            .errors
+                            .into_iter()
+                            .next()
+                            .map(|e| e.message().into_owned());
                     }
                 }
-                if first_reason.is_none() {
-                    first_reason = trial.errors.into_iter().next().map(|e| e.message);
-                }
+            }
+            if self.definition {
+                let reason = first_reason.unwrap_or_default();
+                let message = format!("matches no member of the union ({reason})");
+                self.error(id, ErrorCode::NoMatch, value, message);
+                return None;
             }
         }
-        if self.definition {
-            let reason = first_reason.unwrap_or_default();
-            let message = format!("matches no member of the union ({reason})");
-            self.error(id, ErrorCode::NoMatch, value, message);
-            return None;
-        }
         // When exactly one member has the value's JSON type, its errors are the useful ones.
-        let same_kind: Vec<NodeId> = members
+        let mut same_kind = members
             .iter()
             .copied()
-            .filter(|&m| node_kind_matches(self.prog, m, value))
-            .collect();
-        if let [only] = same_kind[..] {
+            .filter(|&m| node_kind_matches(self.prog, m, value));
+        if let (Some(only), None) = (same_kind.next(), same_kind.next()) {
             let errors_before = self.errors.len();
             self.walk(only, value);
             if self.errors.len() > errors_before {
                 return None;
             }
         }
-        let expected = self.prog.expected.get(id).cloned().unwrap_or_default();
-        self.error(
-            id,
-            ErrorCode::NoMatch,
-            value,
-            format!("must be {expected}, got {}", got(value)),
-        );
+        self.fail(id, ErrorCode::NoMatch, value, Problem::NoMatch);
         None
     }
 
@@ -685,11 +761,41 @@ impl<'p> Run<'p> {
             return None;
         };
         let root = self.path.is_empty();
-        let noun = if root { "parameter" } else { "field" };
-        let mut out = Map::with_capacity(check.fields.len().max(map.len()));
+        let mut out = if self.build {
+            Map::with_capacity(check.fields.len().max(map.len()))
+        } else {
+            Map::new()
+        };
         let mut ok = true;
-        for f in &check.fields {
-            match map.get(&f.name) {
+        // What was sent for each field, found in one pass over the keys (small objects are
+        // scanned, which is cheaper than hashing every declared name).
+        let mut small: [Option<&Value>; 16] = [None; 16];
+        let large: Vec<Option<&Value>>;
+        let mut unknown = false;
+        let slots: &[Option<&Value>] = if check.fields.len() <= 16 {
+            let mut next = 0;
+            for (k, v) in map {
+                match check.lookup_from(k, next) {
+                    Some(i) => {
+                        small[i] = Some(v);
+                        next = i + 1;
+                    }
+                    None => unknown = true,
+                }
+            }
+            &small[..check.fields.len()]
+        } else {
+            large = check.fields.iter().map(|f| map.get(&f.name)).collect();
+            unknown = map.len() > large.iter().flatten().count();
+            &large
+        };
+        // Which of the first 64 fields were sent (for the suggestions of unknown keys).
+        let mut present = 0u64;
+        for (i, (f, &sent)) in check.fields.iter().zip(slots).enumerate() {
+            if sent.is_some() && i < 64 {
+                present |= 1 << i;
+            }
+            match sent {
                 Some(Value::Null) if self.lax && !f.required && !f.accepts_null => {
                     self.with_segment(&f.pointer, |r| {
                         r.coercions.push(Coercion {
@@ -705,125 +811,118 @@ impl<'p> Run<'p> {
                 }
                 Some(v) => match self.with_segment(&f.pointer, |r| r.walk(f.node, v)) {
                     Some(x) => {
-                        out.insert(f.name.clone(), x);
+                        if self.build {
+                            out.insert(f.name.clone(), x);
+                        }
                     }
                     None => {
                         ok = false;
                         if v.is_null() && !f.required && !f.accepts_null && !self.definition {
                             if let Some(e) = self.errors.last_mut() {
-                                e.message.push_str(
-                                    "; to leave it out, omit the key instead of sending null",
-                                );
+                                e.set_omit_null();
                             }
                         }
                     }
                 },
                 None if f.required => {
                     ok = false;
-                    let message = if self.definition {
-                        format!("missing required field `{}`", f.name)
+                    let error = if self.definition {
+                        ValidationError::new(
+                            String::new(),
+                            ErrorCode::MissingField,
+                            f.type_text.clone(),
+                            "nothing",
+                            format!("missing required field `{}`", f.name),
+                        )
                     } else {
-                        let mut m = format!(
-                            "missing required {noun} `{}` of type `{}`",
-                            f.name, f.type_text
-                        );
-                        if let Some(d) = &f.description {
-                            m.push_str(": ");
-                            m.push_str(d.trim());
-                        }
-                        m
+                        ValidationError::found(
+                            String::new(),
+                            ErrorCode::MissingField,
+                            self.prog,
+                            id,
+                            Shown::Null,
+                            Problem::Missing { field: i, root },
+                        )
                     };
                     self.with_segment(&f.pointer, |r| {
-                        r.errors.push(ValidationError {
-                            path: r.path.clone(),
-                            code: ErrorCode::MissingField,
-                            expected: f.type_text.clone(),
-                            got: "nothing".into(),
-                            message,
-                            position: None,
-                        })
+                        let mut error = error;
+                        error.path = r.path.clone();
+                        r.errors.push(error)
                     });
                 }
                 None => {
-                    if let Some(d) = f.default.as_ref().filter(|_| self.fill_defaults) {
-                        out.insert(f.name.clone(), d.clone());
+                    if self.build {
+                        if let Some(d) = f.default.as_ref().filter(|_| self.fill_defaults) {
+                            out.insert(f.name.clone(), d.clone());
+                        }
                     }
                 }
             }
         }
         for (k, v) in map {
-            if check.index.contains_key(k) {
+            if !unknown || check.lookup(k).is_some() {
                 continue;
             }
             match &check.extra {
                 Extra::Open => {
-                    out.insert(k.clone(), v.clone());
+                    if self.build {
+                        out.insert(k.clone(), v.clone());
+                    }
                 }
                 Extra::Schema(node) => {
                     match self.with_segment(&escape_pointer(k), |r| r.walk(*node, v)) {
                         Some(x) => {
-                            out.insert(k.clone(), x);
+                            if self.build {
+                                out.insert(k.clone(), x);
+                            }
                         }
                         None => ok = false,
                     }
                 }
                 Extra::Closed => {
                     ok = false;
-                    let shown = json_text(&Value::String(k.clone()));
-                    let shown = if shown.chars().count() > 62 {
-                        shorten(&Value::String(k.clone()))
-                    } else {
-                        shown
-                    };
-                    // Likeliest first: required fields that are missing, then absent fields, then any.
-                    let absent = |f: &&super::compile::FieldCheck| !map.contains_key(&f.name);
-                    let close = did_you_mean(
-                        k,
-                        check
-                            .fields
-                            .iter()
-                            .filter(|f| f.required)
-                            .filter(absent)
-                            .map(|f| f.name.as_str()),
-                    )
-                    .or_else(|| {
-                        did_you_mean(
-                            k,
-                            check.fields.iter().filter(absent).map(|f| f.name.as_str()),
+                    let error = if self.definition {
+                        ValidationError::new(
+                            String::new(),
+                            ErrorCode::UnknownKey,
+                            "a declared key",
+                            got(v),
+                            format!("unknown field `{k}`"),
                         )
-                    })
-                    .or_else(|| did_you_mean(k, check.fields.iter().map(|f| f.name.as_str())));
-                    let mut message = format!("unknown {noun} {shown}");
-                    match close {
-                        _ if self.definition => message = format!("unknown field `{k}`"),
-                        Some(c) => message.push_str(&format!("; did you mean `{c}`?")),
-                        None if check.fields.is_empty() => {
-                            message.push_str("; this object takes no keys")
-                        }
-                        None => {
-                            let names: Vec<&str> = check
-                                .fields
-                                .iter()
-                                .take(30)
-                                .map(|f| f.name.as_str())
-                                .collect();
-                            message.push_str(&format!("; the {noun}s are: {}", names.join(", ")));
-                        }
-                    }
+                    } else {
+                        let present = if check.fields.len() <= 64 {
+                            Present::Small(present)
+                        } else {
+                            Present::new(check.fields.len(), |i| {
+                                map.contains_key(&check.fields[i].name)
+                            })
+                        };
+                        let problem = Problem::Unknown {
+                            key: k.clone(),
+                            root,
+                            present,
+                        };
+                        ValidationError::found(
+                            String::new(),
+                            ErrorCode::UnknownKey,
+                            self.prog,
+                            id,
+                            Shown::new(v),
+                            problem,
+                        )
+                    };
                     self.with_segment(&escape_pointer(k), |r| {
-                        r.errors.push(ValidationError {
-                            path: r.path.clone(),
-                            code: ErrorCode::UnknownKey,
-                            expected: "a declared key".into(),
-                            got: got(v),
-                            message,
-                            position: None,
-                        })
+                        let mut error = error;
+                        error.path = r.path.clone();
+                        r.errors.push(error)
                     });
                 }
             }
         }
-        ok.then_some(Value::Object(out))
+        if !ok {
+            return None;
+        }
+        self.out(|| Value::Object(out))
     }
 }
 
@@ -931,31 +1030,96 @@ fn hint(want: &str, value: &Value) -> Option<&'static str> {
 
 /// The fast check: whether the value is valid in strict mode, building nothing.
 pub(crate) fn accepts(prog: &Program, id: NodeId, value: &Value) -> bool {
-    accepts_within(prog, id, value, usize::MAX)
+    check::<false>(prog, id, value, usize::MAX, &mut true)
 }
 
 /// [`accepts`], and the value nests no deeper than `depth` levels (checked on the way, so the
 /// value is walked once).
 pub(crate) fn accepts_within(prog: &Program, id: NodeId, value: &Value, depth: usize) -> bool {
+    check::<false>(prog, id, value, depth, &mut true)
+}
+
+/// [`accepts_within`], and (second) whether [`normalize`] (filling defaults) would leave the
+/// value as it is, so that it can be returned without a copy; one pass.
+pub(crate) fn accepts_normal(
+    prog: &Program,
+    id: NodeId,
+    value: &Value,
+    depth: usize,
+) -> (bool, bool) {
+    let mut normal = true;
+    let ok = check::<true>(prog, id, value, depth, &mut normal);
+    (ok, ok && normal)
+}
+
+/// Whether a container nests deeper than `depth` levels (scalars never do).
+fn too_deep_for(value: &Value, depth: usize) -> bool {
+    matches!(value, Value::Array(_) | Value::Object(_)) && exceeds_depth(value, depth)
+}
+
+/// The fast check. With `NORMAL`, also clears `normal` when [`normalize`] would change the
+/// value (its result is then meaningless when the value is rejected).
+fn check<const NORMAL: bool>(
+    prog: &Program,
+    id: NodeId,
+    value: &Value,
+    depth: usize,
+    normal: &mut bool,
+) -> bool {
     match &prog.nodes[id] {
-        Node::Any => !exceeds_depth(value, depth),
+        Node::Any => !too_deep_for(value, depth),
         Node::Never => false,
-        Node::Ref(t) => accepts_within(prog, *t, value, depth),
+        Node::Ref(t) => check::<NORMAL>(prog, *t, value, depth, normal),
         Node::Null => value.is_null(),
         Node::Boolean => value.is_boolean(),
-        Node::Integer(c) => {
-            matches!(value, Value::Number(n) if number::is_integer(n) && number_ok(c, n))
-        }
+        Node::Integer(c) => match value {
+            Value::Number(n) if number::is_integer(n) && number_ok(c, n) => {
+                if NORMAL && !(n.is_i64() || n.is_u64()) && number::normalize_integer(n).is_some() {
+                    *normal = false;
+                }
+                true
+            }
+            _ => false,
+        },
         Node::Number(c) => matches!(value, Value::Number(n) if number_ok(c, n)),
         Node::String(c) => matches!(value, Value::String(s) if string_ok(c, s)),
-        Node::Const(c) => json_equal(c, value) && !exceeds_depth(value, depth),
-        Node::Enum(values) => {
-            values.iter().any(|m| json_equal(m, value)) && !exceeds_depth(value, depth)
+        Node::Const(c) => {
+            if !json_equal(c, value) || too_deep_for(value, depth) {
+                return false;
+            }
+            if NORMAL && c != value {
+                *normal = false;
+            }
+            true
         }
-        Node::Nullable(inner) => value.is_null() || accepts_within(prog, *inner, value, depth),
-        Node::AnyOf(members) => members
-            .iter()
-            .any(|&m| accepts_within(prog, m, value, depth)),
+        Node::Enum(values) => {
+            // Equal strings are identical: nothing to normalize.
+            if let Value::String(s) = value {
+                return values
+                    .iter()
+                    .any(|m| matches!(m, Value::String(t) if same_str(t, s)));
+            }
+            match values.iter().find(|m| json_equal(m, value)) {
+                Some(m) if !too_deep_for(value, depth) => {
+                    if NORMAL && m != value {
+                        *normal = false;
+                    }
+                    true
+                }
+                _ => false,
+            }
+        }
+        Node::Nullable(inner) => {
+            value.is_null() || check::<NORMAL>(prog, *inner, value, depth, normal)
+        }
+        Node::AnyOf(members) => {
+            // Normalizing follows the first member that accepts.
+            let before = *normal;
+            members.iter().any(|&m| {
+                *normal = before;
+                check::<NORMAL>(prog, m, value, depth, normal)
+            })
+        }
         Node::Array(c) => {
             let Value::Array(items) = value else {
                 return false;
@@ -969,7 +1133,7 @@ pub(crate) fn accepts_within(prog: &Program, id: NodeId, value: &Value, depth: u
                 && items
                     .iter()
                     .enumerate()
-                    .all(|(n, i)| accepts_within(prog, c.item(n), i, inner))
+                    .all(|(n, i)| check_child::<NORMAL>(prog, c.item(n), i, inner, normal))
                 && (!c.unique || first_duplicate(items).is_none())
         }
         Node::Object(c) => {
@@ -981,40 +1145,92 @@ pub(crate) fn accepts_within(prog: &Program, id: NodeId, value: &Value, depth: u
             };
             // One pass over the keys sent (a map holds each key once, so counting the required
             // fields seen tells whether all are there). Keys usually come in declaration order,
-            // so the field after the last one found is tried first.
+            // so the search starts after the last field found.
             let mut required = 0;
             let mut next = 0;
+            let mut present = 0u64;
+            let mut extras = false;
             for (k, v) in map {
                 match c.lookup_from(k, next) {
-                    Some(f) => {
-                        next = f + 1;
-                        let f = &c.fields[f];
-                        if !accepts_within(prog, f.node, v, inner) {
+                    Some(i) => {
+                        if NORMAL {
+                            // Declared keys out of order, or after another key: reordered.
+                            if i < next || extras {
+                                *normal = false;
+                            }
+                            if i < 64 {
+                                present |= 1 << i;
+                            }
+                        }
+                        next = i + 1;
+                        let f = &c.fields[i];
+                        if !check_child::<NORMAL>(prog, f.node, v, inner, normal) {
                             return false;
                         }
                         required += usize::from(f.required);
                     }
-                    None => match &c.extra {
-                        Extra::Open => {
-                            if exceeds_depth(v, inner) {
-                                return false;
+                    None => {
+                        extras = true;
+                        match &c.extra {
+                            Extra::Open => {
+                                if too_deep_for(v, inner) {
+                                    return false;
+                                }
+                            }
+                            Extra::Closed => return false,
+                            Extra::Schema(node) => {
+                                if !check::<NORMAL>(prog, *node, v, inner, normal) {
+                                    return false;
+                                }
                             }
                         }
-                        Extra::Closed => return false,
-                        Extra::Schema(node) => {
-                            if !accepts_within(prog, *node, v, inner) {
-                                return false;
-                            }
-                        }
-                    },
+                    }
                 }
+            }
+            if NORMAL && (c.fields.len() > 64 || present & c.defaults != c.defaults) {
+                // A default to fill in (or too many fields to tell cheaply).
+                *normal = false;
             }
             required == c.required
         }
     }
 }
 
+/// [`check`] of a child: strings, booleans and numbers (most values) are checked here, without
+/// the call.
+#[inline(always)]
+fn check_child<const NORMAL: bool>(
+    prog: &Program,
+    id: NodeId,
+    value: &Value,
+    depth: usize,
+    normal: &mut bool,
+) -> bool {
+    match (prog.nodes.get(id), value) {
+        (Some(Node::String(c)), Value::String(s)) => string_ok(c, s),
+        (Some(Node::Number(c)), Value::Number(n)) => number_ok(c, n),
+        (Some(Node::Boolean), Value::Bool(_)) => true,
+        (Some(Node::Integer(c)), Value::Number(n)) if n.is_i64() || n.is_u64() => number_ok(c, n),
+        // Equal strings are identical: nothing to normalize.
+        (Some(Node::Enum(values)), Value::String(s)) => values
+            .iter()
+            .any(|m| matches!(m, Value::String(t) if same_str(t, s))),
+        _ => check::<NORMAL>(prog, id, value, depth, normal),
+    }
+}
+
+#[inline]
 fn number_ok(c: &NumberCheck, n: &Number) -> bool {
+    if let (Some(b), Some(f)) = (&c.fast, number::exact_f64(n)) {
+        // Exact doubles compare exactly.
+        return f >= b.minimum
+            && f <= b.maximum
+            && f > b.exclusive_minimum
+            && f < b.exclusive_maximum
+            && c.multiple_of
+                .as_ref()
+                .is_none_or(|m| number::is_multiple_of(n, m));
+    }
     use std::cmp::Ordering::*;
     c.minimum.as_ref().is_none_or(|m| number::cmp(n, m) != Less)
         && c.exclusive_minimum
@@ -1031,8 +1247,15 @@ fn number_ok(c: &NumberCheck, n: &Number) -> bool {
             .is_none_or(|m| number::is_multiple_of(n, m))
 }
 
+#[inline]
 fn string_ok(c: &StringCheck, s: &str) -> bool {
-    if c.min_length.is_some() || c.max_length.is_some() {
+    // A string has between a quarter of its bytes and all of them as characters: count them
+    // only when that range straddles a bound.
+    let bytes = s.len() as u64;
+    let fewest = bytes.div_ceil(4);
+    let min_unsure = c.min_length.is_some_and(|m| fewest < m);
+    let max_unsure = c.max_length.is_some_and(|m| bytes > m);
+    if min_unsure || max_unsure {
         let len = s.chars().count() as u64;
         if c.min_length.is_some_and(|m| len < m) || c.max_length.is_some_and(|m| len > m) {
             return false;
@@ -1222,7 +1445,7 @@ mod tests {
         let tool = module.tool("t").unwrap();
         let mut compiler = Compiler::new(&module);
         let root = compiler.object(&tool.params);
-        let prog = compiler.finish();
+        let prog = Arc::new(compiler.finish());
         let values = [
             json!({"i": 1}),
             json!({"i": 2.0, "n": 2.0, "lit": 1.0}),
@@ -1234,9 +1457,24 @@ mod tests {
             json!({"open": {"z": 1, "k": "v", "a": 2}, "e": "a", "i": 7}),
             json!({"i": 7, "e": "a", "open": {"k": "v", "a": 2}, "u": [{"y": "b", "x": 1}]}),
             json!({"i": 7, "lit": "one", "s": ["x"], "o": {"x": 1}}),
+            json!({"i": 1, "e": "a"}),
+            json!({"i": 1, "e": "a", "u": [{"x": 1, "y": "b"}], "o": {"x": 2, "y": "a"}}),
+            json!({"i": 1, "e": "a", "o": {"y": "a", "x": 2}}),
+            json!({"i": 1, "e": "a", "lit": 1.0}),
+            json!({"e": "a", "i": 1}),
+            json!({"i": 1, "e": "a", "m": {"b": 2.0}}),
+            json!({"i": 1, "e": "a", "open": {"k": "v", "z": 1}, "any": [1.0]}),
         ];
         for v in values {
             assert!(accepts(&prog, root, &v), "{v}");
+            // The one-pass check says "already normal" exactly when normalizing changes nothing.
+            let (ok, normal) = accepts_normal(&prog, root, &v, usize::MAX);
+            let mut normalized = v.clone();
+            normalize(&prog, root, &mut normalized, true);
+            let same =
+                serde_json::to_string(&normalized).unwrap() == serde_json::to_string(&v).unwrap();
+            assert!(ok, "{v}");
+            assert_eq!(normal, same, "{v}");
             for lax in [false, true] {
                 let mut run = Run::new(&prog, lax);
                 let walked = run.walk(root, &v);
