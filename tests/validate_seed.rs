@@ -845,3 +845,139 @@ proptest! {
         agree(&tight, &text)?;
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Fixed cases
+
+fn weather() -> Validator {
+    let source = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/weather.tool"),
+    )
+    .unwrap_or_default();
+    let module = tooldef::compile(&source)
+        .unwrap_or_else(|e| panic!("weather.tool compiles: {e:?}"))
+        .module;
+    Validator::for_tool(&module, "get_weather_by_locality")
+        .unwrap_or_else(|e| panic!("the weather tool compiles: {e}"))
+}
+
+fn numbers() -> Validator {
+    let source = r#"
+        /// Numbers.
+        tool t {
+          i?: integer
+          n?: number
+          s?: string
+          b?: boolean
+          big?: integer @min(18446744073709551615)
+          l?: integer[] @unique
+          e?: 1 | 2 | "x"
+          m?: map<integer>
+        }
+    "#;
+    let module = tooldef::compile(source)
+        .unwrap_or_else(|e| panic!("the numbers tool compiles: {e:?}"))
+        .module;
+    Validator::for_tool(&module, "t").unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn check(v: &Validator, text: &str) {
+    if let Err(e) = agree(v, text) {
+        panic!("{e}");
+    }
+}
+
+#[test]
+fn valid_text_is_normalized_in_declaration_order() {
+    let v = weather();
+    let text = r#"{"days": 3.0, "country": "FR", "at": null, "city": "Paris", "labels": {"b": "x", "a": "y"}}"#;
+    check(&v, text);
+    let out = v
+        .validate_str(text, Mode::Strict)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        serde_json::to_string(&out.arguments).unwrap_or_default(),
+        r#"{"city":"Paris","country":"FR","unit":"celsius","days":3,"format":"markdown","at":null,"labels":{"b":"x","a":"y"}}"#
+    );
+}
+
+#[test]
+fn lax_coercions_come_in_the_order_of_the_full_run() {
+    let v = weather();
+    // Sent last, declared first: the full run lists `city` before `days` and `at`.
+    let text = r#"{"at": {"lon": "2.35", "lat": "48.85"}, "days": "3", "country": "FR", "state": null, "city": 75}"#;
+    check(&v, text);
+    let out = v
+        .validate_str(text, Mode::Lax)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let paths: Vec<&str> = out.coercions.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(paths, ["/city", "/state", "/days", "/at/lat", "/at/lon"]);
+    assert_eq!(out.arguments["at"], json!({"lat": 48.85, "lon": 2.35}));
+    assert!(v.validate_str(text, Mode::Strict).is_err());
+}
+
+#[test]
+fn numbers_keep_their_meaning() {
+    let v = numbers();
+    for text in [
+        r#"{"i": -0}"#,
+        r#"{"n": -0}"#,
+        r#"{"n": -0.0, "i": 2e0}"#,
+        r#"{"i": 18446744073709551615}"#,
+        r#"{"i": 18446744073709551616}"#,
+        r#"{"n": 123456789012345678901234567890}"#,
+        r#"{"big": 18446744073709551615}"#,
+        r#"{"big": 18446744073709551616}"#,
+        r#"{"big": 1e19}"#,
+        r#"{"i": -9223372036854775809}"#,
+        r#"{"n": 1e400}"#,
+        r#"{"s": 1e300}"#,
+        r#"{"s": -0}"#,
+        r#"{"i": "-0"}"#,
+        r#"{"l": [1, 1.0]}"#,
+        r#"{"l": [1, "1"]}"#,
+        r#"{"l": [1, 2.0, "3"]}"#,
+        r#"{"e": 1.0}"#,
+        r#"{"e": "2"}"#,
+        r#"{"m": {"a": "1", "b": 2.0, "a\u0000": 3}}"#,
+    ] {
+        check(&v, text);
+    }
+    let out = v
+        .validate_str(r#"{"i": 18446744073709551616, "n": -0}"#, Mode::Strict)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.arguments["i"], json!(18446744073709551616.0));
+    assert_eq!(
+        serde_json::to_string(&out.arguments).unwrap_or_default(),
+        r#"{"i":1.8446744073709552e+19,"n":-0.0}"#
+    );
+}
+
+#[test]
+fn hostile_text_gets_the_same_verdict() {
+    let v = weather();
+    let deep = format!(
+        r#"{{"city": "x", "country": "y", "labels": {{"a": {}1{}}}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let long = format!(r#"{{"city": "{}", "country": "y"}}"#, "é".repeat(200_000));
+    for text in [
+        r#"{"city": "a", "country": "b", "city": "a"}"#,
+        r#"{"city": "a", "country": "b", "labels": {"k": "1", "k": "2"}}"#,
+        r#"{"city": "a", "country": "b", "labels": {"k": "1", "\u006b": "2"}}"#,
+        r#"{"\u0063ity": "a", "country": "b"}"#,
+        r#"{"city": "\ud800", "country": "b"}"#,
+        r#"{"city": "\ud83d\ude00", "country": "b"}"#,
+        r#"{"city": "a", "country": "b"} x"#,
+        r#"{"city": "a", "country": "b""#,
+        r#"{"city": "a", "country": "b", "at": {"lat": 1, "lon": 2, "lat": 1}}"#,
+        "",
+        "null",
+        "[]",
+        deep.as_str(),
+        long.as_str(),
+    ] {
+        check(&v, text);
+    }
+}
