@@ -11,9 +11,10 @@
 //!
 //! Numbers come from the same deserializer as the full path's reader, through the same
 //! conversions (an integer beyond `u64` and `-0` read as doubles), so they keep their meaning.
-//! Unions, enums, literals, `any` values and `@unique` arrays whose items may get defaults are
-//! read as plain values first and then judged by the full path's check and normalization, since
-//! their verdict or their output needs the whole value.
+//! Unions, enum and literal values other than strings, and `@unique` arrays whose items may get
+//! defaults are read as plain values first and then judged by the full path's check and
+//! normalization, since their verdict or their output needs the whole value; `any` values are
+//! read as they are.
 
 use std::fmt;
 
@@ -151,8 +152,16 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
             }
         }
         let whole = match &prog.nodes[node] {
-            Node::Any | Node::AnyOf(_) | Node::Const(_) | Node::Enum(_) | Node::Ref(_) => true,
-            Node::Nullable(_) => true,
+            Node::Any => {
+                // Anything fits (nested no deeper than the limit): nothing to check or change.
+                let value = Raw {
+                    depth: self.depth,
+                    max_depth: self.pass.max_depth,
+                }
+                .deserialize(d)?;
+                return Ok(Some(value));
+            }
+            Node::AnyOf(_) | Node::Ref(_) | Node::Nullable(_) => true,
             Node::Array(c) => c.unique && may_fill(prog, c.items),
             _ => false,
         };
@@ -191,8 +200,14 @@ struct NodeVisitor<'a, 'p> {
 }
 
 impl NodeVisitor<'_, '_> {
-    /// A scalar the node does not accept as it is.
+    /// A scalar the node does not accept as it is (or an enum or literal value, judged whole).
     fn mismatch<E: de::Error>(self, value: Value) -> Result<Option<Value>, E> {
+        if matches!(
+            self.pass.prog.nodes[self.node],
+            Node::Const(_) | Node::Enum(_)
+        ) {
+            return self.pass.judge(self.id, value).map(Some);
+        }
         self.pass.coerce(self.id, &value).map(Some)
     }
 
@@ -213,6 +228,12 @@ impl NodeVisitor<'_, '_> {
     fn string<E: de::Error>(self, s: &str) -> Result<Option<Value>, E> {
         match &self.pass.prog.nodes[self.node] {
             Node::String(c) if string_ok(c, s) => Ok(Some(Value::String(s.to_owned()))),
+            // The usual enum value: a string equal to a member is that member.
+            Node::Enum(members) => match members.iter().find(|m| m.as_str() == Some(s)) {
+                Some(m) => Ok(Some(m.clone())),
+                None => self.mismatch(Value::String(s.to_owned())),
+            },
+            Node::Const(m) if m.as_str() == Some(s) => Ok(Some(m.clone())),
             _ => self.mismatch(Value::String(s.to_owned())),
         }
     }
@@ -229,11 +250,13 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         if self.absent_if_null {
             return Ok(None);
         }
-        if self.nullable || matches!(self.pass.prog.nodes[self.node], Node::Null) {
-            return Ok(Some(Value::Null));
+        match self.pass.prog.nodes[self.node] {
+            _ if self.nullable => Ok(Some(Value::Null)),
+            Node::Null => Ok(Some(Value::Null)),
+            Node::Const(_) | Node::Enum(_) => self.pass.judge(self.id, Value::Null).map(Some),
+            // No rule coerces null; an optional field's null is handled by its object.
+            _ => Err(reject()),
         }
-        // No rule coerces null; an optional field's null is handled by its object.
-        Err(reject())
     }
 
     fn visit_none<E: de::Error>(self) -> Result<Option<Value>, E> {
@@ -269,14 +292,23 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
     fn visit_string<E: de::Error>(self, v: String) -> Result<Option<Value>, E> {
         match &self.pass.prog.nodes[self.node] {
             Node::String(c) if string_ok(c, &v) => Ok(Some(Value::String(v))),
-            _ => self.mismatch(Value::String(v)),
+            _ => self.string(&v),
         }
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Value>, A::Error> {
         let prog = self.pass.prog;
-        let Node::Array(c) = &prog.nodes[self.node] else {
-            return Err(reject());
+        let c = match &prog.nodes[self.node] {
+            Node::Array(c) => c,
+            Node::Const(_) | Node::Enum(_) => {
+                let value = Raw {
+                    depth: self.depth,
+                    max_depth: self.pass.max_depth,
+                }
+                .visit_seq(seq)?;
+                return self.pass.judge(self.id, value).map(Some);
+            }
+            _ => return Err(reject()),
         };
         let depth = self.pass.enter(self.depth)?;
         let max = c.max_items.unwrap_or(u64::MAX);
@@ -316,47 +348,93 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Value>, A::Error> {
         let prog = self.pass.prog;
-        let Node::Object(c) = &prog.nodes[self.node] else {
-            return Err(reject());
+        let c = match &prog.nodes[self.node] {
+            Node::Object(c) => c,
+            Node::Const(_) | Node::Enum(_) => {
+                let value = Raw {
+                    depth: self.depth,
+                    max_depth: self.pass.max_depth,
+                }
+                .visit_map(map)?;
+                return self.pass.judge(self.id, value).map(Some);
+            }
+            _ => return Err(reject()),
         };
         let depth = self.pass.enter(self.depth)?;
         let lax = self.pass.lax;
-        // Per declared field: not sent, sent as `null` and read as absent, or its value.
-        let mut slots: Vec<Option<Option<Value>>> = vec![None; c.fields.len()];
+        let n = c.fields.len();
+        // Declared fields go straight into the output, kept in declaration order: a field's
+        // absent predecessors get their defaults when it arrives (replaced if they come
+        // later), and a field that comes late is put in its place.
+        // Sized for the usual small object; a larger one grows. (Entries are 112 bytes: eight
+        // keep the first allocation within the sizes allocators serve fastest.)
+        let mut out = Map::with_capacity(n.min(8));
+        // Keys sent (for duplicates and required fields), and fields in `out`.
+        let mut seen = Bits::new(n);
+        let mut placed = Bits::new(n);
+        // Fields before `next` have been passed: sent, or defaulted when a later one came.
+        let mut next = 0;
         let mut extras = Map::new();
         let start = self.pass.coercions.len();
         // The coercions of each key (declaration order, then other keys as they came), when
         // there are any: the full run lists them in that order.
         let mut groups: Vec<(usize, usize, usize)> = Vec::new();
-        let mut hint = 0;
-        while let Some(key) = map.next_key_seed(KeySeed { check: c, hint })? {
+        while let Some(key) = map.next_key_seed(KeySeed {
+            check: c,
+            hint: next,
+        })? {
             let since = self.pass.coercions.len();
             match key {
                 Key::Field(i) => {
-                    hint = i + 1;
                     let f = &c.fields[i];
-                    if slots[i].is_some() {
+                    if seen.get(i) {
                         return Err(reject());
                     }
+                    seen.set(i);
                     let value = map.next_value_seed(Typed {
                         pass: &mut *self.pass,
                         id: f.node,
                         depth,
                         absent_if_null: lax && !f.required && !f.accepts_null,
                     })?;
-                    if value.is_none() {
-                        self.pass.coercions.push(Coercion {
-                            path: String::new(),
-                            rule: CoercionRule::NullAsAbsent,
-                            from: Value::Null,
-                            to: f.default.clone(),
-                        });
-                    }
+                    let value = match value {
+                        Some(v) => Some(v),
+                        None => {
+                            self.pass.coercions.push(Coercion {
+                                path: String::new(),
+                                rule: CoercionRule::NullAsAbsent,
+                                from: Value::Null,
+                                to: f.default.clone(),
+                            });
+                            f.default.clone()
+                        }
+                    };
                     if self.pass.coercions.len() > since {
                         self.pass.prefix(since, &f.pointer);
                         groups.push((i, since, self.pass.coercions.len()));
                     }
-                    slots[i] = Some(value);
+                    if i >= next {
+                        for (j, g) in c.fields.iter().enumerate().take(i).skip(next) {
+                            if let Some(d) = &g.default {
+                                out.insert(g.name.clone(), d.clone());
+                                placed.set(j);
+                            }
+                        }
+                        next = i + 1;
+                        if let Some(v) = value {
+                            out.insert(f.name.clone(), v);
+                            placed.set(i);
+                        }
+                    } else if placed.get(i) {
+                        // Defaulted when a later field came; `null` read as absent keeps it.
+                        if let (Some(v), Some(slot)) = (value, out.get_mut(&f.name)) {
+                            *slot = v;
+                        }
+                    } else if let Some(v) = value {
+                        let at = (0..i).filter(|&j| placed.get(j)).count();
+                        out.shift_insert(at, f.name.clone(), v);
+                        placed.set(i);
+                    }
                 }
                 Key::Extra(k) => {
                     if extras.contains_key(&k) {
@@ -379,11 +457,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     };
                     if self.pass.coercions.len() > since {
                         self.pass.prefix(since, &escape_pointer(&k));
-                        groups.push((
-                            c.fields.len() + extras.len(),
-                            since,
-                            self.pass.coercions.len(),
-                        ));
+                        groups.push((n + extras.len(), since, self.pass.coercions.len()));
                     }
                     extras.insert(k, value);
                 }
@@ -398,25 +472,65 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     .extend_from_slice(&recorded[from - start..to - start]);
             }
         }
-        if c.fields.is_empty() {
+        if n == 0 {
             return Ok(Some(Value::Object(extras)));
         }
-        let mut out = Map::with_capacity(c.fields.len() + extras.len());
-        for (f, slot) in c.fields.iter().zip(slots) {
-            match slot {
-                Some(Some(v)) => {
-                    out.insert(f.name.clone(), v);
-                }
-                None if f.required => return Err(reject()),
-                _ => {
-                    if let Some(d) = &f.default {
-                        out.insert(f.name.clone(), d.clone());
-                    }
+        for (j, f) in c.fields.iter().enumerate() {
+            if f.required && !seen.get(j) {
+                return Err(reject());
+            }
+            if j >= next {
+                if let Some(d) = &f.default {
+                    out.insert(f.name.clone(), d.clone());
                 }
             }
         }
         out.extend(extras);
         Ok(Some(Value::Object(out)))
+    }
+}
+
+/// A set of field indices, without allocating for objects of up to 128 fields.
+struct Bits {
+    inline: [u64; 2],
+    heap: Vec<u64>,
+}
+
+impl Bits {
+    fn new(n: usize) -> Self {
+        Bits {
+            inline: [0; 2],
+            heap: if n > 128 {
+                vec![0; n.div_ceil(64)]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    fn words(&self) -> &[u64] {
+        if self.heap.is_empty() {
+            &self.inline
+        } else {
+            &self.heap
+        }
+    }
+
+    fn get(&self, i: usize) -> bool {
+        self.words()
+            .get(i / 64)
+            .is_some_and(|w| w >> (i % 64) & 1 != 0)
+    }
+
+    fn set(&mut self, i: usize) {
+        let words = if self.heap.is_empty() {
+            &mut self.inline[..]
+        } else {
+            &mut self.heap[..]
+        };
+        if let Some(w) = words.get_mut(i / 64) {
+            *w |= 1 << (i % 64);
+        }
     }
 }
 
@@ -613,9 +727,17 @@ fn number_ok(c: &NumberCheck, n: &Number) -> bool {
 /// The strict string rules (lengths in code points, unanchored pattern).
 fn string_ok(c: &StringCheck, s: &str) -> bool {
     if c.min_length.is_some() || c.max_length.is_some() {
-        let len = s.chars().count() as u64;
-        if c.min_length.is_some_and(|m| len < m) || c.max_length.is_some_and(|m| len > m) {
-            return false;
+        // A string of n bytes has between n/4 and n code points: count them only when the
+        // bounds fall in between.
+        let bytes = s.len() as u64;
+        let fewest = bytes.div_ceil(4);
+        let clear =
+            c.min_length.is_none_or(|m| fewest >= m) && c.max_length.is_none_or(|m| bytes <= m);
+        if !clear {
+            let len = s.chars().count() as u64;
+            if c.min_length.is_some_and(|m| len < m) || c.max_length.is_some_and(|m| len > m) {
+                return false;
+            }
         }
     }
     c.pattern.as_ref().is_none_or(|(_, re)| re.is_match(s))
