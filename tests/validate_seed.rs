@@ -981,3 +981,59 @@ fn hostile_text_gets_the_same_verdict() {
         check(&v, text);
     }
 }
+
+#[test]
+fn wide_objects_in_any_key_order() {
+    // 150 fields (beyond the inline field sets), every third one defaulted, every fifth one
+    // required; keys sent in reverse, shuffled, with gaps.
+    let mut source = String::from("/// Wide.\ntool wide {\n");
+    for i in 0..150 {
+        let field = match (i % 5 == 0, i % 3 == 0) {
+            (true, _) => format!("  f{i}: integer\n"),
+            (false, true) => format!("  f{i}?: integer = {i}\n"),
+            (false, false) => format!("  f{i}?: string\n"),
+        };
+        source.push_str(&field);
+    }
+    source.push_str("}\n");
+    let module = tooldef::compile(&source)
+        .unwrap_or_else(|e| panic!("the wide tool compiles: {e:?}"))
+        .module;
+    let v = Validator::for_tool(&module, "wide").unwrap_or_else(|e| panic!("{e}"));
+    let entry = |i: usize| {
+        if i % 5 == 0 || i % 3 == 0 {
+            format!("\"f{i}\": {}", i * 2)
+        } else {
+            format!("\"f{i}\": \"s{i}\"")
+        }
+    };
+    let required: Vec<usize> = (0..150).filter(|i| i % 5 == 0).collect();
+    let orders: Vec<Vec<usize>> = vec![
+        (0..150).rev().collect(),
+        (0..150).filter(|i| i % 2 == 0 || i % 5 == 0).collect(),
+        (0..150)
+            .map(|i| (i * 7) % 150)
+            .filter(|i| i % 4 != 1 || i % 5 == 0)
+            .collect(),
+        required.clone(),
+        required.iter().rev().copied().collect(),
+    ];
+    for order in orders {
+        let body: Vec<String> = order.iter().map(|&i| entry(i)).collect();
+        let text = format!("{{{}}}", body.join(", "));
+        check(&v, &text);
+        assert!(v.validate_str(&text, Mode::Strict).is_ok(), "{text}");
+        // Strings for integers and nulls for optional fields: lax coercions in key order.
+        let lax: Vec<String> = order
+            .iter()
+            .map(|&i| match i % 5 == 0 {
+                true => format!("\"f{i}\": \"{i}\""),
+                false if i % 2 == 0 => format!("\"f{i}\": null"),
+                false => entry(i),
+            })
+            .collect();
+        check(&v, &format!("{{{}}}", lax.join(", ")));
+    }
+    let missing: Vec<String> = (1..150).map(entry).collect();
+    check(&v, &format!("{{{}}}", missing.join(", ")));
+}
