@@ -987,8 +987,8 @@ fn wide_objects_in_any_key_order() {
     // 150 fields (beyond the inline field sets), every third one defaulted, every fifth one
     // required; keys sent in reverse, shuffled, with gaps.
     let mut source = String::from("/// Wide.\ntool wide {\n");
-    for i in 0..150 {
-        let field = match (i % 5 == 0, i % 3 == 0) {
+    for i in 0..150_usize {
+        let field = match (i.is_multiple_of(5), i.is_multiple_of(3)) {
             (true, _) => format!("  f{i}: integer\n"),
             (false, true) => format!("  f{i}?: integer = {i}\n"),
             (false, false) => format!("  f{i}?: string\n"),
@@ -1001,19 +1001,21 @@ fn wide_objects_in_any_key_order() {
         .module;
     let v = Validator::for_tool(&module, "wide").unwrap_or_else(|e| panic!("{e}"));
     let entry = |i: usize| {
-        if i % 5 == 0 || i % 3 == 0 {
+        if i.is_multiple_of(5) || i.is_multiple_of(3) {
             format!("\"f{i}\": {}", i * 2)
         } else {
             format!("\"f{i}\": \"s{i}\"")
         }
     };
-    let required: Vec<usize> = (0..150).filter(|i| i % 5 == 0).collect();
+    let required: Vec<usize> = (0..150_usize).filter(|&i| i.is_multiple_of(5)).collect();
     let orders: Vec<Vec<usize>> = vec![
-        (0..150).rev().collect(),
-        (0..150).filter(|i| i % 2 == 0 || i % 5 == 0).collect(),
-        (0..150)
+        (0..150_usize).rev().collect(),
+        (0..150_usize)
+            .filter(|&i| i.is_multiple_of(2) || i.is_multiple_of(5))
+            .collect(),
+        (0..150_usize)
             .map(|i| (i * 7) % 150)
-            .filter(|i| i % 4 != 1 || i % 5 == 0)
+            .filter(|&i| i % 4 != 1 || i.is_multiple_of(5))
             .collect(),
         required.clone(),
         required.iter().rev().copied().collect(),
@@ -1026,9 +1028,9 @@ fn wide_objects_in_any_key_order() {
         // Strings for integers and nulls for optional fields: lax coercions in key order.
         let lax: Vec<String> = order
             .iter()
-            .map(|&i| match i % 5 == 0 {
+            .map(|&i| match i.is_multiple_of(5) {
                 true => format!("\"f{i}\": \"{i}\""),
-                false if i % 2 == 0 => format!("\"f{i}\": null"),
+                false if i.is_multiple_of(2) => format!("\"f{i}\": null"),
                 false => entry(i),
             })
             .collect();
