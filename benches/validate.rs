@@ -147,6 +147,30 @@ fn bench_set(c: &mut Criterion, w: &Workload, set: &Set) {
     g.finish();
 }
 
+/// The single pass over text and the full path (parse, then validate) give the same result on
+/// every instance, valid or not, in both modes; panics otherwise.
+fn check_single_pass(w: &Workload) {
+    for set in &w.sets {
+        for inst in &set.instances {
+            let s = &w.subjects[inst.subject];
+            for mode in [Mode::Strict, Mode::Lax] {
+                let fast = s.ours.validate_str(&inst.text, mode);
+                let full = s.ours.validate_full(inst.text.as_str(), mode);
+                assert_eq!(fast, full, "{} {mode:?}: {}", set.name, inst.text);
+                if let (Ok(a), Ok(b)) = (&fast, &full) {
+                    assert_eq!(
+                        serde_json::to_string(&a.arguments).ok(),
+                        serde_json::to_string(&b.arguments).ok(),
+                        "{} {mode:?}, key order: {}",
+                        set.name,
+                        inst.text
+                    );
+                }
+            }
+        }
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let weather = workloads::weather();
     workloads::check(&weather);
@@ -159,6 +183,9 @@ fn bench(c: &mut Criterion) {
         eprintln!("BFCL: {stats:?}");
         workloads::check(&bfcl);
         all.push(bfcl);
+    }
+    for w in &all {
+        check_single_pass(w);
     }
     for w in &all {
         for set in &w.sets {

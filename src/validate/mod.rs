@@ -52,6 +52,7 @@ pub mod error;
 mod message;
 mod number;
 mod parse;
+mod seed;
 mod walk;
 
 use std::borrow::Cow;
@@ -386,6 +387,33 @@ impl Validator {
         args: impl Into<Arguments<'a>>,
         mode: Mode,
     ) -> Result<Validated<'a>, Invalid> {
+        let args = args.into();
+        if let Arguments::Text(text) = args {
+            // Valid text takes the single pass (read, check, coerce and normalize at once);
+            // anything else is decided by the full path below, which reports every problem.
+            if text.len() <= self.limits.max_bytes {
+                let lax = mode == Mode::Lax;
+                let fast =
+                    seed::validate(&self.program, self.root, text, self.limits.max_depth, lax);
+                if let Some((arguments, coercions)) = fast {
+                    return Ok(Validated {
+                        arguments: Cow::Owned(arguments),
+                        coercions,
+                    });
+                }
+            }
+        }
+        self.validate_full(args, mode)
+    }
+
+    /// [`Validator::validate`] without the single pass over text: the text is parsed, then
+    /// validated. Gives the same result; kept for tests that compare the two.
+    #[doc(hidden)]
+    pub fn validate_full<'a>(
+        &self,
+        args: impl Into<Arguments<'a>>,
+        mode: Mode,
+    ) -> Result<Validated<'a>, Invalid> {
         let parsed;
         let mut errors = Vec::new();
         let value = match args.into() {
@@ -556,10 +584,15 @@ impl Validator {
     pub fn is_valid<'a>(&self, args: impl Into<Arguments<'a>>, mode: Mode) -> bool {
         match (args.into(), mode) {
             (Arguments::Text(text), Mode::Strict) => {
+                let max_depth = self.limits.max_depth;
                 text.len() <= self.limits.max_bytes
-                    && parse::parse(text, self.limits.max_depth).is_ok_and(|p| {
-                        p.duplicates.is_empty() && walk::accepts(&self.program, self.root, &p.value)
-                    })
+                    && (seed::validate(&self.program, self.root, text, max_depth, false).is_some()
+                        // Deeper than the single pass goes: the full path's reader decides.
+                        || (max_depth > seed::DEPTH_CAP
+                            && parse::parse(text, max_depth).is_ok_and(|p| {
+                                p.duplicates.is_empty()
+                                    && walk::accepts(&self.program, self.root, &p.value)
+                            })))
             }
             (Arguments::Value(v), Mode::Strict) => {
                 walk::accepts_within(&self.program, self.root, v, self.limits.max_depth)

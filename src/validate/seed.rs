@@ -1,0 +1,750 @@
+//! The single pass over argument text: a serde [`DeserializeSeed`] driven by the compiled
+//! program reads the text with serde_json's `Deserializer`, checks every value against its node
+//! while it is read, coerces in lax mode, and builds the normalized arguments directly (declared
+//! keys in declaration order, then other keys as they came, defaults filled in).
+//!
+//! The pass only says yes or "not sure": on the first problem (text that is not JSON, a
+//! duplicate key, nesting too deep, a value that breaks a rule and that lax mode cannot coerce)
+//! it stops, and the caller runs the full path (parse, then the run that collects every error),
+//! so errors read exactly as they always have. What it accepts, it returns exactly as the full
+//! path would: the same normalized value and the same coercions, in the same order.
+//!
+//! Numbers come from the same deserializer as the full path's reader, through the same
+//! conversions (an integer beyond `u64` and `-0` read as doubles), so they keep their meaning.
+//! Unions, enum and literal values other than strings, and `@unique` arrays whose items may get
+//! defaults are read as plain values first and then judged by the full path's check and
+//! normalization, since their verdict or their output needs the whole value; `any` values are
+//! read as they are.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+use super::coerce::{Coercion, CoercionRule};
+use std::sync::Arc;
+
+use super::compile::{Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck};
+use super::error::escape_pointer;
+use super::number;
+use super::walk;
+
+/// The pass nests at most this deep, whatever the limits allow: deeper text (rejected by the
+/// default limit anyway) goes to the full path's reader, so the pass never needs more stack
+/// than that reader.
+pub(crate) const DEPTH_CAP: usize = 256;
+
+/// Reads, checks and normalizes `text` against node `root`. `Some` with the normalized value and
+/// the coercions applied (lax mode only) when the text is valid; `None` when the full path must
+/// decide (the text is invalid, or the pass cannot tell).
+pub(crate) fn validate(
+    prog: &Arc<Program>,
+    root: NodeId,
+    text: &str,
+    max_depth: usize,
+    lax: bool,
+) -> Option<(Value, Vec<Coercion>)> {
+    let mut pass = Pass {
+        prog,
+        max_depth: max_depth.min(DEPTH_CAP),
+        lax,
+        coercions: Vec::new(),
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    // The pass counts depth itself and stops at `max_depth`.
+    de.disable_recursion_limit();
+    let value = Typed {
+        pass: &mut pass,
+        id: root,
+        depth: 0,
+        absent_if_null: false,
+    }
+    .deserialize(&mut de)
+    .ok()??;
+    de.end().ok()?;
+    Some((value, pass.coercions))
+}
+
+/// The error that stops the pass; never shown (the full path reports the problem).
+fn reject<E: de::Error>() -> E {
+    E::custom("left to the full validation")
+}
+
+/// What every seed of one pass shares.
+struct Pass<'p> {
+    prog: &'p Arc<Program>,
+    max_depth: usize,
+    lax: bool,
+    /// The coercions applied so far. Paths are relative to the container being read: each
+    /// container prepends its own segment on the way back up, so nothing is spent on paths
+    /// while no coercion happens.
+    coercions: Vec<Coercion>,
+}
+
+impl Pass<'_> {
+    /// A value the pass read whole: the full path's check, then its normalization; in lax mode,
+    /// the full run (which coerces) when the check fails.
+    fn judge<E: de::Error>(&mut self, id: NodeId, mut value: Value) -> Result<Value, E> {
+        if walk::accepts(self.prog, id, &value) {
+            walk::normalize(self.prog, id, &mut value, true);
+            return Ok(value);
+        }
+        self.coerce(id, &value)
+    }
+
+    /// A value strict mode rejects: in lax mode, the full run over it, kept when it succeeds
+    /// (with its coercions, whose paths are relative to the value).
+    fn coerce<E: de::Error>(&mut self, id: NodeId, value: &Value) -> Result<Value, E> {
+        if !self.lax {
+            return Err(reject());
+        }
+        let mut run = walk::Run::new(self.prog, true);
+        match run.walk(id, value) {
+            Some(v) if run.errors.is_empty() => {
+                self.coercions.append(&mut run.coercions);
+                Ok(v)
+            }
+            _ => Err(reject()),
+        }
+    }
+
+    /// Prepends `/segment` to the paths of the coercions recorded since `since`.
+    fn prefix(&mut self, since: usize, segment: &str) {
+        for c in &mut self.coercions[since..] {
+            c.path.insert_str(0, segment);
+            c.path.insert(0, '/');
+        }
+    }
+
+    fn enter<E: de::Error>(&self, depth: usize) -> Result<usize, E> {
+        if depth >= self.max_depth {
+            return Err(reject());
+        }
+        Ok(depth + 1)
+    }
+}
+
+/// Reads one value of node `id`. `None` only when `absent_if_null` and the value is `null` (lax
+/// mode reads `null` for an optional field that does not take it as "absent").
+struct Typed<'a, 'p> {
+    pass: &'a mut Pass<'p>,
+    id: NodeId,
+    /// The depth of the container that holds the value (0 for the arguments object).
+    depth: usize,
+    absent_if_null: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
+    type Value = Option<Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Value>, D::Error> {
+        let prog = self.pass.prog;
+        // Through references and nullable wrappers to the node that says what to read. The
+        // compiler cuts every cycle of these, so the walk ends; the bound is a second guard.
+        let mut node = self.id;
+        let mut nullable = false;
+        for _ in 0..=prog.nodes.len() {
+            match &prog.nodes[node] {
+                Node::Ref(t) => node = *t,
+                Node::Nullable(t) => {
+                    nullable = true;
+                    node = *t;
+                }
+                _ => break,
+            }
+        }
+        let whole = match &prog.nodes[node] {
+            Node::Any => {
+                // Anything fits (nested no deeper than the limit): nothing to check or change.
+                let value = Raw {
+                    depth: self.depth,
+                    max_depth: self.pass.max_depth,
+                }
+                .deserialize(d)?;
+                return Ok(Some(value));
+            }
+            Node::AnyOf(_) | Node::Ref(_) | Node::Nullable(_) => true,
+            // Tuples are read whole and judged by the full check.
+            Node::Array(c) => !c.prefix.is_empty() || (c.unique && may_fill(prog, c.items)),
+            _ => false,
+        };
+        if whole {
+            let value = Raw {
+                depth: self.depth,
+                max_depth: self.pass.max_depth,
+            }
+            .deserialize(d)?;
+            if self.absent_if_null && value.is_null() {
+                return Ok(None);
+            }
+            return self.pass.judge(self.id, value).map(Some);
+        }
+        d.deserialize_any(NodeVisitor {
+            pass: self.pass,
+            id: self.id,
+            node,
+            nullable,
+            depth: self.depth,
+            absent_if_null: self.absent_if_null,
+        })
+    }
+}
+
+/// The visitor of a node that is read piece by piece: scalars, arrays, objects.
+struct NodeVisitor<'a, 'p> {
+    pass: &'a mut Pass<'p>,
+    /// The node asked for (what a lax run starts from).
+    id: NodeId,
+    /// The node it resolves to.
+    node: NodeId,
+    nullable: bool,
+    depth: usize,
+    absent_if_null: bool,
+}
+
+impl NodeVisitor<'_, '_> {
+    /// A scalar the node does not accept as it is (or an enum or literal value, judged whole).
+    fn mismatch<E: de::Error>(self, value: Value) -> Result<Option<Value>, E> {
+        if matches!(
+            self.pass.prog.nodes[self.node],
+            Node::Const(_) | Node::Enum(_)
+        ) {
+            return self.pass.judge(self.id, value).map(Some);
+        }
+        self.pass.coerce(self.id, &value).map(Some)
+    }
+
+    fn number<E: de::Error>(self, n: Number) -> Result<Option<Value>, E> {
+        match &self.pass.prog.nodes[self.node] {
+            Node::Integer(c) if number::is_integer(&n) => {
+                let n = number::normalize_integer(&n).unwrap_or(n);
+                if number_ok(c, &n) {
+                    return Ok(Some(Value::Number(n)));
+                }
+                self.mismatch(Value::Number(n))
+            }
+            Node::Number(c) if number_ok(c, &n) => Ok(Some(Value::Number(n))),
+            _ => self.mismatch(Value::Number(n)),
+        }
+    }
+
+    fn string<E: de::Error>(self, s: &str) -> Result<Option<Value>, E> {
+        match &self.pass.prog.nodes[self.node] {
+            Node::String(c) if string_ok(c, s) => Ok(Some(Value::String(s.to_owned()))),
+            // The usual enum value: a string equal to a member is that member.
+            Node::Enum(members) => match members.iter().find(|m| m.as_str() == Some(s)) {
+                Some(m) => Ok(Some(m.clone())),
+                None => self.mismatch(Value::String(s.to_owned())),
+            },
+            Node::Const(m) if m.as_str() == Some(s) => Ok(Some(m.clone())),
+            _ => self.mismatch(Value::String(s.to_owned())),
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
+    type Value = Option<Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Option<Value>, E> {
+        if self.absent_if_null {
+            return Ok(None);
+        }
+        match self.pass.prog.nodes[self.node] {
+            _ if self.nullable => Ok(Some(Value::Null)),
+            Node::Null => Ok(Some(Value::Null)),
+            Node::Const(_) | Node::Enum(_) => self.pass.judge(self.id, Value::Null).map(Some),
+            // No rule coerces null; an optional field's null is handled by its object.
+            _ => Err(reject()),
+        }
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Option<Value>, E> {
+        self.visit_unit()
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Option<Value>, E> {
+        match self.pass.prog.nodes[self.node] {
+            Node::Boolean => Ok(Some(Value::Bool(v))),
+            _ => self.mismatch(Value::Bool(v)),
+        }
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<Value>, E> {
+        self.number(Number::from(v))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<Value>, E> {
+        self.number(Number::from(v))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Option<Value>, E> {
+        match Number::from_f64(v) {
+            Some(n) => self.number(n),
+            None => Err(reject()),
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<Value>, E> {
+        self.string(v)
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Option<Value>, E> {
+        match &self.pass.prog.nodes[self.node] {
+            Node::String(c) if string_ok(c, &v) => Ok(Some(Value::String(v))),
+            _ => self.string(&v),
+        }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Value>, A::Error> {
+        let prog = self.pass.prog;
+        let c = match &prog.nodes[self.node] {
+            Node::Array(c) => c,
+            Node::Const(_) | Node::Enum(_) => {
+                let value = Raw {
+                    depth: self.depth,
+                    max_depth: self.pass.max_depth,
+                }
+                .visit_seq(seq)?;
+                return self.pass.judge(self.id, value).map(Some);
+            }
+            _ => return Err(reject()),
+        };
+        let depth = self.pass.enter(self.depth)?;
+        let max = c.max_items.unwrap_or(u64::MAX);
+        let mut items = Vec::new();
+        loop {
+            let since = self.pass.coercions.len();
+            let item = seq.next_element_seed(Typed {
+                pass: &mut *self.pass,
+                id: c.items,
+                depth,
+                absent_if_null: false,
+            })?;
+            match item {
+                Some(Some(v)) => {
+                    if self.pass.coercions.len() > since {
+                        self.pass.prefix(since, &items.len().to_string());
+                    }
+                    items.push(v);
+                    if items.len() as u64 > max {
+                        return Err(reject());
+                    }
+                }
+                Some(None) => return Err(reject()),
+                None => break,
+            }
+        }
+        if c.min_items.is_some_and(|m| (items.len() as u64) < m) {
+            return Err(reject());
+        }
+        // No default can be filled in below (see `Typed`), so the items as normalized are
+        // equal exactly when the items as sent (coerced) are.
+        if c.unique && walk::first_duplicate(&items).is_some() {
+            return Err(reject());
+        }
+        Ok(Some(Value::Array(items)))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Value>, A::Error> {
+        let prog = self.pass.prog;
+        let c = match &prog.nodes[self.node] {
+            Node::Object(c) => c,
+            Node::Const(_) | Node::Enum(_) => {
+                let value = Raw {
+                    depth: self.depth,
+                    max_depth: self.pass.max_depth,
+                }
+                .visit_map(map)?;
+                return self.pass.judge(self.id, value).map(Some);
+            }
+            _ => return Err(reject()),
+        };
+        let depth = self.pass.enter(self.depth)?;
+        let lax = self.pass.lax;
+        let n = c.fields.len();
+        // Declared fields go straight into the output, kept in declaration order: a field's
+        // absent predecessors get their defaults when it arrives (replaced if they come
+        // later), and a field that comes late is put in its place.
+        // Sized for the usual small object; a larger one grows. (Entries are 112 bytes: eight
+        // keep the first allocation within the sizes allocators serve fastest.)
+        let mut out = Map::with_capacity(n.min(8));
+        // Keys sent (for duplicates and required fields), and fields in `out`.
+        let mut seen = Bits::new(n);
+        let mut placed = Bits::new(n);
+        // Fields before `next` have been passed: sent, or defaulted when a later one came.
+        let mut next = 0;
+        let mut extras = Map::new();
+        let start = self.pass.coercions.len();
+        // The coercions of each key (declaration order, then other keys as they came), when
+        // there are any: the full run lists them in that order.
+        let mut groups: Vec<(usize, usize, usize)> = Vec::new();
+        while let Some(key) = map.next_key_seed(KeySeed {
+            check: c,
+            hint: next,
+        })? {
+            let since = self.pass.coercions.len();
+            match key {
+                Key::Field(i) => {
+                    let f = &c.fields[i];
+                    if seen.get(i) {
+                        return Err(reject());
+                    }
+                    seen.set(i);
+                    let value = map.next_value_seed(Typed {
+                        pass: &mut *self.pass,
+                        id: f.node,
+                        depth,
+                        absent_if_null: lax && !f.required && !f.accepts_null,
+                    })?;
+                    let value = match value {
+                        Some(v) => Some(v),
+                        None => {
+                            self.pass.coercions.push(Coercion {
+                                path: String::new(),
+                                rule: CoercionRule::NullAsAbsent,
+                                from: Value::Null,
+                                to: f.default.clone(),
+                            });
+                            f.default.clone()
+                        }
+                    };
+                    if self.pass.coercions.len() > since {
+                        self.pass.prefix(since, &f.pointer);
+                        groups.push((i, since, self.pass.coercions.len()));
+                    }
+                    if i >= next {
+                        for (j, g) in c.fields.iter().enumerate().take(i).skip(next) {
+                            if let Some(d) = &g.default {
+                                out.insert(g.name.clone(), d.clone());
+                                placed.set(j);
+                            }
+                        }
+                        next = i + 1;
+                        if let Some(v) = value {
+                            out.insert(f.name.clone(), v);
+                            placed.set(i);
+                        }
+                    } else if placed.get(i) {
+                        // Defaulted when a later field came; `null` read as absent keeps it.
+                        if let (Some(v), Some(slot)) = (value, out.get_mut(&f.name)) {
+                            *slot = v;
+                        }
+                    } else if let Some(v) = value {
+                        let at = (0..i).filter(|&j| placed.get(j)).count();
+                        out.shift_insert(at, f.name.clone(), v);
+                        placed.set(i);
+                    }
+                }
+                Key::Extra(k) => {
+                    if extras.contains_key(&k) {
+                        return Err(reject());
+                    }
+                    let value = match &c.extra {
+                        Extra::Closed => return Err(reject()),
+                        Extra::Open => map.next_value_seed(Raw {
+                            depth,
+                            max_depth: self.pass.max_depth,
+                        })?,
+                        Extra::Schema(node) => map
+                            .next_value_seed(Typed {
+                                pass: &mut *self.pass,
+                                id: *node,
+                                depth,
+                                absent_if_null: false,
+                            })?
+                            .ok_or_else(reject)?,
+                    };
+                    if self.pass.coercions.len() > since {
+                        self.pass.prefix(since, &escape_pointer(&k));
+                        groups.push((n + extras.len(), since, self.pass.coercions.len()));
+                    }
+                    extras.insert(k, value);
+                }
+            }
+        }
+        if groups.windows(2).any(|w| w[0].0 > w[1].0) {
+            groups.sort_by_key(|g| g.0);
+            let recorded = self.pass.coercions.split_off(start);
+            for (_, from, to) in groups {
+                self.pass
+                    .coercions
+                    .extend_from_slice(&recorded[from - start..to - start]);
+            }
+        }
+        if n == 0 {
+            return Ok(Some(Value::Object(extras)));
+        }
+        for (j, f) in c.fields.iter().enumerate() {
+            if f.required && !seen.get(j) {
+                return Err(reject());
+            }
+            if j >= next {
+                if let Some(d) = &f.default {
+                    out.insert(f.name.clone(), d.clone());
+                }
+            }
+        }
+        out.extend(extras);
+        Ok(Some(Value::Object(out)))
+    }
+}
+
+/// A set of field indices, without allocating for objects of up to 128 fields.
+struct Bits {
+    inline: [u64; 2],
+    heap: Vec<u64>,
+}
+
+impl Bits {
+    fn new(n: usize) -> Self {
+        Bits {
+            inline: [0; 2],
+            heap: if n > 128 {
+                vec![0; n.div_ceil(64)]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    fn words(&self) -> &[u64] {
+        if self.heap.is_empty() {
+            &self.inline
+        } else {
+            &self.heap
+        }
+    }
+
+    fn get(&self, i: usize) -> bool {
+        self.words()
+            .get(i / 64)
+            .is_some_and(|w| w >> (i % 64) & 1 != 0)
+    }
+
+    fn set(&mut self, i: usize) {
+        let words = if self.heap.is_empty() {
+            &mut self.inline[..]
+        } else {
+            &mut self.heap[..]
+        };
+        if let Some(w) = words.get_mut(i / 64) {
+            *w |= 1 << (i % 64);
+        }
+    }
+}
+
+/// An object key: the index of a declared field, or another key.
+enum Key {
+    Field(usize),
+    Extra(String),
+}
+
+/// Reads a key and looks it up (borrowed from the text when it has no escapes), trying the
+/// field after the last one found first: keys usually come in declaration order.
+struct KeySeed<'c> {
+    check: &'c ObjectCheck,
+    hint: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = Key;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_> {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+        Ok(match self.check.lookup_from(v, self.hint) {
+            Some(i) => Key::Field(i),
+            None => Key::Extra(v.to_owned()),
+        })
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Key, E> {
+        Ok(match self.check.lookup_from(&v, self.hint) {
+            Some(i) => Key::Field(i),
+            None => Key::Extra(v),
+        })
+    }
+}
+
+/// Reads any value as it is, refusing duplicate keys and nesting deeper than the limit.
+struct Raw {
+    /// The depth of the container that holds the value.
+    depth: usize,
+    max_depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for Raw {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Raw {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Number::from_f64(v).map(Value::Number).ok_or_else(reject)
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        if self.depth >= self.max_depth {
+            return Err(reject());
+        }
+        let inner = Raw {
+            depth: self.depth + 1,
+            max_depth: self.max_depth,
+        };
+        let mut items = Vec::new();
+        while let Some(v) = seq.next_element_seed(Raw { ..inner })? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        if self.depth >= self.max_depth {
+            return Err(reject());
+        }
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(Raw {
+                depth: self.depth + 1,
+                max_depth: self.max_depth,
+            })?;
+            match out.entry(key) {
+                serde_json::map::Entry::Vacant(e) => {
+                    e.insert(value);
+                }
+                serde_json::map::Entry::Occupied(_) => return Err(reject()),
+            }
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// Whether a value of node `id` may get a default filled in somewhere inside (an object with a
+/// defaulted field is reachable); scalars are answered without a search.
+fn may_fill(prog: &Program, id: NodeId) -> bool {
+    match &prog.nodes[id] {
+        Node::Any
+        | Node::Null
+        | Node::Boolean
+        | Node::Integer(_)
+        | Node::Number(_)
+        | Node::String(_)
+        | Node::Const(_)
+        | Node::Enum(_) => return false,
+        _ => {}
+    }
+    let mut seen = vec![false; prog.nodes.len()];
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if std::mem::replace(&mut seen[n], true) {
+            continue;
+        }
+        match &prog.nodes[n] {
+            Node::Ref(t) | Node::Nullable(t) => stack.push(*t),
+            Node::AnyOf(members) => stack.extend(members),
+            Node::Array(c) => {
+                stack.push(c.items);
+                stack.extend(&c.prefix);
+            }
+            Node::Object(c) => {
+                if c.fields.iter().any(|f| f.default.is_some()) {
+                    return true;
+                }
+                stack.extend(c.fields.iter().map(|f| f.node));
+                if let Extra::Schema(node) = c.extra {
+                    stack.push(node);
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The strict number rules (bounds, multiple), as the full path's check applies them.
+fn number_ok(c: &NumberCheck, n: &Number) -> bool {
+    use std::cmp::Ordering::*;
+    c.minimum.as_ref().is_none_or(|m| number::cmp(n, m) != Less)
+        && c.exclusive_minimum
+            .as_ref()
+            .is_none_or(|m| number::cmp(n, m) == Greater)
+        && c.maximum
+            .as_ref()
+            .is_none_or(|m| number::cmp(n, m) != Greater)
+        && c.exclusive_maximum
+            .as_ref()
+            .is_none_or(|m| number::cmp(n, m) == Less)
+        && c.multiple_of
+            .as_ref()
+            .is_none_or(|m| number::is_multiple_of(n, m))
+}
+
+/// The strict string rules (lengths in code points, unanchored pattern).
+fn string_ok(c: &StringCheck, s: &str) -> bool {
+    if c.min_length.is_some() || c.max_length.is_some() {
+        // A string of n bytes has between n/4 and n code points: count them only when the
+        // bounds fall in between.
+        let bytes = s.len() as u64;
+        let fewest = bytes.div_ceil(4);
+        let clear =
+            c.min_length.is_none_or(|m| fewest >= m) && c.max_length.is_none_or(|m| bytes <= m);
+        if !clear {
+            let len = s.chars().count() as u64;
+            if c.min_length.is_some_and(|m| len < m) || c.max_length.is_some_and(|m| len > m) {
+                return false;
+            }
+        }
+    }
+    c.pattern.as_ref().is_none_or(|(_, re)| re.is_match(s))
+}
