@@ -189,6 +189,9 @@ pub(crate) struct Program {
     pub nodes: Vec<Node>,
     /// What each node expects, in words (`integer 1..14`).
     pub expected: Vec<String>,
+    /// Whether normalizing a value of each node may fill in a default (an object with a
+    /// defaulted field is reachable from it), computed once when compiling.
+    pub fills: Vec<bool>,
 }
 
 /// A pattern that does not compile (the checker reports these; a model built by hand may have
@@ -216,6 +219,7 @@ impl<'m> Compiler<'m> {
             program: Program {
                 nodes: Vec::new(),
                 expected: Vec::new(),
+                fills: Vec::new(),
             },
             named: vec![None; module.types.len()],
             errors: Vec::new(),
@@ -224,6 +228,7 @@ impl<'m> Compiler<'m> {
 
     pub fn finish(mut self) -> Program {
         self.break_empty_cycles();
+        self.program.fills = fills(&self.program.nodes);
         self.program
     }
 
@@ -497,6 +502,39 @@ impl<'m> Compiler<'m> {
                 Node::AnyOf(members) => members.iter_mut().for_each(resolve),
                 _ => {}
             }
+        }
+    }
+}
+
+/// [`Program::fills`]: a least fixed point, raised until nothing changes (each round is one pass
+/// over the nodes; cycles through named types settle because the flags only ever turn on).
+fn fills(nodes: &[Node]) -> Vec<bool> {
+    let mut fills = vec![false; nodes.len()];
+    loop {
+        let mut changed = false;
+        for (i, node) in nodes.iter().enumerate() {
+            if fills[i] {
+                continue;
+            }
+            let fill = match node {
+                Node::Ref(t) | Node::Nullable(t) => fills[*t],
+                Node::AnyOf(members) => members.iter().any(|&m| fills[m]),
+                Node::Array(c) => fills[c.items] || c.prefix.iter().any(|&p| fills[p]),
+                Node::Object(c) => {
+                    c.fields
+                        .iter()
+                        .any(|f| f.default.is_some() || fills[f.node])
+                        || matches!(c.extra, Extra::Schema(n) if fills[n])
+                }
+                _ => false,
+            };
+            if fill {
+                fills[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return fills;
         }
     }
 }

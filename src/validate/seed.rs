@@ -165,7 +165,7 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
             }
             Node::AnyOf(_) | Node::Ref(_) | Node::Nullable(_) => true,
             // Tuples are read whole and judged by the full check.
-            Node::Array(c) => !c.prefix.is_empty() || (c.unique && may_fill(prog, c.items)),
+            Node::Array(c) => !c.prefix.is_empty() || (c.unique && prog.fills[c.items]),
             _ => false,
         };
         if whole {
@@ -668,48 +668,6 @@ impl<'de> Visitor<'de> for Raw {
         }
         Ok(Value::Object(out))
     }
-}
-
-/// Whether a value of node `id` may get a default filled in somewhere inside (an object with a
-/// defaulted field is reachable); scalars are answered without a search.
-fn may_fill(prog: &Program, id: NodeId) -> bool {
-    match &prog.nodes[id] {
-        Node::Any
-        | Node::Null
-        | Node::Boolean
-        | Node::Integer(_)
-        | Node::Number(_)
-        | Node::String(_)
-        | Node::Const(_)
-        | Node::Enum(_) => return false,
-        _ => {}
-    }
-    let mut seen = vec![false; prog.nodes.len()];
-    let mut stack = vec![id];
-    while let Some(n) = stack.pop() {
-        if std::mem::replace(&mut seen[n], true) {
-            continue;
-        }
-        match &prog.nodes[n] {
-            Node::Ref(t) | Node::Nullable(t) => stack.push(*t),
-            Node::AnyOf(members) => stack.extend(members),
-            Node::Array(c) => {
-                stack.push(c.items);
-                stack.extend(&c.prefix);
-            }
-            Node::Object(c) => {
-                if c.fields.iter().any(|f| f.default.is_some()) {
-                    return true;
-                }
-                stack.extend(c.fields.iter().map(|f| f.node));
-                if let Extra::Schema(node) = c.extra {
-                    stack.push(node);
-                }
-            }
-            _ => {}
-        }
-    }
-    false
 }
 
 /// The strict number rules (bounds, multiple), as the full path's check applies them.

@@ -1295,10 +1295,7 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
             }
         }
         (Node::Array(c), Value::Array(items)) => {
-            if c.unique
-                && fill
-                && (may_fill(prog, c.items) || c.prefix.iter().any(|&p| may_fill(prog, p)))
-            {
+            if c.unique && fill && prog.fills[id] {
                 // Defaults are annotations: when filling them in would make two items equal,
                 // the items are returned as sent (see the full run).
                 let mut bare = items.clone();
@@ -1381,37 +1378,6 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
         }
         _ => {}
     }
-}
-
-/// Whether normalizing a value of node `id` may fill in a default (an object with a defaulted
-/// field is reachable).
-fn may_fill(prog: &Program, id: NodeId) -> bool {
-    let mut seen = vec![false; prog.nodes.len()];
-    let mut stack = vec![id];
-    while let Some(n) = stack.pop() {
-        if std::mem::replace(&mut seen[n], true) {
-            continue;
-        }
-        match &prog.nodes[n] {
-            Node::Ref(t) | Node::Nullable(t) => stack.push(*t),
-            Node::AnyOf(members) => stack.extend(members),
-            Node::Array(c) => {
-                stack.push(c.items);
-                stack.extend(&c.prefix);
-            }
-            Node::Object(c) => {
-                if c.fields.iter().any(|f| f.default.is_some()) {
-                    return true;
-                }
-                stack.extend(c.fields.iter().map(|f| f.node));
-                if let Extra::Schema(node) = c.extra {
-                    stack.push(node);
-                }
-            }
-            _ => {}
-        }
-    }
-    false
 }
 
 #[cfg(test)]
