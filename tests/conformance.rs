@@ -377,21 +377,24 @@ fn other_type_value(v: &Value) -> Value {
     }
 }
 
+/// The BFCL categories with single-turn ground-truth calls.
+const BFCL_CALL_CATEGORIES: [&str; 10] = [
+    "simple_python",
+    "multiple",
+    "parallel",
+    "parallel_multiple",
+    "live_simple",
+    "live_multiple",
+    "live_parallel",
+    "live_parallel_multiple",
+    "simple_java",
+    "simple_javascript",
+];
+
 #[test]
 fn bfcl_ground_truth_calls_and_mutations() {
     let Some(root) = corpus() else { return };
-    let categories = [
-        "simple_python",
-        "multiple",
-        "parallel",
-        "parallel_multiple",
-        "live_simple",
-        "live_multiple",
-        "live_parallel",
-        "live_parallel_multiple",
-        "simple_java",
-        "simple_javascript",
-    ];
+
     let known: Value = read_json(&root.join("bfcl/derived/known_invalid_groundtruth_calls.json"));
     let known: Vec<(String, String)> = known
         .as_array()
@@ -410,7 +413,7 @@ fn bfcl_ground_truth_calls_and_mutations() {
     let mut disagreements = Vec::new();
     let mut unrejected = Vec::new();
     let mut expected_seen: Vec<String> = Vec::new();
-    for cat in categories {
+    for cat in BFCL_CALL_CATEGORIES {
         let docs = bfcl_documents(&root, cat);
         for call in read_lines(&root.join(format!("bfcl/derived/{cat}.calls.jsonl"))) {
             let id = call["id"].as_str().unwrap();
@@ -756,21 +759,11 @@ fn mcp_tools_import_and_keep_their_meaning() {
 fn bfcl_null_alternatives_follow_the_lax_policy() {
     use tooldef::validate::{CoercionRule, Mode, Validator};
     let Some(root) = corpus() else { return };
-    let categories = [
-        "simple_python",
-        "multiple",
-        "parallel",
-        "parallel_multiple",
-        "live_simple",
-        "live_multiple",
-        "live_parallel",
-        "live_parallel_multiple",
-    ];
     let (mut alternatives, mut strict_rejected, mut strict_accepted, mut lax_accepted) =
         (0, 0, 0, 0);
     let mut skipped = 0;
     let mut failures = Vec::new();
-    for cat in categories {
+    for cat in BFCL_CALL_CATEGORIES {
         let docs = bfcl_documents(&root, cat);
         for answer in read_lines(&root.join(format!("bfcl/possible_answer/BFCL_v4_{cat}.json"))) {
             let id = answer["id"].as_str().unwrap_or("");
@@ -851,6 +844,9 @@ fn bfcl_null_alternatives_follow_the_lax_policy() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert_eq!(lax_accepted + skipped, alternatives);
+    // None of these types allows null: strict mode rejects every one (README's table).
+    assert_eq!(strict_accepted, 0);
+    assert_eq!(strict_rejected, lax_accepted);
     assert!(
         alternatives >= 370,
         "only {alternatives} null alternatives found"
