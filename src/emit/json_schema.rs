@@ -154,15 +154,12 @@ impl<'m> Emitter<'m> {
             Ty::Array(a) => {
                 m.insert("type".into(), json!("array"));
                 m.insert("items".into(), Value::Object(self.schema(&a.items)));
-                if let Some(n) = &a.min_items {
-                    m.insert("minItems".into(), json!(n.value));
-                }
-                if let Some(n) = &a.max_items {
-                    m.insert("maxItems".into(), json!(n.value));
-                }
-                if let Some(u) = &a.unique {
-                    m.insert("uniqueItems".into(), json!(u.value));
-                }
+                item_bounds(
+                    &mut m,
+                    a.min_items.as_ref().map(|n| n.value),
+                    &a.max_items,
+                    &a.unique,
+                );
             }
             Ty::Tuple(t) => {
                 m.insert("type".into(), json!("array"));
@@ -184,15 +181,7 @@ impl<'m> Emitter<'m> {
                     }
                 }
                 let min = t.min_len();
-                if min > 0 {
-                    m.insert("minItems".into(), json!(min));
-                }
-                if let Some(n) = &t.max_items {
-                    m.insert("maxItems".into(), json!(n.value));
-                }
-                if let Some(u) = &t.unique {
-                    m.insert("uniqueItems".into(), json!(u.value));
-                }
+                item_bounds(&mut m, (min > 0).then_some(min), &t.max_items, &t.unique);
             }
             Ty::Object(o) => return self.object(o),
             Ty::Ref(id) => {
@@ -331,6 +320,24 @@ fn accepts_null(m: &Map<String, Value>) -> bool {
 }
 
 /// The JSON Schema `type` shared by all values, if they share one.
+/// `minItems`, `maxItems` and `uniqueItems` of an array or tuple.
+fn item_bounds(
+    m: &mut Map<String, Value>,
+    min: Option<u64>,
+    max: &Option<Spanned<u64>>,
+    unique: &Option<Spanned<bool>>,
+) {
+    if let Some(n) = min {
+        m.insert("minItems".into(), json!(n));
+    }
+    if let Some(n) = max {
+        m.insert("maxItems".into(), json!(n.value));
+    }
+    if let Some(u) = unique {
+        m.insert("uniqueItems".into(), json!(u.value));
+    }
+}
+
 fn scalar_type<'a>(values: impl IntoIterator<Item = &'a Value>) -> Option<&'static str> {
     let mut shared: Option<&'static str> = None;
     for v in values {

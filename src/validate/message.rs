@@ -204,17 +204,7 @@ fn text(module: &Module, ty: &Ty, depth: usize) -> String {
             } else {
                 inner
             };
-            let mut notes = Vec::new();
-            if let Some(r) = range(
-                a.min_items.as_ref().map(|s| s.value),
-                a.max_items.as_ref().map(|s| s.value),
-                "item",
-            ) {
-                notes.push(r);
-            }
-            if a.unique.as_ref().is_some_and(|u| u.value) {
-                notes.push("unique".into());
-            }
+            let notes = item_notes(&a.min_items, &a.max_items, &a.unique);
             if notes.is_empty() {
                 format!("{inner}[]")
             } else {
@@ -237,17 +227,7 @@ fn text(module: &Module, ty: &Ty, depth: usize) -> String {
                 Additional::Schema(r) => parts.push(format!("...: {}", text(module, r, depth + 1))),
             }
             let mut out = format!("[{}]", parts.join(", "));
-            let mut notes = Vec::new();
-            if let Some(r) = range(
-                t.min_items.as_ref().map(|s| s.value),
-                t.max_items.as_ref().map(|s| s.value),
-                "item",
-            ) {
-                notes.push(r);
-            }
-            if t.unique.as_ref().is_some_and(|u| u.value) {
-                notes.push("unique".into());
-            }
+            let notes = item_notes(&t.min_items, &t.max_items, &t.unique);
             if !notes.is_empty() {
                 out = format!("{out} ({})", notes.join(", "));
             }
@@ -269,6 +249,26 @@ fn text(module: &Module, ty: &Ty, depth: usize) -> String {
             .collect::<Vec<_>>()
             .join(" | "),
     }
+}
+
+/// `at most 10 items`, `unique`: the notes on an array's or tuple's constraints.
+fn item_notes(
+    min: &Option<Spanned<u64>>,
+    max: &Option<Spanned<u64>>,
+    unique: &Option<Spanned<bool>>,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(r) = range(
+        min.as_ref().map(|s| s.value),
+        max.as_ref().map(|s| s.value),
+        "item",
+    ) {
+        notes.push(r);
+    }
+    if unique.as_ref().is_some_and(|u| u.value) {
+        notes.push("unique".into());
+    }
+    notes
 }
 
 fn object_text(module: &Module, o: &ObjectTy, depth: usize) -> String {
