@@ -337,16 +337,9 @@ impl Core {
         let s = match schema {
             Value::Bool(true) => return Some(Ty::Any),
             Value::Bool(false) => return Some(Ty::Never),
-            // `{"not": {}}`: the `false` schema as an object (what the emitter writes for
-            // `never`); nothing else the schema says can widen it.
-            Value::Object(s) if matches!(s.get("not"), Some(Value::Bool(true))) => {
-                return Some(Ty::Never)
-            }
-            Value::Object(s)
-                if s.get("not")
-                    .and_then(Value::as_object)
-                    .is_some_and(|n| n.is_empty()) =>
-            {
+            // `{"not": {}}` (or `true`): the `false` schema as an object (what the emitter
+            // writes for `never`); nothing else the schema says can widen it.
+            Value::Object(s) if s.get("not").is_some_and(accepts_everything) => {
                 return Some(Ty::Never)
             }
             Value::Object(s) => s,
@@ -1434,5 +1427,14 @@ fn literal_type(values: Vec<Value>) -> Ty {
         Ty::Nullable(Box::new(inner))
     } else {
         inner
+    }
+}
+
+/// Whether a schema is `true` or `{}`, which accept every value.
+fn accepts_everything(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(b) => *b,
+        Value::Object(m) => m.is_empty(),
+        _ => false,
     }
 }
