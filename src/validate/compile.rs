@@ -73,6 +73,35 @@ pub(crate) struct ArrayCheck {
     pub min_items: Option<u64>,
     pub max_items: Option<u64>,
     pub unique: bool,
+    /// What `items` is when it is a plain scalar (set when compiling is finished).
+    pub items_leaf: Leaf,
+}
+
+/// A node that is a scalar type without constraints (`string`, `boolean`, `integer`,
+/// `number`), recorded where it is used so that the fast check accepts a value of that kind
+/// without looking the node up. `Other` for every other node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Leaf {
+    Other,
+    String,
+    Boolean,
+    Integer,
+    Number,
+}
+
+impl Leaf {
+    /// Whether `value` is certainly valid for the node; `false` means "ask the node".
+    #[inline(always)]
+    pub fn accepts(self, value: &Value) -> bool {
+        match (self, value) {
+            (Leaf::String, Value::String(_))
+            | (Leaf::Boolean, Value::Bool(_))
+            | (Leaf::Number, Value::Number(_)) => true,
+            // Integral doubles (`2.0`) are integers too; the node decides those.
+            (Leaf::Integer, Value::Number(n)) => n.is_i64() || n.is_u64(),
+            _ => false,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -89,6 +118,8 @@ pub(crate) struct FieldCheck {
     pub pointer: String,
     pub required: bool,
     pub node: NodeId,
+    /// What `node` is when it is a plain scalar (set when compiling is finished).
+    pub leaf: Leaf,
     pub default: Option<Value>,
     /// Whether `null` is a valid value of the type (nullable, `any`, `null`, or a union or enum
     /// that contains it); lax mode reads `null` as "absent" only for fields where it is not.
@@ -229,6 +260,7 @@ impl<'m> Compiler<'m> {
     pub fn finish(mut self) -> Program {
         self.break_empty_cycles();
         self.program.fills = fills(&self.program.nodes);
+        set_leaves(&mut self.program.nodes);
         self.program
     }
 
@@ -263,6 +295,7 @@ impl<'m> Compiler<'m> {
                 pointer: super::error::escape_pointer(&f.name).into_owned(),
                 required: f.required,
                 node,
+                leaf: Leaf::Other,
                 default: f.default.clone(),
                 accepts_null: accepts_null(self.module, &f.ty, 0),
                 type_text,
@@ -329,6 +362,7 @@ impl<'m> Compiler<'m> {
                     min_items: a.min_items.as_ref().map(|s| s.value),
                     max_items: a.max_items.as_ref().map(|s| s.value),
                     unique: a.unique.as_ref().is_some_and(|u| u.value),
+                    items_leaf: Leaf::Other,
                 });
                 return id;
             }
@@ -348,6 +382,7 @@ impl<'m> Compiler<'m> {
                     min_items: (min > 0).then_some(min),
                     max_items: t.max_len(),
                     unique: t.unique.as_ref().is_some_and(|u| u.value),
+                    items_leaf: Leaf::Other,
                 });
                 return id;
             }
@@ -502,6 +537,56 @@ impl<'m> Compiler<'m> {
                 Node::AnyOf(members) => members.iter_mut().for_each(resolve),
                 _ => {}
             }
+        }
+    }
+}
+
+/// What node `id` is, as a [`Leaf`].
+fn leaf(nodes: &[Node], id: NodeId) -> Leaf {
+    let plain = |c: &NumberCheck| {
+        c.minimum.is_none()
+            && c.maximum.is_none()
+            && c.exclusive_minimum.is_none()
+            && c.exclusive_maximum.is_none()
+            && c.multiple_of.is_none()
+    };
+    // A `Ref` always points at a node that is not one.
+    let id = match nodes.get(id) {
+        Some(Node::Ref(t)) => *t,
+        _ => id,
+    };
+    match nodes.get(id) {
+        Some(Node::String(c))
+            if c.min_length.is_none() && c.max_length.is_none() && c.pattern.is_none() =>
+        {
+            Leaf::String
+        }
+        Some(Node::Boolean) => Leaf::Boolean,
+        Some(Node::Integer(c)) if plain(c) => Leaf::Integer,
+        Some(Node::Number(c)) if plain(c) => Leaf::Number,
+        _ => Leaf::Other,
+    }
+}
+
+/// Records, in every object field and array, what its node is as a [`Leaf`].
+fn set_leaves(nodes: &mut [Node]) {
+    for i in 0..nodes.len() {
+        match &nodes[i] {
+            Node::Object(c) => {
+                let leaves: Vec<Leaf> = c.fields.iter().map(|f| leaf(nodes, f.node)).collect();
+                if let Node::Object(c) = &mut nodes[i] {
+                    for (f, l) in c.fields.iter_mut().zip(leaves) {
+                        f.leaf = l;
+                    }
+                }
+            }
+            Node::Array(c) => {
+                let l = leaf(nodes, c.items);
+                if let Node::Array(c) = &mut nodes[i] {
+                    c.items_leaf = l;
+                }
+            }
+            _ => {}
         }
     }
 }

@@ -1130,10 +1130,17 @@ fn check<const NORMAL: bool>(
             let len = items.len() as u64;
             c.min_items.is_none_or(|m| len >= m)
                 && c.max_items.is_none_or(|m| len <= m)
-                && items
-                    .iter()
-                    .enumerate()
-                    .all(|(n, i)| check_child::<NORMAL>(prog, c.item(n), i, inner, normal))
+                && if c.prefix.is_empty() {
+                    items.iter().all(|i| {
+                        c.items_leaf.accepts(i)
+                            || check_child::<NORMAL>(prog, c.items, i, inner, normal)
+                    })
+                } else {
+                    items
+                        .iter()
+                        .enumerate()
+                        .all(|(n, i)| check_child::<NORMAL>(prog, c.item(n), i, inner, normal))
+                }
                 && (!c.unique || first_duplicate(items).is_none())
         }
         Node::Object(c) => {
@@ -1164,7 +1171,9 @@ fn check<const NORMAL: bool>(
                         }
                         next = i + 1;
                         let f = &c.fields[i];
-                        if !check_child::<NORMAL>(prog, f.node, v, inner, normal) {
+                        if !f.leaf.accepts(v)
+                            && !check_child::<NORMAL>(prog, f.node, v, inner, normal)
+                        {
                             return false;
                         }
                         required += usize::from(f.required);
@@ -1219,7 +1228,7 @@ fn check_child<const NORMAL: bool>(
     }
 }
 
-#[inline]
+#[inline(always)]
 fn number_ok(c: &NumberCheck, n: &Number) -> bool {
     if let (Some(b), Some(f)) = (&c.fast, number::exact_f64(n)) {
         // Exact doubles compare exactly.
@@ -1247,7 +1256,7 @@ fn number_ok(c: &NumberCheck, n: &Number) -> bool {
             .is_none_or(|m| number::is_multiple_of(n, m))
 }
 
-#[inline]
+#[inline(always)]
 fn string_ok(c: &StringCheck, s: &str) -> bool {
     // A string has between a quarter of its bytes and all of them as characters: count them
     // only when that range straddles a bound.
