@@ -87,9 +87,8 @@ fn compile_unknown_tool_is_a_usage_error_with_a_suggestion() {
 
 #[test]
 fn compile_writes_to_a_file_with_o() {
-    let dir = std::env::temp_dir().join(format!("tooldef-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join("out.json");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("out.json");
     let out = tooldef(
         &[
             "compile",
@@ -104,7 +103,6 @@ fn compile_writes_to_a_file_with_o() {
     let text = std::fs::read_to_string(&path).expect("written");
     let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     assert_eq!(json[0]["name"], "get_weather_by_locality");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

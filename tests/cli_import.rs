@@ -31,19 +31,11 @@ fn run_stdin(args: &[&str], input: &str) -> (i32, String, String) {
     )
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("tooldef-cli-import-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 fn fmt_check_lists_files_that_would_change_and_fmt_rewrites_them() {
-    let dir = temp_dir("fmt");
-    let messy = dir.join("messy.tool");
-    let clean = dir.join("clean.tool");
+    let dir = tempfile::tempdir().unwrap();
+    let messy = dir.path().join("messy.tool");
+    let clean = dir.path().join("clean.tool");
     std::fs::write(&messy, "/// Do it.\ntool   t{a:string // keep me\n}\n").unwrap();
     std::fs::write(&clean, "/// Do it.\ntool t {\n  a: string\n}\n").unwrap();
     let out = tooldef()

@@ -17,33 +17,28 @@ tool get_weather {
 tool lenient { n: integer }
 "#;
 
+/// A temporary folder holding the tool file (and the argument files a test writes); removed
+/// when dropped.
 struct Files {
-    dir: std::path::PathBuf,
+    dir: tempfile::TempDir,
 }
 
 impl Files {
-    fn new(name: &str) -> Files {
-        let dir = std::env::temp_dir().join(format!(
-            "tooldef-cli-validate-{name}-{}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        std::fs::write(dir.join("w.tool"), TOOL).expect("write tool");
+    fn new() -> Files {
+        let dir = tempfile::Builder::new()
+            .prefix("tooldef-cli-validate-")
+            .tempdir()
+            .expect("temp dir");
+        std::fs::write(dir.path().join("w.tool"), TOOL).expect("write tool");
         Files { dir }
     }
     fn write(&self, name: &str, text: &str) -> String {
-        let p = self.dir.join(name);
+        let p = self.dir.path().join(name);
         std::fs::write(&p, text).expect("write");
         p.display().to_string()
     }
     fn tool(&self) -> String {
-        self.dir.join("w.tool").display().to_string()
-    }
-}
-
-impl Drop for Files {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        self.dir.path().join("w.tool").display().to_string()
     }
 }
 
@@ -68,7 +63,7 @@ fn stdout(o: &Output) -> String {
 
 #[test]
 fn valid_prints_normalized_arguments() {
-    let f = Files::new("valid");
+    let f = Files::new();
     let args = f.write("a.json", r#"{"city": "Oslo"}"#);
     let o = run(
         &["validate", &f.tool(), "--tool", "get_weather", &args],
@@ -81,7 +76,7 @@ fn valid_prints_normalized_arguments() {
 
 #[test]
 fn invalid_prints_the_message() {
-    let f = Files::new("invalid");
+    let f = Files::new();
     let o = run(
         &["validate", &f.tool(), "--tool", "get_weather", "-"],
         Some(r#"{"cty": "Oslo", "days": 0}"#),
@@ -98,7 +93,7 @@ fn invalid_prints_the_message() {
 
 #[test]
 fn json_format_valid_and_invalid() {
-    let f = Files::new("json");
+    let f = Files::new();
     let o = run(
         &[
             "validate",
@@ -150,7 +145,7 @@ fn json_format_valid_and_invalid() {
 
 #[test]
 fn mode_defaults_to_the_tools_attribute() {
-    let f = Files::new("mode");
+    let f = Files::new();
     let o = run(
         &["validate", &f.tool(), "--tool", "lenient"],
         Some(r#"{"n": "4"}"#),
@@ -171,7 +166,7 @@ fn mode_defaults_to_the_tools_attribute() {
 
 #[test]
 fn usage_io_and_compile_errors_exit_2() {
-    let f = Files::new("usage");
+    let f = Files::new();
     let bad_tool = f.write("bad.tool", "tool t { a: strng }");
     let cases: Vec<Vec<String>> = vec![
         vec!["validate".into(), f.tool(), "--tool".into(), "nope".into()],
@@ -213,7 +208,7 @@ fn usage_io_and_compile_errors_exit_2() {
 
 #[test]
 fn unreadable_arguments_are_invalid_not_usage() {
-    let f = Files::new("notjson");
+    let f = Files::new();
     let o = run(
         &[
             "validate",
