@@ -241,6 +241,8 @@ pub(crate) struct Compiler<'m> {
     /// The node of each named type compiled so far, by [`TypeId`].
     named: Vec<Option<NodeId>>,
     pub errors: Vec<PatternError>,
+    /// Whether the texts messages use are written (see [`Compiler::without_texts`]).
+    texts: bool,
 }
 
 impl<'m> Compiler<'m> {
@@ -254,6 +256,25 @@ impl<'m> Compiler<'m> {
             },
             named: vec![None; module.types.len()],
             errors: Vec::new(),
+            texts: true,
+        }
+    }
+
+    /// A compiler that leaves the texts of messages empty: for a program that only gives a
+    /// verdict ([`super::walk::accepts`]), never an error.
+    pub fn without_texts(module: &'m Module) -> Self {
+        Compiler {
+            texts: false,
+            ..Compiler::new(module)
+        }
+    }
+
+    /// What `ty` is called in messages (empty when this compiler writes no texts).
+    fn text(&self, ty: &Ty) -> String {
+        if self.texts {
+            message::type_text(self.module, ty)
+        } else {
+            String::new()
         }
     }
 
@@ -286,7 +307,7 @@ impl<'m> Compiler<'m> {
             // The node's own text is the field type's text, except for a named type, whose node
             // is called by its name (an enum's text lists its values).
             let type_text = match f.ty {
-                Ty::Ref(_) => message::type_text(self.module, &f.ty),
+                Ty::Ref(_) => self.text(&f.ty),
                 _ => self.program.expected[node].clone(),
             };
             index.insert(f.name.clone(), fields.len());
@@ -323,7 +344,7 @@ impl<'m> Compiler<'m> {
     }
 
     pub fn ty(&mut self, ty: &Ty) -> NodeId {
-        let expected = message::type_text(self.module, ty);
+        let expected = self.text(ty);
         let node = match ty {
             Ty::Any => Node::Any,
             Ty::Never => Node::Never,

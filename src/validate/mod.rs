@@ -81,15 +81,22 @@ pub fn is_integer(n: &serde_json::Number) -> bool {
 /// problem is inside the value), or `None` when it fits. The checker uses this for defaults and
 /// examples.
 pub fn first_violation(module: &Module, ty: &Ty, value: &Value) -> Option<String> {
-    let mut compiler = Compiler::new(module);
-    let root = compiler.ty(ty);
-    let program = Arc::new(compiler.finish());
     if let Some(path) = walk::too_deep(value, Limits::DEFAULT_MAX_DEPTH) {
         return Some(format!(
             "at {path}: nests deeper than {} levels",
             Limits::DEFAULT_MAX_DEPTH
         ));
     }
+    // Most values are valid: a program without message texts gives the verdict, and the texts
+    // are written only for a value that breaks a rule.
+    let mut compiler = Compiler::without_texts(module);
+    let root = compiler.ty(ty);
+    if walk::accepts(&compiler.finish(), root, value) {
+        return None;
+    }
+    let mut compiler = Compiler::new(module);
+    let root = compiler.ty(ty);
+    let program = Arc::new(compiler.finish());
     let mut run = walk::Run::for_definitions(&program);
     run.walk(root, value);
     run.errors.into_iter().next().map(|e| {
