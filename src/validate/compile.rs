@@ -132,6 +132,8 @@ pub(crate) struct FieldCheck {
 #[derive(Debug)]
 pub(crate) struct ObjectCheck {
     pub fields: Vec<FieldCheck>,
+    /// Field indices by name, for objects of more than [`SCAN_FIELDS`] fields (smaller ones are
+    /// scanned, which is faster than hashing the key); empty otherwise.
     pub index: HashMap<String, usize>,
     pub extra: Extra,
     /// How many fields are required.
@@ -146,6 +148,9 @@ impl ArrayCheck {
         self.prefix.get(index).copied().unwrap_or(self.items)
     }
 }
+
+/// Objects with at most this many fields look keys up by scanning their fields.
+const SCAN_FIELDS: usize = 16;
 
 impl ObjectCheck {
     /// The index of the field called `key`, trying `hint` first (keys usually come in
@@ -162,7 +167,7 @@ impl ObjectCheck {
     /// from the hint on (fields left out), then from the start.
     #[inline(never)]
     fn lookup_after(&self, key: &str, hint: usize) -> Option<usize> {
-        if self.fields.len() > 16 {
+        if self.fields.len() > SCAN_FIELDS {
             return self.index.get(key).copied();
         }
         let hint = hint.min(self.fields.len());
@@ -176,7 +181,7 @@ impl ObjectCheck {
     /// The index of the field called `key`: a scan for small objects (faster than hashing the
     /// key), the hash index for large ones.
     pub fn lookup(&self, key: &str) -> Option<usize> {
-        if self.fields.len() <= 16 {
+        if self.fields.len() <= SCAN_FIELDS {
             self.fields.iter().position(|f| f.name == key)
         } else {
             self.index.get(key).copied()
@@ -301,7 +306,8 @@ impl<'m> Compiler<'m> {
 
     fn object_node(&mut self, o: &ObjectTy) -> Node {
         let mut fields = Vec::with_capacity(o.fields.len());
-        let mut index = HashMap::with_capacity(o.fields.len());
+        let indexed = o.fields.len() > SCAN_FIELDS;
+        let mut index = HashMap::with_capacity(if indexed { o.fields.len() } else { 0 });
         for f in &o.fields {
             let node = self.ty(&f.ty);
             // The node's own text is the field type's text, except for a named type, whose node
@@ -310,7 +316,9 @@ impl<'m> Compiler<'m> {
                 Ty::Ref(_) => self.text(&f.ty),
                 _ => self.program.expected[node].clone(),
             };
-            index.insert(f.name.clone(), fields.len());
+            if indexed {
+                index.insert(f.name.clone(), fields.len());
+            }
             fields.push(FieldCheck {
                 name: f.name.clone(),
                 pointer: super::error::escape_pointer(&f.name).into_owned(),
