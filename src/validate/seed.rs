@@ -375,6 +375,8 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         // Keys sent (for duplicates and required fields), and fields in `out`.
         let mut seen = Bits::new(n);
         let mut placed = Bits::new(n);
+        // How many required fields were sent.
+        let mut required = 0;
         // Fields before `next` have been passed: sent, or defaulted when a later one came.
         let mut next = 0;
         let mut extras = Map::new();
@@ -394,6 +396,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                         return Err(reject());
                     }
                     seen.set(i);
+                    required += usize::from(f.required);
                     let value = map.next_value_seed(Typed {
                         pass: &mut *self.pass,
                         id: f.node,
@@ -417,9 +420,9 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                         groups.push((i, since, self.pass.coercions.len()));
                     }
                     if i >= next {
-                        for (j, g) in c.fields.iter().enumerate().take(i).skip(next) {
-                            if let Some(d) = &g.default {
-                                out.insert(g.name.clone(), d.clone());
+                        for j in next..i {
+                            if let Some(d) = &c.fields[j].default {
+                                out.insert(c.fields[j].name.clone(), d.clone());
                                 placed.set(j);
                             }
                         }
@@ -440,9 +443,11 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     }
                 }
                 Key::Extra(k) => {
-                    if extras.contains_key(&k) {
-                        return Err(reject());
-                    }
+                    let at = n + extras.len();
+                    let slot = match extras.entry(k) {
+                        serde_json::map::Entry::Vacant(e) => e,
+                        serde_json::map::Entry::Occupied(_) => return Err(reject()),
+                    };
                     let value = match &c.extra {
                         Extra::Closed => return Err(reject()),
                         Extra::Open => map.next_value_seed(Raw {
@@ -459,10 +464,10 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                             .ok_or_else(reject)?,
                     };
                     if self.pass.coercions.len() > since {
-                        self.pass.prefix(since, &escape_pointer(&k));
-                        groups.push((n + extras.len(), since, self.pass.coercions.len()));
+                        self.pass.prefix(since, &escape_pointer(slot.key()));
+                        groups.push((at, since, self.pass.coercions.len()));
                     }
-                    extras.insert(k, value);
+                    slot.insert(value);
                 }
             }
         }
@@ -478,60 +483,74 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         if n == 0 {
             return Ok(Some(Value::Object(extras)));
         }
-        for (j, f) in c.fields.iter().enumerate() {
-            if f.required && !seen.get(j) {
-                return Err(reject());
+        if required < c.required {
+            return Err(reject());
+        }
+        // The defaults of the fields after the last one sent.
+        if n <= 64 {
+            let mut rest = if next >= 64 {
+                0
+            } else {
+                c.defaults >> next << next
+            };
+            while rest != 0 {
+                let f = &c.fields[rest.trailing_zeros() as usize];
+                rest &= rest - 1;
+                if let Some(d) = &f.default {
+                    out.insert(f.name.clone(), d.clone());
+                }
             }
-            if j >= next {
+        } else {
+            for f in &c.fields[next.min(n)..] {
                 if let Some(d) = &f.default {
                     out.insert(f.name.clone(), d.clone());
                 }
             }
         }
-        out.extend(extras);
+        if !extras.is_empty() {
+            out.extend(extras);
+        }
         Ok(Some(Value::Object(out)))
     }
 }
 
-/// A set of field indices, without allocating for objects of up to 128 fields.
+/// A set of field indices, without allocating for objects of up to 64 fields.
 struct Bits {
-    inline: [u64; 2],
-    heap: Vec<u64>,
+    /// Fields `0..64`.
+    low: u64,
+    /// Fields from 64 on, 64 to a word (empty for smaller objects).
+    high: Vec<u64>,
 }
 
 impl Bits {
+    #[inline]
     fn new(n: usize) -> Self {
         Bits {
-            inline: [0; 2],
-            heap: if n > 128 {
-                vec![0; n.div_ceil(64)]
+            low: 0,
+            high: if n > 64 {
+                vec![0; (n - 64).div_ceil(64)]
             } else {
                 Vec::new()
             },
         }
     }
 
-    fn words(&self) -> &[u64] {
-        if self.heap.is_empty() {
-            &self.inline
+    #[inline]
+    fn get(&self, i: usize) -> bool {
+        if i < 64 {
+            self.low >> i & 1 != 0
         } else {
-            &self.heap
+            self.high
+                .get((i - 64) / 64)
+                .is_some_and(|w| w >> (i % 64) & 1 != 0)
         }
     }
 
-    fn get(&self, i: usize) -> bool {
-        self.words()
-            .get(i / 64)
-            .is_some_and(|w| w >> (i % 64) & 1 != 0)
-    }
-
+    #[inline]
     fn set(&mut self, i: usize) {
-        let words = if self.heap.is_empty() {
-            &mut self.inline[..]
-        } else {
-            &mut self.heap[..]
-        };
-        if let Some(w) = words.get_mut(i / 64) {
+        if i < 64 {
+            self.low |= 1 << i;
+        } else if let Some(w) = self.high.get_mut((i - 64) / 64) {
             *w |= 1 << (i % 64);
         }
     }
@@ -672,6 +691,16 @@ impl<'de> Visitor<'de> for Raw {
 
 /// The strict number rules (bounds, multiple), as the full path's check applies them.
 fn number_ok(c: &NumberCheck, n: &Number) -> bool {
+    if let (Some(b), Some(f)) = (&c.fast, number::exact_f64(n)) {
+        // Bounds and number are exact doubles, which compare exactly.
+        return f >= b.minimum
+            && f <= b.maximum
+            && f > b.exclusive_minimum
+            && f < b.exclusive_maximum
+            && c.multiple_of
+                .as_ref()
+                .is_none_or(|m| number::is_multiple_of(n, m));
+    }
     use std::cmp::Ordering::*;
     c.minimum.as_ref().is_none_or(|m| number::cmp(n, m) != Less)
         && c.exclusive_minimum
