@@ -24,7 +24,9 @@ use serde_json::{Map, Number, Value};
 use super::coerce::{Coercion, CoercionRule};
 use std::sync::Arc;
 
-use super::compile::{Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck};
+use super::compile::{
+    same_str, Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck,
+};
 use super::error::escape_pointer;
 use super::number;
 use super::walk;
@@ -232,7 +234,10 @@ impl NodeVisitor<'_, '_> {
         match &self.pass.prog.nodes[self.node] {
             Node::String(c) if string_ok(c, s) => Ok(Some(Value::String(s.to_owned()))),
             // The usual enum value: a string equal to a member is that member.
-            Node::Enum(members) => match members.iter().find(|m| m.as_str() == Some(s)) {
+            Node::Enum(members) => match members
+                .iter()
+                .find(|m| matches!(m, Value::String(t) if same_str(t, s)))
+            {
                 Some(m) => Ok(Some(m.clone())),
                 None => self.mismatch(Value::String(s.to_owned())),
             },
@@ -379,7 +384,8 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         let mut required = 0;
         // Fields before `next` have been passed: sent, or defaulted when a later one came.
         let mut next = 0;
-        let mut extras = Map::new();
+        // Other keys, in a map of their own made when the first comes.
+        let mut extras: Option<Map<String, Value>> = None;
         let start = self.pass.coercions.len();
         // The coercions of each key (declaration order, then other keys as they came), when
         // there are any: the full run lists them in that order.
@@ -397,24 +403,21 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     }
                     seen.set(i);
                     required += usize::from(f.required);
-                    let value = map.next_value_seed(Typed {
+                    let mut value = map.next_value_seed(Typed {
                         pass: &mut *self.pass,
                         id: f.node,
                         depth,
                         absent_if_null: lax && !f.required && !f.accepts_null,
                     })?;
-                    let value = match value {
-                        Some(v) => Some(v),
-                        None => {
-                            self.pass.coercions.push(Coercion {
-                                path: String::new(),
-                                rule: CoercionRule::NullAsAbsent,
-                                from: Value::Null,
-                                to: f.default.clone(),
-                            });
-                            f.default.clone()
-                        }
-                    };
+                    if value.is_none() {
+                        self.pass.coercions.push(Coercion {
+                            path: String::new(),
+                            rule: CoercionRule::NullAsAbsent,
+                            from: Value::Null,
+                            to: f.default.clone(),
+                        });
+                        value = f.default.clone();
+                    }
                     if self.pass.coercions.len() > since {
                         self.pass.prefix(since, &f.pointer);
                         groups.push((i, since, self.pass.coercions.len()));
@@ -443,6 +446,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     }
                 }
                 Key::Extra(k) => {
+                    let extras = extras.get_or_insert_with(Map::new);
                     let at = n + extras.len();
                     let slot = match extras.entry(k) {
                         serde_json::map::Entry::Vacant(e) => e,
@@ -481,7 +485,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
             }
         }
         if n == 0 {
-            return Ok(Some(Value::Object(extras)));
+            return Ok(Some(Value::Object(extras.unwrap_or_default())));
         }
         if required < c.required {
             return Err(reject());
@@ -507,7 +511,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                 }
             }
         }
-        if !extras.is_empty() {
+        if let Some(extras) = extras {
             out.extend(extras);
         }
         Ok(Some(Value::Object(out)))
