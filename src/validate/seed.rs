@@ -39,6 +39,7 @@ pub(crate) const DEPTH_CAP: usize = 256;
 /// Reads, checks and normalizes `text` against node `root`. `Some` with the normalized value and
 /// the coercions applied (lax mode only) when the text is valid; `None` when the full path must
 /// decide (the text is invalid, or the pass cannot tell).
+#[inline]
 pub(crate) fn validate(
     prog: &Arc<Program>,
     root: NodeId,
@@ -141,6 +142,20 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Value>, D::Error> {
         let prog = self.pass.prog;
+        // The usual node (a scalar, an enum, an object) is read piece by piece as it is.
+        if !matches!(
+            prog.nodes[self.id],
+            Node::Any | Node::AnyOf(_) | Node::Ref(_) | Node::Nullable(_) | Node::Array(_)
+        ) {
+            return d.deserialize_any(NodeVisitor {
+                pass: self.pass,
+                id: self.id,
+                node: self.id,
+                nullable: false,
+                depth: self.depth,
+                absent_if_null: self.absent_if_null,
+            });
+        }
         // Through references and nullable wrappers to the node that says what to read. The
         // compiler cuts every cycle of these, so the walk ends; the bound is a second guard.
         let mut node = self.id;
