@@ -207,6 +207,9 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
     }
 }
 
+/// Integers up to this magnitude are exact doubles.
+const EXACT: u64 = 1 << 53;
+
 /// The visitor of a node that is read piece by piece: scalars, arrays, objects.
 struct NodeVisitor<'a, 'p> {
     pass: &'a mut Pass<'p>,
@@ -242,6 +245,23 @@ impl NodeVisitor<'_, '_> {
             }
             Node::Number(c) if number_ok(c, &n) => Ok(Some(Value::Number(n))),
             _ => self.mismatch(Value::Number(n)),
+        }
+    }
+
+    /// Whether an integer that is exactly the double `f` is valid as it is: the usual integer
+    /// or number field, with bounds that are exact doubles and no multiple to check.
+    #[inline]
+    fn small_int_ok(&self, f: f64) -> bool {
+        match &self.pass.prog.nodes[self.node] {
+            Node::Integer(c) | Node::Number(c) if c.multiple_of.is_none() => {
+                c.fast.as_ref().is_some_and(|b| {
+                    f >= b.minimum
+                        && f <= b.maximum
+                        && f > b.exclusive_minimum
+                        && f < b.exclusive_maximum
+                })
+            }
+            _ => false,
         }
     }
 
@@ -294,10 +314,16 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<Value>, E> {
+        if v.unsigned_abs() <= EXACT && self.small_int_ok(v as f64) {
+            return Ok(Some(Value::Number(v.into())));
+        }
         self.number(Number::from(v))
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<Value>, E> {
+        if v <= EXACT && self.small_int_ok(v as f64) {
+            return Ok(Some(Value::Number(v.into())));
+        }
         self.number(Number::from(v))
     }
 
@@ -737,6 +763,7 @@ fn number_ok(c: &NumberCheck, n: &Number) -> bool {
 }
 
 /// The strict string rules (lengths in code points, unanchored pattern).
+#[inline]
 fn string_ok(c: &StringCheck, s: &str) -> bool {
     if c.min_length.is_some() || c.max_length.is_some() {
         // A string of n bytes has between n/4 and n code points: count them only when the
