@@ -248,10 +248,11 @@ impl NodeVisitor<'_, '_> {
         }
     }
 
-    /// Whether an integer that is exactly the double `f` is valid as it is: the usual integer
-    /// or number field, with bounds that are exact doubles and no multiple to check.
+    /// Whether a number that is exactly the double `f` is valid as it is: the usual integer or
+    /// number field, with bounds that are exact doubles and no multiple to check. (Integers
+    /// only for integer fields: the callers see to that.)
     #[inline]
-    fn small_int_ok(&self, f: f64) -> bool {
+    fn plain_ok(&self, f: f64) -> bool {
         match &self.pass.prog.nodes[self.node] {
             Node::Integer(c) | Node::Number(c) if c.multiple_of.is_none() => {
                 c.fast.as_ref().is_some_and(|b| {
@@ -314,14 +315,14 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<Value>, E> {
-        if v.unsigned_abs() <= EXACT && self.small_int_ok(v as f64) {
+        if v.unsigned_abs() <= EXACT && self.plain_ok(v as f64) {
             return Ok(Some(Value::Number(v.into())));
         }
         self.number(Number::from(v))
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<Value>, E> {
-        if v <= EXACT && self.small_int_ok(v as f64) {
+        if v <= EXACT && self.plain_ok(v as f64) {
             return Ok(Some(Value::Number(v.into())));
         }
         self.number(Number::from(v))
@@ -329,6 +330,13 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Option<Value>, E> {
         match Number::from_f64(v) {
+            // A double is exactly itself: a number field checks it as it is.
+            Some(n)
+                if matches!(self.pass.prog.nodes[self.node], Node::Number(_))
+                    && self.plain_ok(v) =>
+            {
+                Ok(Some(Value::Number(n)))
+            }
             Some(n) => self.number(n),
             None => Err(reject()),
         }
