@@ -87,6 +87,8 @@ struct Pass<'p> {
 impl Pass<'_> {
     /// A value the pass read whole: the full path's check, then its normalization; in lax mode,
     /// the full run (which coerces) when the check fails.
+    #[cold]
+    #[inline(never)]
     fn judge<E: de::Error>(&mut self, id: NodeId, mut value: Value) -> Result<Value, E> {
         if walk::accepts(self.prog, id, &value) {
             walk::normalize(self.prog, id, &mut value, true);
@@ -97,6 +99,8 @@ impl Pass<'_> {
 
     /// A value strict mode rejects: in lax mode, the full run over it, kept when it succeeds
     /// (with its coercions, whose paths are relative to the value).
+    #[cold]
+    #[inline(never)]
     fn coerce<E: de::Error>(&mut self, id: NodeId, value: &Value) -> Result<Value, E> {
         if !self.lax {
             return Err(reject());
@@ -112,6 +116,8 @@ impl Pass<'_> {
     }
 
     /// Prepends `/segment` to the paths of the coercions recorded since `since`.
+    #[cold]
+    #[inline(never)]
     fn prefix(&mut self, since: usize, segment: &str) {
         for c in &mut self.coercions[since..] {
             c.path.insert_str(0, segment);
@@ -224,6 +230,8 @@ struct NodeVisitor<'a, 'p> {
 
 impl NodeVisitor<'_, '_> {
     /// A scalar the node does not accept as it is (or an enum or literal value, judged whole).
+    #[cold]
+    #[inline(never)]
     fn mismatch<E: de::Error>(self, value: Value) -> Result<Option<Value>, E> {
         if matches!(
             self.pass.prog.nodes[self.node],
