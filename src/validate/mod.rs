@@ -374,8 +374,28 @@ impl Validator {
 
     /// Validates argument text in the given mode.
     pub fn validate_str(&self, text: &str, mode: Mode) -> Result<Validated<'static>, Invalid> {
-        self.validate(Arguments::Text(text), mode)
-            .map(Validated::into_owned)
+        match self.single_pass(text, mode) {
+            Some(valid) => Ok(valid),
+            None => self
+                .validate_full(Arguments::Text(text), mode)
+                .map(Validated::into_owned),
+        }
+    }
+
+    /// The single pass over text (read, check, coerce and normalize at once): `Some` when the
+    /// text is valid, `None` when the full path must decide (it reports every problem).
+    #[inline]
+    fn single_pass(&self, text: &str, mode: Mode) -> Option<Validated<'static>> {
+        if text.len() > self.limits.max_bytes {
+            return None;
+        }
+        let lax = mode == Mode::Lax;
+        let (arguments, coercions) =
+            seed::validate(&self.program, self.root, text, self.limits.max_depth, lax)?;
+        Some(Validated {
+            arguments: Cow::Owned(arguments),
+            coercions,
+        })
     }
 
     /// Validates a parsed value in the given mode. Valid arguments borrow `value` when it is
@@ -396,18 +416,10 @@ impl Validator {
     ) -> Result<Validated<'a>, Invalid> {
         let args = args.into();
         if let Arguments::Text(text) = args {
-            // Valid text takes the single pass (read, check, coerce and normalize at once);
-            // anything else is decided by the full path below, which reports every problem.
-            if text.len() <= self.limits.max_bytes {
-                let lax = mode == Mode::Lax;
-                let fast =
-                    seed::validate(&self.program, self.root, text, self.limits.max_depth, lax);
-                if let Some((arguments, coercions)) = fast {
-                    return Ok(Validated {
-                        arguments: Cow::Owned(arguments),
-                        coercions,
-                    });
-                }
+            // Valid text takes the single pass; anything else is decided by the full path
+            // below, which reports every problem.
+            if let Some(valid) = self.single_pass(text, mode) {
+                return Ok(valid);
             }
         }
         self.validate_full(args, mode)

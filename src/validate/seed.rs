@@ -24,7 +24,9 @@ use serde_json::{Map, Number, Value};
 use super::coerce::{Coercion, CoercionRule};
 use std::sync::Arc;
 
-use super::compile::{Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck};
+use super::compile::{
+    same_str, Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck,
+};
 use super::error::escape_pointer;
 use super::number;
 use super::walk;
@@ -37,6 +39,7 @@ pub(crate) const DEPTH_CAP: usize = 256;
 /// Reads, checks and normalizes `text` against node `root`. `Some` with the normalized value and
 /// the coercions applied (lax mode only) when the text is valid; `None` when the full path must
 /// decide (the text is invalid, or the pass cannot tell).
+#[inline]
 pub(crate) fn validate(
     prog: &Arc<Program>,
     root: NodeId,
@@ -84,6 +87,8 @@ struct Pass<'p> {
 impl Pass<'_> {
     /// A value the pass read whole: the full path's check, then its normalization; in lax mode,
     /// the full run (which coerces) when the check fails.
+    #[cold]
+    #[inline(never)]
     fn judge<E: de::Error>(&mut self, id: NodeId, mut value: Value) -> Result<Value, E> {
         if walk::accepts(self.prog, id, &value) {
             walk::normalize(self.prog, id, &mut value, true);
@@ -94,6 +99,8 @@ impl Pass<'_> {
 
     /// A value strict mode rejects: in lax mode, the full run over it, kept when it succeeds
     /// (with its coercions, whose paths are relative to the value).
+    #[cold]
+    #[inline(never)]
     fn coerce<E: de::Error>(&mut self, id: NodeId, value: &Value) -> Result<Value, E> {
         if !self.lax {
             return Err(reject());
@@ -109,6 +116,8 @@ impl Pass<'_> {
     }
 
     /// Prepends `/segment` to the paths of the coercions recorded since `since`.
+    #[cold]
+    #[inline(never)]
     fn prefix(&mut self, since: usize, segment: &str) {
         for c in &mut self.coercions[since..] {
             c.path.insert_str(0, segment);
@@ -139,6 +148,20 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Value>, D::Error> {
         let prog = self.pass.prog;
+        // The usual node (a scalar, an enum, an object) is read piece by piece as it is.
+        if !matches!(
+            prog.nodes[self.id],
+            Node::Any | Node::AnyOf(_) | Node::Ref(_) | Node::Nullable(_) | Node::Array(_)
+        ) {
+            return d.deserialize_any(NodeVisitor {
+                pass: self.pass,
+                id: self.id,
+                node: self.id,
+                nullable: false,
+                depth: self.depth,
+                absent_if_null: self.absent_if_null,
+            });
+        }
         // Through references and nullable wrappers to the node that says what to read. The
         // compiler cuts every cycle of these, so the walk ends; the bound is a second guard.
         let mut node = self.id;
@@ -190,6 +213,9 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
     }
 }
 
+/// Integers up to this magnitude are exact doubles.
+const EXACT: u64 = 1 << 53;
+
 /// The visitor of a node that is read piece by piece: scalars, arrays, objects.
 struct NodeVisitor<'a, 'p> {
     pass: &'a mut Pass<'p>,
@@ -204,6 +230,8 @@ struct NodeVisitor<'a, 'p> {
 
 impl NodeVisitor<'_, '_> {
     /// A scalar the node does not accept as it is (or an enum or literal value, judged whole).
+    #[cold]
+    #[inline(never)]
     fn mismatch<E: de::Error>(self, value: Value) -> Result<Option<Value>, E> {
         if matches!(
             self.pass.prog.nodes[self.node],
@@ -228,11 +256,32 @@ impl NodeVisitor<'_, '_> {
         }
     }
 
+    /// Whether a number that is exactly the double `f` is valid as it is: the usual integer or
+    /// number field, with bounds that are exact doubles and no multiple to check. (Integers
+    /// only for integer fields: the callers see to that.)
+    #[inline]
+    fn plain_ok(&self, f: f64) -> bool {
+        match &self.pass.prog.nodes[self.node] {
+            Node::Integer(c) | Node::Number(c) if c.multiple_of.is_none() => {
+                c.fast.as_ref().is_some_and(|b| {
+                    f >= b.minimum
+                        && f <= b.maximum
+                        && f > b.exclusive_minimum
+                        && f < b.exclusive_maximum
+                })
+            }
+            _ => false,
+        }
+    }
+
     fn string<E: de::Error>(self, s: &str) -> Result<Option<Value>, E> {
         match &self.pass.prog.nodes[self.node] {
             Node::String(c) if string_ok(c, s) => Ok(Some(Value::String(s.to_owned()))),
             // The usual enum value: a string equal to a member is that member.
-            Node::Enum(members) => match members.iter().find(|m| m.as_str() == Some(s)) {
+            Node::Enum(members) => match members
+                .iter()
+                .find(|m| matches!(m, Value::String(t) if same_str(t, s)))
+            {
                 Some(m) => Ok(Some(m.clone())),
                 None => self.mismatch(Value::String(s.to_owned())),
             },
@@ -274,15 +323,28 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<Value>, E> {
+        if v.unsigned_abs() <= EXACT && self.plain_ok(v as f64) {
+            return Ok(Some(Value::Number(v.into())));
+        }
         self.number(Number::from(v))
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<Value>, E> {
+        if v <= EXACT && self.plain_ok(v as f64) {
+            return Ok(Some(Value::Number(v.into())));
+        }
         self.number(Number::from(v))
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Option<Value>, E> {
         match Number::from_f64(v) {
+            // A double is exactly itself: a number field checks it as it is.
+            Some(n)
+                if matches!(self.pass.prog.nodes[self.node], Node::Number(_))
+                    && self.plain_ok(v) =>
+            {
+                Ok(Some(Value::Number(n)))
+            }
             Some(n) => self.number(n),
             None => Err(reject()),
         }
@@ -375,9 +437,12 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         // Keys sent (for duplicates and required fields), and fields in `out`.
         let mut seen = Bits::new(n);
         let mut placed = Bits::new(n);
+        // How many required fields were sent.
+        let mut required = 0;
         // Fields before `next` have been passed: sent, or defaulted when a later one came.
         let mut next = 0;
-        let mut extras = Map::new();
+        // Other keys, in a map of their own made when the first comes.
+        let mut extras: Option<Map<String, Value>> = None;
         let start = self.pass.coercions.len();
         // The coercions of each key (declaration order, then other keys as they came), when
         // there are any: the full run lists them in that order.
@@ -394,32 +459,30 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                         return Err(reject());
                     }
                     seen.set(i);
-                    let value = map.next_value_seed(Typed {
+                    required += usize::from(f.required);
+                    let mut value = map.next_value_seed(Typed {
                         pass: &mut *self.pass,
                         id: f.node,
                         depth,
                         absent_if_null: lax && !f.required && !f.accepts_null,
                     })?;
-                    let value = match value {
-                        Some(v) => Some(v),
-                        None => {
-                            self.pass.coercions.push(Coercion {
-                                path: String::new(),
-                                rule: CoercionRule::NullAsAbsent,
-                                from: Value::Null,
-                                to: f.default.clone(),
-                            });
-                            f.default.clone()
-                        }
-                    };
+                    if value.is_none() {
+                        self.pass.coercions.push(Coercion {
+                            path: String::new(),
+                            rule: CoercionRule::NullAsAbsent,
+                            from: Value::Null,
+                            to: f.default.clone(),
+                        });
+                        value = f.default.clone();
+                    }
                     if self.pass.coercions.len() > since {
                         self.pass.prefix(since, &f.pointer);
                         groups.push((i, since, self.pass.coercions.len()));
                     }
                     if i >= next {
-                        for (j, g) in c.fields.iter().enumerate().take(i).skip(next) {
-                            if let Some(d) = &g.default {
-                                out.insert(g.name.clone(), d.clone());
+                        for j in next..i {
+                            if let Some(d) = &c.fields[j].default {
+                                out.insert(c.fields[j].name.clone(), d.clone());
                                 placed.set(j);
                             }
                         }
@@ -440,9 +503,12 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     }
                 }
                 Key::Extra(k) => {
-                    if extras.contains_key(&k) {
-                        return Err(reject());
-                    }
+                    let extras = extras.get_or_insert_with(Map::new);
+                    let at = n + extras.len();
+                    let slot = match extras.entry(k) {
+                        serde_json::map::Entry::Vacant(e) => e,
+                        serde_json::map::Entry::Occupied(_) => return Err(reject()),
+                    };
                     let value = match &c.extra {
                         Extra::Closed => return Err(reject()),
                         Extra::Open => map.next_value_seed(Raw {
@@ -459,10 +525,10 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                             .ok_or_else(reject)?,
                     };
                     if self.pass.coercions.len() > since {
-                        self.pass.prefix(since, &escape_pointer(&k));
-                        groups.push((n + extras.len(), since, self.pass.coercions.len()));
+                        self.pass.prefix(since, &escape_pointer(slot.key()));
+                        groups.push((at, since, self.pass.coercions.len()));
                     }
-                    extras.insert(k, value);
+                    slot.insert(value);
                 }
             }
         }
@@ -476,62 +542,76 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
             }
         }
         if n == 0 {
-            return Ok(Some(Value::Object(extras)));
+            return Ok(Some(Value::Object(extras.unwrap_or_default())));
         }
-        for (j, f) in c.fields.iter().enumerate() {
-            if f.required && !seen.get(j) {
-                return Err(reject());
+        if required < c.required {
+            return Err(reject());
+        }
+        // The defaults of the fields after the last one sent.
+        if n <= 64 {
+            let mut rest = if next >= 64 {
+                0
+            } else {
+                c.defaults >> next << next
+            };
+            while rest != 0 {
+                let f = &c.fields[rest.trailing_zeros() as usize];
+                rest &= rest - 1;
+                if let Some(d) = &f.default {
+                    out.insert(f.name.clone(), d.clone());
+                }
             }
-            if j >= next {
+        } else {
+            for f in &c.fields[next.min(n)..] {
                 if let Some(d) = &f.default {
                     out.insert(f.name.clone(), d.clone());
                 }
             }
         }
-        out.extend(extras);
+        if let Some(extras) = extras {
+            out.extend(extras);
+        }
         Ok(Some(Value::Object(out)))
     }
 }
 
-/// A set of field indices, without allocating for objects of up to 128 fields.
+/// A set of field indices, without allocating for objects of up to 64 fields.
 struct Bits {
-    inline: [u64; 2],
-    heap: Vec<u64>,
+    /// Fields `0..64`.
+    low: u64,
+    /// Fields from 64 on, 64 to a word (empty for smaller objects).
+    high: Vec<u64>,
 }
 
 impl Bits {
+    #[inline]
     fn new(n: usize) -> Self {
         Bits {
-            inline: [0; 2],
-            heap: if n > 128 {
-                vec![0; n.div_ceil(64)]
+            low: 0,
+            high: if n > 64 {
+                vec![0; (n - 64).div_ceil(64)]
             } else {
                 Vec::new()
             },
         }
     }
 
-    fn words(&self) -> &[u64] {
-        if self.heap.is_empty() {
-            &self.inline
+    #[inline]
+    fn get(&self, i: usize) -> bool {
+        if i < 64 {
+            self.low >> i & 1 != 0
         } else {
-            &self.heap
+            self.high
+                .get((i - 64) / 64)
+                .is_some_and(|w| w >> (i % 64) & 1 != 0)
         }
     }
 
-    fn get(&self, i: usize) -> bool {
-        self.words()
-            .get(i / 64)
-            .is_some_and(|w| w >> (i % 64) & 1 != 0)
-    }
-
+    #[inline]
     fn set(&mut self, i: usize) {
-        let words = if self.heap.is_empty() {
-            &mut self.inline[..]
-        } else {
-            &mut self.heap[..]
-        };
-        if let Some(w) = words.get_mut(i / 64) {
+        if i < 64 {
+            self.low |= 1 << i;
+        } else if let Some(w) = self.high.get_mut((i - 64) / 64) {
             *w |= 1 << (i % 64);
         }
     }
@@ -672,6 +752,16 @@ impl<'de> Visitor<'de> for Raw {
 
 /// The strict number rules (bounds, multiple), as the full path's check applies them.
 fn number_ok(c: &NumberCheck, n: &Number) -> bool {
+    if let (Some(b), Some(f)) = (&c.fast, number::exact_f64(n)) {
+        // Bounds and number are exact doubles, which compare exactly.
+        return f >= b.minimum
+            && f <= b.maximum
+            && f > b.exclusive_minimum
+            && f < b.exclusive_maximum
+            && c.multiple_of
+                .as_ref()
+                .is_none_or(|m| number::is_multiple_of(n, m));
+    }
     use std::cmp::Ordering::*;
     c.minimum.as_ref().is_none_or(|m| number::cmp(n, m) != Less)
         && c.exclusive_minimum
@@ -689,6 +779,7 @@ fn number_ok(c: &NumberCheck, n: &Number) -> bool {
 }
 
 /// The strict string rules (lengths in code points, unanchored pattern).
+#[inline]
 fn string_ok(c: &StringCheck, s: &str) -> bool {
     if c.min_length.is_some() || c.max_length.is_some() {
         // A string of n bytes has between n/4 and n code points: count them only when the
