@@ -24,25 +24,69 @@ pub fn shorten(value: &Value) -> String {
             &s.chars().take(SHOWN_CHARS).collect::<String>(),
             s.chars().count(),
         ),
-        Value::Array(items) if items.len() > 8 => {
-            let text = json_text(value);
-            if text.chars().count() > SHOWN_CHARS {
-                let head: String = text.chars().take(SHOWN_CHARS).collect();
-                format!("{head}… ({} items)", items.len())
-            } else {
-                text
-            }
+        Value::Array(items) if items.len() > 8 => match json_clipped(value) {
+            Ok(text) => text,
+            Err(head) => format!("{head}… ({} items)", items.len()),
+        },
+        _ => match json_clipped(value) {
+            Ok(text) => text,
+            Err(head) => format!("{head}…"),
+        },
+    }
+}
+
+/// The compact JSON text of a value when it has at most [`SHOWN_CHARS`] characters, else
+/// (`Err`) its first [`SHOWN_CHARS`] characters. Only that much of a large value is written.
+fn json_clipped(value: &Value) -> Result<String, String> {
+    let large = match value {
+        Value::Array(items) => items.len() > 8,
+        Value::Object(map) => map.len() > 8,
+        _ => false,
+    };
+    if !large {
+        // Written whole: cheaper than stopping early for small values.
+        let text = json_text(value);
+        if text.chars().count() <= SHOWN_CHARS {
+            return Ok(text);
         }
-        _ => {
-            let text = json_text(value);
-            if text.chars().count() > SHOWN_CHARS {
-                let head: String = text.chars().take(SHOWN_CHARS).collect();
-                format!("{head}…")
-            } else {
-                text
+        return Err(text.chars().take(SHOWN_CHARS).collect());
+    }
+    /// Keeps the first `cap` bytes written, then refuses more.
+    struct Capped {
+        buf: Vec<u8>,
+        cap: usize,
+    }
+    impl std::io::Write for Capped {
+        #[inline]
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            let room = self.cap - self.buf.len();
+            if b.len() > room {
+                self.buf.extend_from_slice(&b[..room]);
+                return Err(std::io::ErrorKind::WriteZero.into());
             }
+            self.buf.extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
         }
     }
+    // Enough bytes for one character more than is shown, however long the characters are.
+    let cap = 4 * (SHOWN_CHARS + 1);
+    let mut w = Capped {
+        buf: Vec::with_capacity(cap),
+        cap,
+    };
+    let whole = serde_json::to_writer(&mut w, value).is_ok();
+    let text = match std::str::from_utf8(&w.buf) {
+        Ok(t) => t,
+        // Cut inside a character: the complete ones.
+        Err(e) => std::str::from_utf8(&w.buf[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    if whole && text.chars().count() <= SHOWN_CHARS {
+        return Ok(text.to_string());
+    }
+    Err(text.chars().take(SHOWN_CHARS).collect())
 }
 
 /// A string of `chars` characters whose first (up to) [`SHOWN_CHARS`] characters are `head`,
@@ -443,4 +487,50 @@ pub fn call_message(tool: &str, signature: &str, errors: &[ValidationError]) -> 
     out.push_str("Signature: ");
     out.push_str(signature);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// [`shorten`] as it was written before it stopped writing large values whole.
+    fn shorten_whole(value: &Value) -> String {
+        let text = json_text(value);
+        if text.chars().count() <= SHOWN_CHARS {
+            return text;
+        }
+        let head: String = text.chars().take(SHOWN_CHARS).collect();
+        match value {
+            Value::Array(items) if items.len() > 8 => format!("{head}… ({} items)", items.len()),
+            _ => format!("{head}…"),
+        }
+    }
+
+    #[test]
+    fn shorten_writes_only_the_head_of_large_values() {
+        let long: Vec<Value> = (0..200).map(|i| json!({"n": i, "s": "ü€𝄞"})).collect();
+        let values = [
+            json!([]),
+            json!([1, 2, 3]),
+            json!({"a": "b"}),
+            Value::Array(vec![json!("x"); 9]),
+            Value::Array(long.clone()),
+            json!({"k": long}),
+            Value::Object((0..20).map(|i| (format!("key{i}"), json!(i))).collect()),
+            Value::Object((0..9).map(|i| (format!("k{i}"), json!(i))).collect()),
+            json!(["𝄞".repeat(58)]),
+            json!(["𝄞".repeat(59)]),
+            json!(["é".repeat(100)]),
+            json!("\"".repeat(40)),
+            json!(["a".repeat(56)]),
+            json!(["a".repeat(57)]),
+            json!(["a".repeat(58)]),
+            json!(["a".repeat(300)]),
+        ];
+        for v in values {
+            assert_eq!(shorten(&v), shorten_whole(&v), "{v}");
+        }
+    }
 }

@@ -493,7 +493,7 @@ impl Validator {
                         coercions: Vec::new(),
                     });
                 }
-                let too_deep = walk::exceeds_depth(v, self.limits.max_depth)
+                let too_deep = nests_deeper(v, self.limits.max_depth)
                     .then(|| walk::too_deep(v, self.limits.max_depth))
                     .flatten();
                 if let Some(path) = too_deep {
@@ -621,9 +621,34 @@ impl Validator {
     }
 }
 
+/// Whether `value` nests deeper than `max` levels (a container is a level; scalars never nest),
+/// looking only into containers.
+fn nests_deeper(value: &Value, max: usize) -> bool {
+    let deeper =
+        |v: &Value| matches!(v, Value::Array(_) | Value::Object(_)) && nests_deeper(v, max - 1);
+    match value {
+        Value::Array(items) => max == 0 || items.iter().any(deeper),
+        Value::Object(map) => max == 0 || map.values().any(deeper),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nests_deeper_counts_containers() {
+        let v = serde_json::json!({"a": [1, {"b": []}], "c": "x"});
+        // Object, array, object, array: four levels.
+        assert!(!nests_deeper(&v, 4));
+        assert!(nests_deeper(&v, 3));
+        assert!(!nests_deeper(&serde_json::json!(1), 0));
+        assert!(nests_deeper(&serde_json::json!([]), 0));
+        for max in 0..5 {
+            assert_eq!(nests_deeper(&v, max), walk::exceeds_depth(&v, max), "{max}");
+        }
+    }
 
     #[test]
     fn validator_is_send_and_sync() {

@@ -170,7 +170,7 @@ pub(crate) struct Run<'p> {
 }
 
 /// Down to this many levels, a run that only collects strict problems first asks the fast
-/// check about each value and walks only the values it rejects (most of an invalid call is
+/// check about each object and walks only the objects it rejects (most of an invalid call is
 /// valid). Deeper down it walks everything, so that no value is checked more than this many
 /// times over.
 const SKIP_VALID_LEVELS: usize = 8;
@@ -292,6 +292,19 @@ impl<'p> Run<'p> {
             && !self.lax
             && !self.definition
             && (1..=SKIP_VALID_LEVELS).contains(&self.level)
+            // Only objects and arrays of scalars are checked first. A scalar's walk costs what
+            // its check does; the walk of an array of containers checks each item first, so
+            // checking the whole array too would only save the walk's small cost per item when
+            // it is valid, and repeat the check of the items before the first invalid one when
+            // it is not.
+            && match value {
+                Value::Object(_) => true,
+                Value::Array(items) => !matches!(
+                    items.first(),
+                    Some(Value::Array(_) | Value::Object(_))
+                ),
+                _ => false,
+            }
             && accepts(prog, id, value)
         {
             return Some(Value::Null);
@@ -545,6 +558,9 @@ impl<'p> Run<'p> {
     }
 
     fn number_rules(&mut self, id: NodeId, c: &NumberCheck, n: &Number, value: &Value) -> bool {
+        if number_ok(c, n) {
+            return true;
+        }
         let before = self.errors.len();
         use std::cmp::Ordering::*;
         if let Some(min) = c.minimum.as_ref().filter(|m| number::cmp(n, m) == Less) {
@@ -613,6 +629,9 @@ impl<'p> Run<'p> {
     }
 
     fn string_rules(&mut self, id: NodeId, c: &StringCheck, s: &str, value: &Value) -> bool {
+        if string_ok(c, s) {
+            return true;
+        }
         let before = self.errors.len();
         if c.min_length.is_some() || c.max_length.is_some() {
             let len = s.chars().count() as u64;
