@@ -1187,7 +1187,7 @@ impl Checker {
             }
             (Ty::String(r), "pattern") => {
                 let Some(p) = self.string_arg(a) else { return };
-                if let Err(e) = crate::model::pattern_regex(&p) {
+                if let Err(e) = crate::pattern::Pattern::new(&p) {
                     let mut d = Diagnostic::error(
                         Code::InvalidPattern,
                         a.span,

@@ -39,6 +39,7 @@ pub mod diagnostic;
 pub mod emit;
 pub mod import;
 pub mod model;
+pub mod pattern;
 pub mod print;
 pub mod render;
 pub mod suggest;

@@ -495,29 +495,3 @@ pub enum Wait {
     /// `base × 2^(attempt-1)` seconds.
     Exponential,
 }
-
-/// The compiled regex of a `@pattern` (the `regex` crate's default syntax, unanchored).
-///
-/// Building a regex costs far more than parsing the rest of a tool (a Unicode class such as
-/// `[^@ ]` compiles to a large UTF-8 automaton), so each pattern text is built once per process
-/// and shared by the checker and every validator: a small cache keyed by the pattern text, emptied
-/// when it reaches 64 entries. Errors are not cached.
-pub fn pattern_regex(pattern: &str) -> Result<regex::Regex, regex::Error> {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-
-    const CAPACITY: usize = 64;
-    static CACHE: OnceLock<Mutex<HashMap<String, regex::Regex>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    // A panic while the lock was held cannot leave the map half-updated: recover it.
-    if let Some(re) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(pattern) {
-        return Ok(re.clone());
-    }
-    let re = regex::Regex::new(pattern)?;
-    let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
-    if map.len() >= CAPACITY {
-        map.clear();
-    }
-    map.insert(pattern.to_string(), re.clone());
-    Ok(re)
-}

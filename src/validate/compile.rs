@@ -4,10 +4,10 @@
 
 use std::collections::HashMap;
 
-use regex::Regex;
 use serde_json::{Number, Value};
 
 use crate::model::*;
+use crate::pattern::Pattern;
 
 use super::message;
 
@@ -26,7 +26,7 @@ pub(crate) enum Node {
     Number(NumberCheck),
     String(StringCheck),
     Const(Value),
-    Enum(Vec<Value>),
+    Enum(EnumCheck),
     Array(ArrayCheck),
     Object(ObjectCheck),
     Nullable(NodeId),
@@ -60,7 +60,7 @@ pub(crate) struct FastBounds {
 pub(crate) struct StringCheck {
     pub min_length: Option<u64>,
     pub max_length: Option<u64>,
-    pub pattern: Option<(String, Regex)>,
+    pub pattern: Option<Pattern>,
 }
 
 /// An array or a tuple: items at positions `0..prefix.len()` are checked against `prefix`, the
@@ -189,6 +189,20 @@ impl ObjectCheck {
     }
 }
 
+#[inline(always)]
+fn word4(s: &[u8], at: usize) -> u32 {
+    let mut w = [0u8; 4];
+    w.copy_from_slice(&s[at..at + 4]);
+    u32::from_ne_bytes(w)
+}
+
+#[inline(always)]
+fn word8(s: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&s[at..at + 8]);
+    u64::from_ne_bytes(w)
+}
+
 /// Whether two strings are equal: short ones (most keys and enum values) compared with a few
 /// word loads instead of a call to `memcmp`.
 #[inline(always)]
@@ -198,16 +212,6 @@ pub(crate) fn same_str(a: &str, b: &str) -> bool {
     if n != b.len() {
         return false;
     }
-    fn word4(s: &[u8], at: usize) -> u32 {
-        let mut w = [0u8; 4];
-        w.copy_from_slice(&s[at..at + 4]);
-        u32::from_ne_bytes(w)
-    }
-    fn word8(s: &[u8], at: usize) -> u64 {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&s[at..at + 8]);
-        u64::from_ne_bytes(w)
-    }
     match n {
         0 => true,
         // The first, middle and last bytes are all of them.
@@ -216,6 +220,72 @@ pub(crate) fn same_str(a: &str, b: &str) -> bool {
         4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
         8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
         _ => a == b,
+    }
+}
+
+/// A string's length and the words [`same_str`] compares: two strings of at most 16 bytes are
+/// equal exactly when their keys are; longer ones also need their bytes compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StrKey {
+    len: usize,
+    head: u64,
+    tail: u64,
+}
+
+impl StrKey {
+    #[inline(always)]
+    pub fn new(s: &str) -> StrKey {
+        let b = s.as_bytes();
+        let n = b.len();
+        let (head, tail) = match n {
+            0 => (0, 0),
+            1..=3 => (
+                u64::from(b[0]) | u64::from(b[n / 2]) << 8 | u64::from(b[n - 1]) << 16,
+                0,
+            ),
+            4..=7 => (u64::from(word4(b, 0)), u64::from(word4(b, n - 4))),
+            _ => (word8(b, 0), word8(b, n - 8)),
+        };
+        StrKey { len: n, head, tail }
+    }
+}
+
+/// An enum's members, with the keys of its string members, so that a string is matched without
+/// reading any member's bytes (unless both are longer than 16 bytes).
+#[derive(Debug)]
+pub(crate) struct EnumCheck {
+    pub values: Vec<Value>,
+    /// The key of each string member, with its index in `values`.
+    strings: Vec<(StrKey, usize)>,
+    /// Whether every member is a string (the usual enum): no other value can match.
+    pub only_strings: bool,
+}
+
+impl EnumCheck {
+    pub fn new(values: Vec<Value>) -> EnumCheck {
+        let strings = values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| v.as_str().map(|s| (StrKey::new(s), i)))
+            .collect::<Vec<_>>();
+        let only_strings = strings.len() == values.len();
+        EnumCheck {
+            values,
+            strings,
+            only_strings,
+        }
+    }
+
+    /// The member equal to the string `s` (strings equal only strings, byte for byte).
+    #[inline(always)]
+    pub fn find_str(&self, s: &str) -> Option<&Value> {
+        let key = StrKey::new(s);
+        for &(k, i) in &self.strings {
+            if k == key && (key.len <= 16 || self.values[i].as_str() == Some(s)) {
+                return self.values.get(i);
+            }
+        }
+        None
     }
 }
 
@@ -364,8 +434,8 @@ impl<'m> Compiler<'m> {
                 let pattern = r
                     .pattern
                     .as_ref()
-                    .and_then(|p| match pattern_regex(&p.value) {
-                        Ok(re) => Some((p.value.clone(), re)),
+                    .and_then(|p| match Pattern::new(&p.value) {
+                        Ok(re) => Some(re),
                         Err(e) => {
                             self.errors.push(PatternError {
                                 pattern: p.value.clone(),
@@ -381,7 +451,9 @@ impl<'m> Compiler<'m> {
                 })
             }
             Ty::Const(v) => Node::Const(v.clone()),
-            Ty::Enum(members) => Node::Enum(members.iter().map(|m| m.value.clone()).collect()),
+            Ty::Enum(members) => Node::Enum(EnumCheck::new(
+                members.iter().map(|m| m.value.clone()).collect(),
+            )),
             Ty::Array(a) => {
                 let id = self.push(Node::Any, expected);
                 let items = self.ty(&a.items);
@@ -699,30 +771,6 @@ fn accepts_null(module: &Module, ty: &Ty, depth: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::same_str;
-    use crate::model::pattern_regex;
-
-    #[test]
-    fn patterns_are_shared_and_errors_reported_every_time() {
-        let first = pattern_regex("^[^@ ]+@[^@ ]+$").expect("valid");
-        let again = pattern_regex("^[^@ ]+@[^@ ]+$").expect("valid");
-        assert!(first.is_match("a@b") && again.is_match("a@b"));
-        assert!(!again.is_match("a b"));
-        // Unanchored, as JSON Schema's `pattern`.
-        assert!(pattern_regex("b+").expect("valid").is_match("abbc"));
-        for _ in 0..2 {
-            assert!(pattern_regex("(").is_err());
-            assert!(pattern_regex("(?=a)").is_err());
-        }
-        // More distinct patterns than the cache holds: every one still compiles and matches.
-        for i in 0..200 {
-            let re = pattern_regex(&format!("^x{i}$")).expect("valid");
-            assert!(re.is_match(&format!("x{i}")));
-            assert!(!re.is_match(&format!("x{i}y")));
-        }
-        assert!(pattern_regex("^[^@ ]+@[^@ ]+$")
-            .expect("valid")
-            .is_match("é@ü"));
-    }
 
     /// The word-wise comparison agrees with `==` on every length and every differing byte.
     #[test]

@@ -558,7 +558,7 @@ impl NodeDetail {
             }
             Problem::Pattern { s } => {
                 let pattern = match node {
-                    Some(Node::String(c)) => c.pattern.as_ref().map_or("", |(p, _)| p.as_str()),
+                    Some(Node::String(c)) => c.pattern.as_ref().map_or("", |p| p.as_str()),
                     _ => "",
                 };
                 format!("must match the pattern /{pattern}/, got {}", s.shorten())
@@ -581,7 +581,7 @@ impl NodeDetail {
             Problem::NotAllowed { long } => {
                 let allowed: &[Value] = match node {
                     Some(Node::Const(c)) => std::slice::from_ref(c),
-                    Some(Node::Enum(values)) => values,
+                    Some(Node::Enum(e)) => &e.values,
                     _ => &[],
                 };
                 let list: Vec<String> = allowed.iter().take(20).map(message::shorten).collect();

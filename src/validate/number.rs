@@ -66,6 +66,7 @@ pub fn cmp(a: &Number, b: &Number) -> Ordering {
 }
 
 /// Whether two JSON numbers are equal by value.
+#[inline]
 pub fn equal(a: &Number, b: &Number) -> bool {
     // Most numbers compared are integers that fit an `i64`.
     if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {

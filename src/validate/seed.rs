@@ -24,9 +24,7 @@ use serde_json::{Map, Number, Value};
 use super::coerce::{Coercion, CoercionRule};
 use std::sync::Arc;
 
-use super::compile::{
-    same_str, Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck,
-};
+use super::compile::{Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck};
 use super::error::escape_pointer;
 use super::number;
 use super::walk;
@@ -278,10 +276,7 @@ impl NodeVisitor<'_, '_> {
         match &self.pass.prog.nodes[self.node] {
             Node::String(c) if string_ok(c, s) => Ok(Some(Value::String(s.to_owned()))),
             // The usual enum value: a string equal to a member is that member.
-            Node::Enum(members) => match members
-                .iter()
-                .find(|m| matches!(m, Value::String(t) if same_str(t, s)))
-            {
+            Node::Enum(members) => match members.find_str(s) {
                 Some(m) => Ok(Some(m.clone())),
                 None => self.mismatch(Value::String(s.to_owned())),
             },
@@ -795,5 +790,5 @@ fn string_ok(c: &StringCheck, s: &str) -> bool {
             }
         }
     }
-    c.pattern.as_ref().is_none_or(|(_, re)| re.is_match(s))
+    c.pattern.as_ref().is_none_or(|re| re.is_match(s))
 }

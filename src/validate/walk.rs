@@ -77,6 +77,10 @@ pub(crate) fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
                 Value::String(s) => earlier
                     .iter()
                     .position(|x| matches!(x, Value::String(t) if same_str(t, s))),
+                // Numbers equal only numbers, by value.
+                Value::Number(n) => earlier
+                    .iter()
+                    .position(|x| matches!(x, Value::Number(m) if number::equal(m, n))),
                 _ => earlier.iter().position(|x| json_equal(x, item)),
             };
             if let Some(j) = found {
@@ -418,7 +422,7 @@ impl<'p> Run<'p> {
                 }
             }
             Node::Const(c) => self.one_of(id, std::slice::from_ref(c), value),
-            Node::Enum(values) => self.one_of(id, values, value),
+            Node::Enum(e) => self.one_of(id, &e.values, value),
             Node::Nullable(inner) => {
                 if value.is_null() {
                     Some(Value::Null)
@@ -652,9 +656,10 @@ impl<'p> Run<'p> {
                 }
             }
         }
-        if let Some((text, re)) = &c.pattern {
+        if let Some(re) = &c.pattern {
             if !re.is_match(s) {
                 if self.definition {
+                    let text = re.as_str();
                     let message = format!("expected a string matching /{text}/, got {s:?}");
                     self.error(id, ErrorCode::PatternMismatch, value, message);
                 } else {
@@ -1111,14 +1116,15 @@ fn check<const NORMAL: bool>(
             }
             true
         }
-        Node::Enum(values) => {
+        Node::Enum(e) => {
             // Equal strings are identical: nothing to normalize.
             if let Value::String(s) = value {
-                return values
-                    .iter()
-                    .any(|m| matches!(m, Value::String(t) if same_str(t, s)));
+                return e.find_str(s).is_some();
             }
-            match values.iter().find(|m| json_equal(m, value)) {
+            if e.only_strings {
+                return false;
+            }
+            match e.values.iter().find(|m| json_equal(m, value)) {
                 Some(m) if !too_deep_for(value, depth) => {
                     if NORMAL && m != value {
                         *normal = false;
@@ -1240,9 +1246,7 @@ fn check_child<const NORMAL: bool>(
         (Some(Node::Boolean), Value::Bool(_)) => true,
         (Some(Node::Integer(c)), Value::Number(n)) if n.is_i64() || n.is_u64() => number_ok(c, n),
         // Equal strings are identical: nothing to normalize.
-        (Some(Node::Enum(values)), Value::String(s)) => values
-            .iter()
-            .any(|m| matches!(m, Value::String(t) if same_str(t, s))),
+        (Some(Node::Enum(e)), Value::String(s)) => e.find_str(s).is_some(),
         _ => check::<NORMAL>(prog, id, value, depth, normal),
     }
 }
@@ -1289,7 +1293,7 @@ fn string_ok(c: &StringCheck, s: &str) -> bool {
             return false;
         }
     }
-    c.pattern.as_ref().is_none_or(|(_, re)| re.is_match(s))
+    c.pattern.as_ref().is_none_or(|re| re.is_match(s))
 }
 
 /// Normalizes, in place, a value that [`accepts`] accepted: declared keys in declaration order
@@ -1307,8 +1311,8 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
             }
         }
         (Node::Const(c), v) if c != v && json_equal(c, v) => *v = c.clone(),
-        (Node::Enum(values), v) => {
-            if let Some(m) = values.iter().find(|m| json_equal(m, v)) {
+        (Node::Enum(e), v) => {
+            if let Some(m) = e.values.iter().find(|m| json_equal(m, v)) {
                 if m != v {
                     *v = m.clone();
                 }

@@ -1,0 +1,219 @@
+//! `@pattern`: compiled once per process, matched on every call.
+//!
+//! A pattern means what the `regex` crate's default syntax says (Unicode on, unanchored search,
+//! linear time). Building one costs far more than parsing the rest of a tool (a Unicode class
+//! such as `[^@ ]` compiles to a large UTF-8 automaton), so each pattern text is built once per
+//! process and shared by the checker and every validator: a small cache keyed by the pattern
+//! text, emptied when it reaches 64 entries. Errors are not cached.
+//!
+//! Matching is on the validator's hot path, where the patterns are short and so are the strings
+//! (an email, an issue key). `Regex::is_match` spends a few hundred instructions a call choosing
+//! and preparing its engine before it reads the first byte, so a pattern whose fully built DFA
+//! stays small also gets one (the same `regex-automata` machinery the `regex` crate uses, from
+//! the same syntax), and matching reads the string through it byte by byte. Patterns whose DFA
+//! would be large, or that the DFA cannot express (a Unicode word boundary), use the regex.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::Input;
+
+/// The most memory a pattern's DFA may take; larger ones are not built.
+const DFA_SIZE_LIMIT: usize = 256 * 1024;
+/// The most memory building a DFA may use before it gives up.
+const DETERMINIZE_SIZE_LIMIT: usize = 2 * 1024 * 1024;
+/// How many compiled patterns the cache keeps before it is emptied.
+const CAPACITY: usize = 64;
+
+/// A compiled `@pattern`. Cheap to clone (the compiled parts are shared).
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    regex: regex::Regex,
+    dfa: Option<Arc<dense::DFA<Vec<u32>>>>,
+}
+
+impl Pattern {
+    /// The pattern compiled, from the process-wide cache when it was compiled before.
+    pub fn new(pattern: &str) -> Result<Pattern, regex::Error> {
+        static CACHE: OnceLock<Mutex<HashMap<String, Pattern>>> = OnceLock::new();
+        let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+        // A panic while the lock was held cannot leave the map half-updated: recover it.
+        if let Some(p) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(pattern) {
+            return Ok(p.clone());
+        }
+        let compiled = Pattern::build(pattern)?;
+        let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() >= CAPACITY {
+            map.clear();
+        }
+        map.insert(pattern.to_string(), compiled.clone());
+        Ok(compiled)
+    }
+
+    /// Compiles without the cache: the regex decides whether the pattern is valid; the DFA is
+    /// built only for a valid pattern, and left out when it would be too large.
+    fn build(pattern: &str) -> Result<Pattern, regex::Error> {
+        let regex = regex::Regex::new(pattern)?;
+        let dfa = dense::Builder::new()
+            .configure(
+                dense::DFA::config()
+                    .start_kind(StartKind::Unanchored)
+                    .dfa_size_limit(Some(DFA_SIZE_LIMIT))
+                    .determinize_size_limit(Some(DETERMINIZE_SIZE_LIMIT)),
+            )
+            .build(pattern)
+            .ok()
+            .map(Arc::new);
+        Ok(Pattern { regex, dfa })
+    }
+
+    /// The pattern's text.
+    pub fn as_str(&self) -> &str {
+        self.regex.as_str()
+    }
+
+    /// Whether the pattern matches somewhere in `s` (unanchored, as JSON Schema's `pattern`).
+    #[inline]
+    pub fn is_match(&self, s: &str) -> bool {
+        match &self.dfa {
+            Some(dfa) => dfa_match(dfa, s).unwrap_or_else(|| self.regex.is_match(s)),
+            None => self.regex.is_match(s),
+        }
+    }
+
+    /// Whether the pattern has a DFA (for tests).
+    #[cfg(test)]
+    fn has_dfa(&self) -> bool {
+        self.dfa.is_some()
+    }
+}
+
+/// Runs the DFA over `s`; `None` when it cannot decide (a quit state, which these DFAs are not
+/// built with, or a start state it cannot compute), so that the regex decides.
+#[inline]
+fn dfa_match(dfa: &dense::DFA<Vec<u32>>, s: &str) -> Option<bool> {
+    let mut state = dfa.start_state_forward(&Input::new(s)).ok()?;
+    for &b in s.as_bytes() {
+        state = dfa.next_state(state, b);
+        if dfa.is_special_state(state) {
+            // Match states come one byte late: a match ended before this byte.
+            if dfa.is_match_state(state) {
+                return Some(true);
+            }
+            if dfa.is_dead_state(state) {
+                return Some(false);
+            }
+            if dfa.is_quit_state(state) {
+                return None;
+            }
+        }
+    }
+    Some(dfa.is_match_state(dfa.next_eoi_state(state)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_are_shared_and_errors_reported_every_time() {
+        let first = Pattern::new("^[^@ ]+@[^@ ]+$").expect("valid");
+        let again = Pattern::new("^[^@ ]+@[^@ ]+$").expect("valid");
+        assert!(first.is_match("a@b") && again.is_match("a@b"));
+        assert!(!again.is_match("a b"));
+        assert_eq!(again.as_str(), "^[^@ ]+@[^@ ]+$");
+        // Unanchored, as JSON Schema's `pattern`.
+        assert!(Pattern::new("b+").expect("valid").is_match("abbc"));
+        for _ in 0..2 {
+            assert!(Pattern::new("(").is_err());
+            assert!(Pattern::new("(?=a)").is_err());
+        }
+        // More distinct patterns than the cache holds: every one still compiles and matches.
+        for i in 0..200 {
+            let re = Pattern::new(&format!("^x{i}$")).expect("valid");
+            assert!(re.is_match(&format!("x{i}")));
+            assert!(!re.is_match(&format!("x{i}y")));
+        }
+        assert!(Pattern::new("^[^@ ]+@[^@ ]+$")
+            .expect("valid")
+            .is_match("é@ü"));
+    }
+
+    #[test]
+    fn small_patterns_get_a_dfa_and_others_fall_back() {
+        assert!(Pattern::new("^[^@ ]+@[^@ ]+$").expect("valid").has_dfa());
+        assert!(Pattern::new("^[A-Z]{2,10}-[0-9]+$")
+            .expect("valid")
+            .has_dfa());
+        // A Unicode word boundary is beyond a DFA; a huge counted repetition beyond its limit.
+        let word = Pattern::new(r"\bcat\b").expect("valid");
+        assert!(!word.has_dfa());
+        assert!(word.is_match("a cat sat") && !word.is_match("concatenate"));
+        let big = Pattern::new(r"^\w{50}$").expect("valid");
+        assert!(!big.has_dfa());
+        assert!(big.is_match(&"é".repeat(50)) && !big.is_match(&"é".repeat(49)));
+    }
+
+    /// The DFA and the regex agree on every string of a set chosen to hit anchors, Unicode
+    /// classes, empty matches, alternations and line anchors.
+    #[test]
+    fn the_dfa_agrees_with_the_regex() {
+        let patterns = [
+            "^[^@ ]+@[^@ ]+$",
+            "^[A-Z]{2,10}-[0-9]+$",
+            "b+",
+            "",
+            "^$",
+            "^a|b$",
+            "(?m)^x$",
+            r"\d{3}",
+            r"^\p{Lu}\p{Ll}*$",
+            "(?i)straße",
+            "a.c",
+            r"^[\u{1F600}-\u{1F64F}]+$",
+            "^(foo|foobar)$",
+            "colou?r",
+        ];
+        let strings = [
+            "",
+            "a",
+            "a@b",
+            "a b@c",
+            "é@ü",
+            "AB-12",
+            "ab-12",
+            "ABCDEFGHIJK-1",
+            "abbc",
+            "x",
+            "y\nx\nz",
+            "x\n",
+            "123",
+            "12a3",
+            "Émile",
+            "émile",
+            "STRASSE",
+            "STRAßE",
+            "a\nc",
+            "abc",
+            "😀😃",
+            "😀a",
+            "foobar",
+            "foo",
+            "color",
+            "colour",
+            "colr",
+            "\u{0}",
+            "a@",
+            "@b",
+        ];
+        for p in patterns {
+            let pattern = Pattern::new(p).expect("valid");
+            assert!(pattern.has_dfa(), "{p} has a DFA");
+            let regex = regex::Regex::new(p).expect("valid");
+            for s in strings {
+                assert_eq!(pattern.is_match(s), regex.is_match(s), "/{p}/ on {s:?}");
+            }
+        }
+    }
+}
