@@ -11,7 +11,7 @@ use serde_json::{Map, Number, Value};
 
 use super::coerce::{self, Coercion, CoercionRule};
 use super::compile::{
-    same_str, Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck,
+    same_str, Extra, FieldCheck, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck,
 };
 use super::error::{
     escape_pointer, Clip, ErrorCode, NumberRule, Present, Problem, Shown, ValidationError,
@@ -171,6 +171,9 @@ pub(crate) struct Run<'p> {
     build: bool,
     /// How many containers deep the walk is.
     level: usize,
+    /// Set by a caller whose fast check just rejected the value it walks next, so that the walk
+    /// does not check it again.
+    rejected: bool,
 }
 
 /// Down to this many levels, a run that only collects strict problems first asks the fast
@@ -191,6 +194,7 @@ impl<'p> Run<'p> {
             fill_defaults: true,
             build: true,
             level: 0,
+            rejected: false,
         }
     }
 
@@ -210,6 +214,22 @@ impl<'p> Run<'p> {
             definition: true,
             build: false,
             ..Run::new(prog, false)
+        }
+    }
+
+    /// Whether the run only collects strict problems, so that values the fast check accepts
+    /// can be skipped (down to [`SKIP_VALID_LEVELS`]).
+    fn skips_valid(&self) -> bool {
+        !self.build && !self.lax && !self.definition
+    }
+
+    /// After a field's value failed: a `null` sent for an optional field that does not take it
+    /// gets a message that says to leave the key out.
+    fn omit_null_hint(&mut self, f: &FieldCheck, v: &Value) {
+        if v.is_null() && !f.required && !f.accepts_null && !self.definition {
+            if let Some(e) = self.errors.last_mut() {
+                e.set_omit_null();
+            }
         }
     }
 
@@ -292,23 +312,11 @@ impl<'p> Run<'p> {
         // Strict mode's problems are exactly what the fast check rejects, so a value it
         // accepts has none. (The arguments themselves were checked by the caller; their depth
         // is within the limit.)
-        if !self.build
-            && !self.lax
-            && !self.definition
+        let rejected = std::mem::take(&mut self.rejected);
+        if !rejected
+            && self.skips_valid()
             && (1..=SKIP_VALID_LEVELS).contains(&self.level)
-            // Only objects and arrays of scalars are checked first. A scalar's walk costs what
-            // its check does; the walk of an array of containers checks each item first, so
-            // checking the whole array too would only save the walk's small cost per item when
-            // it is valid, and repeat the check of the items before the first invalid one when
-            // it is not.
-            && match value {
-                Value::Object(_) => true,
-                Value::Array(items) => !matches!(
-                    items.first(),
-                    Some(Value::Array(_) | Value::Object(_))
-                ),
-                _ => false,
-            }
+            && checked_first(value)
             && accepts(prog, id, value)
         {
             return Some(Value::Null);
@@ -504,6 +512,7 @@ impl<'p> Run<'p> {
                             fill_defaults: false,
                             build: true,
                             level: self.level,
+                            rejected: false,
                         };
                         let mut bare_items = Vec::with_capacity(items.len());
                         for (i, item) in items.iter().enumerate() {
@@ -740,6 +749,7 @@ impl<'p> Run<'p> {
                         fill_defaults: self.fill_defaults,
                         build: self.build || lax,
                         level: self.level,
+                        rejected: false,
                     };
                     if let Some(v) = trial.walk(m, value) {
                         if trial.errors.is_empty() {
@@ -813,6 +823,10 @@ impl<'p> Run<'p> {
             unknown = map.len() > large.iter().flatten().count();
             &large
         };
+        // A strict run that only collects problems skips the fields the fast check accepts
+        // (scalars, and the containers [`Run::walk`] checks first), without extending the path.
+        let skip_valid = self.skips_valid() && self.level < SKIP_VALID_LEVELS;
+        let prog = self.prog;
         // Which of the first 64 fields were sent (for the suggestions of unknown keys).
         let mut present = 0u64;
         for (i, (f, &sent)) in check.fields.iter().zip(slots).enumerate() {
@@ -833,6 +847,15 @@ impl<'p> Run<'p> {
                         out.insert(f.name.clone(), d.clone());
                     }
                 }
+                Some(v) if skip_valid && f.leaf.accepts(v) => {}
+                Some(v) if skip_valid && (is_scalar(v) || checked_first(v)) => {
+                    if !check_child::<false>(prog, f.node, v, usize::MAX, &mut true) {
+                        ok = false;
+                        self.rejected = true;
+                        self.with_segment(&f.pointer, |r| r.walk(f.node, v));
+                        self.omit_null_hint(f, v);
+                    }
+                }
                 Some(v) => match self.with_segment(&f.pointer, |r| r.walk(f.node, v)) {
                     Some(x) => {
                         if self.build {
@@ -841,11 +864,7 @@ impl<'p> Run<'p> {
                     }
                     None => {
                         ok = false;
-                        if v.is_null() && !f.required && !f.accepts_null && !self.definition {
-                            if let Some(e) = self.errors.last_mut() {
-                                e.set_omit_null();
-                            }
-                        }
+                        self.omit_null_hint(f, v);
                     }
                 },
                 None if f.required => {
@@ -1050,6 +1069,23 @@ fn hint(want: &str, value: &Value) -> Option<&'static str> {
         }
         _ => None,
     }
+}
+
+/// Whether a strict run that collects problems asks the fast check about `value` before walking
+/// it: objects and arrays of scalars. A scalar's walk costs what its check does; the walk of an
+/// array of containers checks each item first, so checking the whole array too would only save
+/// the walk's small cost per item when it is valid, and repeat the check of the items before
+/// the first invalid one when it is not.
+fn checked_first(value: &Value) -> bool {
+    match value {
+        Value::Object(_) => true,
+        Value::Array(items) => !matches!(items.first(), Some(Value::Array(_) | Value::Object(_))),
+        _ => false,
+    }
+}
+
+fn is_scalar(value: &Value) -> bool {
+    !matches!(value, Value::Array(_) | Value::Object(_))
 }
 
 /// The fast check: whether the value is valid in strict mode, building nothing.
