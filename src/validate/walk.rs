@@ -1126,7 +1126,18 @@ fn check<const NORMAL: bool>(
     depth: usize,
     normal: &mut bool,
 ) -> bool {
-    match &prog.nodes[id] {
+    check_node::<NORMAL>(prog, &prog.nodes[id], value, depth, normal)
+}
+
+/// [`check`] of a node already looked up.
+fn check_node<const NORMAL: bool>(
+    prog: &Program,
+    node: &Node,
+    value: &Value,
+    depth: usize,
+    normal: &mut bool,
+) -> bool {
+    match node {
         Node::Any => !too_deep_for(value, depth),
         Node::Never => false,
         Node::Ref(t) => check::<NORMAL>(prog, *t, value, depth, normal),
@@ -1276,14 +1287,15 @@ fn check_child<const NORMAL: bool>(
     depth: usize,
     normal: &mut bool,
 ) -> bool {
-    match (prog.nodes.get(id), value) {
-        (Some(Node::String(c)), Value::String(s)) => string_ok(c, s),
-        (Some(Node::Number(c)), Value::Number(n)) => number_ok(c, n),
-        (Some(Node::Boolean), Value::Bool(_)) => true,
-        (Some(Node::Integer(c)), Value::Number(n)) if n.is_i64() || n.is_u64() => number_ok(c, n),
+    let node = &prog.nodes[id];
+    match (node, value) {
+        (Node::String(c), Value::String(s)) => string_ok(c, s),
+        (Node::Number(c), Value::Number(n)) => number_ok(c, n),
+        (Node::Boolean, Value::Bool(_)) => true,
+        (Node::Integer(c), Value::Number(n)) if n.is_i64() || n.is_u64() => number_ok(c, n),
         // Equal strings are identical: nothing to normalize.
-        (Some(Node::Enum(e)), Value::String(s)) => e.find_str(s).is_some(),
-        _ => check::<NORMAL>(prog, id, value, depth, normal),
+        (Node::Enum(e), Value::String(s)) => e.find_str(s).is_some(),
+        _ => check_node::<NORMAL>(prog, node, value, depth, normal),
     }
 }
 
