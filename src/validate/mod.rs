@@ -484,9 +484,7 @@ impl Validator {
                     let arguments = if normal {
                         Cow::Borrowed(v)
                     } else {
-                        let mut arguments = v.clone();
-                        walk::normalize(&self.program, self.root, &mut arguments, true);
-                        Cow::Owned(arguments)
+                        Cow::Owned(walk::normalized(&self.program, self.root, v))
                     };
                     return Ok(Validated {
                         arguments,

@@ -1460,6 +1460,66 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
     }
 }
 
+/// [`normalize`] of a copy: the normalized form of a value that [`accepts`] accepted, built
+/// from the borrowed value. Objects are built once in declaration order with room for their
+/// defaults (a copy normalized in place would be grown, rehashed and shifted for each default
+/// filled in); other values are copied, then normalized in place.
+pub(crate) fn normalized(prog: &Program, id: NodeId, value: &Value) -> Value {
+    match (&prog.nodes[id], value) {
+        (Node::Ref(t), v) => normalized(prog, *t, v),
+        (Node::Nullable(inner), v) if !v.is_null() => normalized(prog, *inner, v),
+        (Node::Array(c), Value::Array(items)) if !(c.unique && prog.fills[id]) => Value::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(n, i)| normalized(prog, c.item(n), i))
+                .collect(),
+        ),
+        (Node::Object(c), Value::Object(map)) if c.fields.len() <= SMALL_OBJECT => {
+            let mut slots: [Option<&Value>; SMALL_OBJECT] = [None; SMALL_OBJECT];
+            let mut extras = 0;
+            for (k, v) in map {
+                match c.lookup(k) {
+                    Some(i) => slots[i] = Some(v),
+                    None => extras += 1,
+                }
+            }
+            let mut out = Map::with_capacity(c.fields.len() + extras);
+            for (f, slot) in c.fields.iter().zip(slots) {
+                match (slot, &f.default) {
+                    (Some(v), _) => {
+                        out.insert(f.name.clone(), normalized(prog, f.node, v));
+                    }
+                    (None, Some(d)) => {
+                        out.insert(f.name.clone(), d.clone());
+                    }
+                    (None, None) => {}
+                }
+            }
+            if extras > 0 {
+                for (k, v) in map {
+                    if c.lookup(k).is_none() {
+                        let v = match &c.extra {
+                            Extra::Schema(node) => normalized(prog, *node, v),
+                            _ => v.clone(),
+                        };
+                        out.insert(k.clone(), v);
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        (_, v) => {
+            let mut copy = v.clone();
+            normalize(prog, id, &mut copy, true);
+            copy
+        }
+    }
+}
+
+/// Objects with at most this many fields are normalized into a fresh map by [`normalized`].
+const SMALL_OBJECT: usize = 32;
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -1517,6 +1577,13 @@ mod tests {
             let (ok, normal) = accepts_normal(&prog, root, &v, usize::MAX);
             let mut normalized = v.clone();
             normalize(&prog, root, &mut normalized, true);
+            // The copy built from the borrowed value is the same, key order included.
+            let built = super::normalized(&prog, root, &v);
+            assert_eq!(
+                serde_json::to_string(&built).unwrap(),
+                serde_json::to_string(&normalized).unwrap(),
+                "{v}"
+            );
             let same =
                 serde_json::to_string(&normalized).unwrap() == serde_json::to_string(&v).unwrap();
             assert!(ok, "{v}");
