@@ -1,9 +1,28 @@
 #!/usr/bin/env bash
 # Instruction counts per call (valgrind's callgrind), each operation of the benchmarks on each
-# instance set, both sides in the same build. Usage: benches/counts.sh [SET...]
-# Counts repeat exactly for the same binary and inputs, whatever else the machine is doing.
+# instance set, both sides in the same build. Usage: benches/counts.sh [SET...], or
+# benches/counts.sh codegen for the comparison with jsonschema's generated validators.
+# Counts repeat for the same binary and inputs, whatever else the machine is doing, once glibc's
+# fastbins are off (GLIBC_TUNABLES=glibc.malloc.mxfast=0): with them, a free that merges into a
+# chunk of 64 KiB or more consolidates every fastbin, and whether that happens once a call depends
+# on how the heap was laid out before the loop, so the same run moved by up to 18% between processes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = codegen ]; then
+  # The strict check against jsonschema's compile-time generated validators (a package of its
+  # own, see benches/codegen/Cargo.toml).
+  (cd benches/codegen && cargo bench --no-run --locked 2>/dev/null)
+  bin=$(ls -t benches/codegen/target/release/deps/codegen-* | grep -v '\.d$' | head -1)
+  for set in weather/valid weather/3_errors nested/valid nested/5_errors; do
+    for op in tooldef jsonschema generated; do
+      out=$(TOOLDEF_COUNT="$set:$op:200" GLIBC_TUNABLES=glibc.malloc.mxfast=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+            --collect-atstart=no --toggle-collect='*codegen*measured*' "$bin" 2>&1 >/dev/null)
+      ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<<"$out")
+      printf '%-24s %-26s %12s\n' "$set" "$op" "$((ir / 200))"
+    done
+  done
+  exit 0
+fi
 cargo bench --bench counts --no-run --locked 2>/dev/null
 bin=$(ls -t target/release/deps/counts-* | grep -v '\.d$' | head -1)
 sets=("$@")
@@ -13,7 +32,7 @@ if [ ${#sets[@]} -eq 0 ]; then
 fi
 count() { # SET OP N -> instructions per run of the set
   local out
-  out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --collect-atstart=no \
+  out=$(GLIBC_TUNABLES=glibc.malloc.mxfast=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null --collect-atstart=no \
         --toggle-collect='*counts*measured*' "$bin" "$1" "$2" "$3" 2>&1 >/dev/null)
   local ir
   ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<<"$out")

@@ -8,7 +8,7 @@ mod workloads;
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, Criterion};
 use serde_json::Value;
 use tooldef::validate::Mode;
 
@@ -18,15 +18,53 @@ struct Weather;
 #[jsonschema::validator(path = "schemas/nested.json", draft = Draft202012)]
 struct Nested;
 
-fn bench(c: &mut Criterion) {
-    let cases: [(workloads::Workload, &str, fn(&Value) -> bool); 2] = [
+type Case = (workloads::Workload, &'static str, fn(&Value) -> bool);
+
+fn cases() -> [Case; 2] {
+    [
         (
             workloads::weather(),
             "schemas/weather.json",
             Weather::is_valid,
         ),
         (workloads::nested(), "schemas/nested.json", Nested::is_valid),
-    ];
+    ]
+}
+
+/// The counted loop: `callgrind --toggle-collect='*codegen*measured*'` counts this alone.
+#[inline(never)]
+fn measured(n: usize, mut once: impl FnMut() -> usize) -> usize {
+    (0..n).map(|_| black_box(once())).sum()
+}
+
+/// `TOOLDEF_COUNT=SET:OP:N` (e.g. `nested/valid:generated:100`, OP one of `tooldef`,
+/// `jsonschema`, `generated`): runs that check `N` times on the set, for instruction counts
+/// (`benches/counts.sh codegen` in the main package).
+fn count(spec: &str) {
+    let [set, op, n] = spec.split(':').collect::<Vec<_>>()[..] else {
+        panic!("TOOLDEF_COUNT is SET:OP:N, not {spec}");
+    };
+    let n: usize = n.parse().expect("N is a count");
+    for (w, _, generated) in cases() {
+        for s in w.sets.iter().filter(|s| s.name == set) {
+            let subject = &w.subjects[0];
+            let once = |i: &workloads::Instance| match op {
+                "tooldef" => subject.ours.is_valid(black_box(&i.value), Mode::Strict),
+                "jsonschema" => subject.theirs.is_valid(black_box(&i.value)),
+                "generated" => generated(black_box(&i.value)),
+                other => panic!("no operation {other}"),
+            };
+            s.instances.iter().for_each(|i| {
+                once(i);
+            });
+            let total = measured(n, || s.instances.iter().filter(|i| once(i)).count());
+            println!("{set} {op} x{n}: {total}");
+        }
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let cases = cases();
     for (w, file, generated) in &cases {
         workloads::check(w);
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
@@ -72,4 +110,11 @@ fn bench(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(spec) = std::env::var("TOOLDEF_COUNT") {
+        return count(&spec);
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
