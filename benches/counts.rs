@@ -26,11 +26,13 @@ use tooldef::validate::{Mode, Validator};
 use workloads::{Subject, Workload};
 
 /// The operations on argument sets, as in `benches/validate.rs`.
-const VALIDATE_OPS: [&str; 7] = [
+const VALIDATE_OPS: [&str; 9] = [
     "ours_is_valid",
     "theirs_is_valid",
     "ours_validate_value",
     "theirs_iter_errors",
+    "ours_validate_value_messages",
+    "theirs_iter_errors_messages",
     "ours_validate_str_lax",
     "ours_validate_str_strict",
     "serde_json_from_str",
@@ -53,6 +55,24 @@ fn validate_op(op: &str, s: &Subject, value: &Value, text: &str) -> usize {
             Err(e) => e.errors.len(),
         },
         "theirs_iter_errors" => s.theirs.iter_errors(value).collect::<Vec<_>>().len(),
+        // Every error's message, and tooldef's one message for the model.
+        "ours_validate_value_messages" => match s.ours.validate_value(value, Mode::Strict) {
+            Ok(v) => usize::from(v.arguments.is_object()),
+            Err(e) => {
+                let messages: Vec<(String, String)> = e
+                    .errors
+                    .iter()
+                    .map(|e| (e.path.clone(), e.message().into_owned()))
+                    .collect();
+                messages.len() + e.message().len()
+            }
+        },
+        "theirs_iter_errors_messages" => s
+            .theirs
+            .iter_errors(value)
+            .map(|e| (e.instance_path().to_string(), e.to_string()))
+            .collect::<Vec<_>>()
+            .len(),
         "ours_validate_str_lax" => usize::from(s.ours.validate_str(text, Mode::Lax).is_ok()),
         "ours_validate_str_strict" => usize::from(s.ours.validate_str(text, Mode::Strict).is_ok()),
         "serde_json_from_str" => usize::from(serde_json::from_str::<Value>(text).is_ok()),

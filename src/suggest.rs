@@ -1,24 +1,49 @@
 //! "Did you mean ...?" suggestions for misspelt names.
 
+use std::borrow::Cow;
+
 /// The candidate closest to `name`, if it is close enough to be a likely typo.
+///
+/// Names are compared in lower case; the score is the larger of the normalized
+/// Damerau–Levenshtein similarity and the Jaro–Winkler similarity less 0.15, and must reach 0.7.
+/// The Damerau–Levenshtein distance is the costly one, and it is at least the difference of the
+/// lengths, so it is computed only when that bound leaves it able to raise the score and to win.
 pub fn did_you_mean<'a, I>(name: &str, candidates: I) -> Option<&'a str>
 where
     I: IntoIterator<Item = &'a str>,
 {
-    let lower = name.to_lowercase();
+    let lower = lowercase(name);
+    let len = lower.chars().count();
     let mut best: Option<(f64, &'a str)> = None;
     for candidate in candidates {
-        let score = if candidate.to_lowercase() == lower {
+        let other = lowercase(candidate);
+        let score = if other == lower {
             1.0
         } else {
-            strsim::normalized_damerau_levenshtein(&lower, &candidate.to_lowercase())
-                .max(strsim::jaro_winkler(&lower, &candidate.to_lowercase()) - 0.15)
+            let winkler = strsim::jaro_winkler(&lower, &other) - 0.15;
+            let other_len = other.chars().count();
+            let longer = len.max(other_len) as f64;
+            let bound = 1.0 - len.abs_diff(other_len) as f64 / longer;
+            if bound > winkler && bound >= 0.7 && best.is_none_or(|(s, _)| bound > s) {
+                strsim::normalized_damerau_levenshtein(&lower, &other).max(winkler)
+            } else {
+                winkler
+            }
         };
         if score >= 0.7 && best.is_none_or(|(s, _)| score > s) {
             best = Some((score, candidate));
         }
     }
     best.map(|(_, c)| c)
+}
+
+/// `s` in lower case, borrowed when it has no upper-case letter to change.
+fn lowercase(s: &str) -> Cow<'_, str> {
+    if s.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+        Cow::Owned(s.to_lowercase())
+    } else {
+        Cow::Borrowed(s)
+    }
 }
 
 #[cfg(test)]
@@ -32,5 +57,86 @@ mod tests {
         assert_eq!(did_you_mean("Integer", names), Some("integer"));
         assert_eq!(did_you_mean("int", names), Some("integer"));
         assert_eq!(did_you_mean("xyz", names), None);
+    }
+
+    /// The suggestion as it was computed before the length bound: every metric on every
+    /// candidate.
+    fn reference<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
+        let lower = name.to_lowercase();
+        let mut best: Option<(f64, &'a str)> = None;
+        for &candidate in candidates {
+            let c = candidate.to_lowercase();
+            let score = if c == lower {
+                1.0
+            } else {
+                strsim::normalized_damerau_levenshtein(&lower, &c)
+                    .max(strsim::jaro_winkler(&lower, &c) - 0.15)
+            };
+            if score >= 0.7 && best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, candidate));
+            }
+        }
+        best.map(|(_, c)| c)
+    }
+
+    /// The bound skips only work that cannot change the answer: the same suggestion as the
+    /// reference on every pair of a set of names, typos and unrelated words.
+    #[test]
+    fn the_length_bound_changes_no_suggestion() {
+        let words = [
+            "",
+            "a",
+            "id",
+            "city",
+            "City",
+            "cty",
+            "ctiy",
+            "country",
+            "countries",
+            "unit",
+            "units",
+            "days",
+            "day",
+            "format",
+            "fromat",
+            "tags",
+            "tag",
+            "celsius",
+            "celcius",
+            "Celsius",
+            "fahrenheit",
+            "farenheit",
+            "kelvin",
+            "priority",
+            "priorty",
+            "assignee",
+            "asignee",
+            "estimate",
+            "title",
+            "titel",
+            "ÉTÉ",
+            "été",
+            "straße",
+            "strasse",
+            "user_id",
+            "userId",
+            "max_results",
+            "maxResults",
+            "limit",
+            "offset",
+            "query",
+            "q",
+            "search_query",
+        ];
+        for name in words {
+            for n in 1..=words.len() {
+                let candidates = &words[..n];
+                assert_eq!(
+                    did_you_mean(name, candidates.iter().copied()),
+                    reference(name, candidates),
+                    "{name:?} among {candidates:?}"
+                );
+            }
+        }
     }
 }
