@@ -5,17 +5,33 @@ use std::borrow::Cow;
 /// The candidate closest to `name`, if it is close enough to be a likely typo.
 ///
 /// Names are compared in lower case; the score is the larger of the normalized
-/// Damerau–Levenshtein similarity and the Jaro–Winkler similarity less 0.15, and must reach 0.7.
-/// The Damerau–Levenshtein distance is the costly one, and it is at least the difference of the
-/// lengths, so it is computed only when that bound leaves it able to raise the score and to win.
+/// Damerau–Levenshtein similarity and the Jaro–Winkler similarity less 0.15, and must reach 0.7;
+/// the first of equally close candidates wins.
 pub fn did_you_mean<'a, I>(name: &str, candidates: I) -> Option<&'a str>
 where
     I: IntoIterator<Item = &'a str>,
 {
+    did_you_mean_tiered::<1>(name, candidates.into_iter().map(|c| (c, 0)))
+}
+
+/// [`did_you_mean`] over nested sets of candidates, likeliest first: a candidate of tier `t`
+/// belongs to sets `t` to `TIERS - 1`, and the answer is the closest candidate of the first set
+/// that has one close enough. Each candidate is scored once, whatever the number of sets.
+///
+/// The Damerau–Levenshtein distance is the costly part, and it is at least the difference of the
+/// lengths, so it is computed only when that bound leaves it able to raise the score and to win.
+pub fn did_you_mean_tiered<'a, const TIERS: usize>(
+    name: &str,
+    candidates: impl IntoIterator<Item = (&'a str, usize)>,
+) -> Option<&'a str> {
     let lower = lowercase(name);
     let len = lower.chars().count();
-    let mut best: Option<(f64, &'a str)> = None;
-    for candidate in candidates {
+    // The closest candidate of each set so far.
+    let mut best: [Option<(f64, &'a str)>; TIERS] = [None; TIERS];
+    for (candidate, tier) in candidates {
+        let Some(first) = best.get(tier) else {
+            continue;
+        };
         let other = lowercase(candidate);
         let score = if other == lower {
             1.0
@@ -24,17 +40,23 @@ where
             let other_len = other.chars().count();
             let longer = len.max(other_len) as f64;
             let bound = 1.0 - len.abs_diff(other_len) as f64 / longer;
-            if bound > winkler && bound >= 0.7 && best.is_none_or(|(s, _)| bound > s) {
+            // The sets grow with the tier, so the closest so far of this candidate's own set
+            // is the easiest to beat.
+            if bound > winkler && bound >= 0.7 && first.is_none_or(|(s, _)| bound > s) {
                 strsim::normalized_damerau_levenshtein(&lower, &other).max(winkler)
             } else {
                 winkler
             }
         };
-        if score >= 0.7 && best.is_none_or(|(s, _)| score > s) {
-            best = Some((score, candidate));
+        if score >= 0.7 {
+            for slot in &mut best[tier..] {
+                if slot.is_none_or(|(s, _)| score > s) {
+                    *slot = Some((score, candidate));
+                }
+            }
         }
     }
-    best.map(|(_, c)| c)
+    best.into_iter().flatten().next().map(|(_, c)| c)
 }
 
 /// `s` in lower case, borrowed when it has no upper-case letter to change.
@@ -48,7 +70,7 @@ fn lowercase(s: &str) -> Cow<'_, str> {
 
 #[cfg(test)]
 mod tests {
-    use super::did_you_mean;
+    use super::{did_you_mean, did_you_mean_tiered};
 
     #[test]
     fn suggests_close_names_only() {
@@ -77,6 +99,37 @@ mod tests {
             }
         }
         best.map(|(_, c)| c)
+    }
+
+    /// Scoring each candidate once gives what asking set after set gives.
+    #[test]
+    fn tiers_answer_as_sets_asked_in_turn() {
+        let fields = [
+            ("city", 2),
+            ("country", 0),
+            ("unit", 1),
+            ("units", 2),
+            ("days", 1),
+            ("format", 0),
+            ("max_results", 1),
+            ("query", 2),
+        ];
+        for key in [
+            "cty",
+            "countri",
+            "unitz",
+            "day",
+            "fromat",
+            "maxresults",
+            "qery",
+            "zzz",
+        ] {
+            let set = |t: usize| fields.iter().filter(move |f| f.1 <= t).map(|f| f.0);
+            let asked = did_you_mean(key, set(0))
+                .or_else(|| did_you_mean(key, set(1)))
+                .or_else(|| did_you_mean(key, set(2)));
+            assert_eq!(did_you_mean_tiered::<3>(key, fields), asked, "{key}");
+        }
     }
 
     /// The bound skips only work that cannot change the answer: the same suggestion as the

@@ -9,7 +9,7 @@ use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 use serde_json::{Number, Value};
 
-use crate::suggest::did_you_mean;
+use crate::suggest::{did_you_mean, did_you_mean_tiered};
 
 use super::compile::{FieldCheck, Node, NodeId, NumberCheck, Program};
 use super::message::{self, an, SHOWN_CHARS};
@@ -644,19 +644,15 @@ impl NodeDetail {
                 };
                 // Likeliest first: required fields that are missing, then absent fields, then
                 // any.
-                let absent = || {
-                    fields
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, _)| !present.has(*i))
-                        .map(|(_, f)| f)
-                };
-                let close = did_you_mean(
-                    key,
-                    absent().filter(|f| f.required).map(|f| f.name.as_str()),
-                )
-                .or_else(|| did_you_mean(key, absent().map(|f| f.name.as_str())))
-                .or_else(|| did_you_mean(key, fields.iter().map(|f| f.name.as_str())));
+                let tiers = fields.iter().enumerate().map(|(i, f)| {
+                    let tier = match (present.has(i), f.required) {
+                        (false, true) => 0,
+                        (false, false) => 1,
+                        (true, _) => 2,
+                    };
+                    (f.name.as_str(), tier)
+                });
+                let close = did_you_mean_tiered::<3>(key, tiers);
                 match close {
                     Some(c) => message.push_str(&format!("; did you mean `{c}`?")),
                     None if fields.is_empty() => message.push_str("; this object takes no keys"),

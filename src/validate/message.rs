@@ -1,6 +1,8 @@
 //! Words for people and models: compact type texts, the tool's signature, shortened values, and
 //! the one message that lists every problem of a call.
 
+use std::borrow::Cow;
+
 use indexmap::IndexSet;
 use serde_json::Value;
 
@@ -436,7 +438,11 @@ pub fn readable_path(pointer: &str) -> String {
     }
     let mut out = String::new();
     for raw in pointer.split('/').skip(1) {
-        let seg = raw.replace("~1", "/").replace("~0", "~");
+        let seg = if raw.contains('~') {
+            Cow::Owned(raw.replace("~1", "/").replace("~0", "~"))
+        } else {
+            Cow::Borrowed(raw)
+        };
         if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) && !out.is_empty() {
             out.push_str(&format!("[{seg}]"));
         } else if display_key(&seg) == seg {
@@ -445,7 +451,10 @@ pub fn readable_path(pointer: &str) -> String {
             }
             out.push_str(&seg);
         } else {
-            out.push_str(&format!("[{}]", json_text(&Value::String(seg))));
+            out.push_str(&format!(
+                "[{}]",
+                json_text(&Value::String(seg.into_owned()))
+            ));
         }
     }
     out
@@ -453,9 +462,13 @@ pub fn readable_path(pointer: &str) -> String {
 
 /// The message for a whole rejected call: every problem, numbered, then the signature.
 pub fn call_message(tool: &str, signature: &str, errors: &[ValidationError]) -> String {
+    use std::fmt::Write as _;
     let n = errors.len();
-    let mut out = format!(
-        "The arguments for `{tool}` are invalid ({n} problem{}). Fix {} and call `{tool}` again:\n",
+    // Room for the usual message: a line a problem, then the signature.
+    let mut out = String::with_capacity(160 + 120 * n.min(MAX_LISTED) + signature.len());
+    let _ = writeln!(
+        out,
+        "The arguments for `{tool}` are invalid ({n} problem{}). Fix {} and call `{tool}` again:",
         if n == 1 { "" } else { "s" },
         if n == 1 { "it" } else { "all of them" }
     );
@@ -470,13 +483,12 @@ pub fn call_message(tool: &str, signature: &str, errors: &[ValidationError]) -> 
         } else {
             e.path.as_str()
         };
-        let line =
-            if place.is_empty() || matches!(e.code, ErrorCode::InvalidJson | ErrorCode::TooLarge) {
-                e.message().into_owned()
-            } else {
-                format!("`{}`: {}", readable_path(place), e.message())
-            };
-        out.push_str(&format!("{}. {line}\n", i + 1));
+        let _ = write!(out, "{}. ", i + 1);
+        if !(place.is_empty() || matches!(e.code, ErrorCode::InvalidJson | ErrorCode::TooLarge)) {
+            let _ = write!(out, "`{}`: ", readable_path(place));
+        }
+        out.push_str(&e.message());
+        out.push('\n');
     }
     if n > MAX_LISTED {
         out.push_str(&format!(
