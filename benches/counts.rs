@@ -56,23 +56,8 @@ fn validate_op(op: &str, s: &Subject, value: &Value, text: &str) -> usize {
         },
         "theirs_iter_errors" => s.theirs.iter_errors(value).collect::<Vec<_>>().len(),
         // Every error's message, and tooldef's one message for the model.
-        "ours_validate_value_messages" => match s.ours.validate_value(value, Mode::Strict) {
-            Ok(v) => usize::from(v.arguments.is_object()),
-            Err(e) => {
-                let messages: Vec<(String, String)> = e
-                    .errors
-                    .iter()
-                    .map(|e| (e.path.clone(), e.message().into_owned()))
-                    .collect();
-                messages.len() + e.message().len()
-            }
-        },
-        "theirs_iter_errors_messages" => s
-            .theirs
-            .iter_errors(value)
-            .map(|e| (e.instance_path().to_string(), e.to_string()))
-            .collect::<Vec<_>>()
-            .len(),
+        "ours_validate_value_messages" => workloads::ours_with_messages(s, value),
+        "theirs_iter_errors_messages" => workloads::theirs_with_messages(s, value),
         "ours_validate_str_lax" => usize::from(s.ours.validate_str(text, Mode::Lax).is_ok()),
         "ours_validate_str_strict" => usize::from(s.ours.validate_str(text, Mode::Strict).is_ok()),
         "serde_json_from_str" => usize::from(serde_json::from_str::<Value>(text).is_ok()),

@@ -69,21 +69,10 @@ fn bench_set(c: &mut Criterion, w: &Workload, set: &Set) {
     });
     g.bench_function("tooldef_validate_value_messages", |b| {
         b.iter(|| {
-            let mut n = 0usize;
-            for (s, i) in &pairs {
-                match s.ours.validate_value(black_box(&i.value), Mode::Strict) {
-                    Ok(v) => n += usize::from(v.arguments.is_object()),
-                    Err(e) => {
-                        let messages: Vec<(String, String)> = e
-                            .errors
-                            .iter()
-                            .map(|e| (e.path.clone(), e.message().into_owned()))
-                            .collect();
-                        n += messages.len() + e.message().len();
-                    }
-                }
-            }
-            n
+            pairs
+                .iter()
+                .map(|(s, i)| workloads::ours_with_messages(s, black_box(&i.value)))
+                .sum::<usize>()
         })
     });
     g.bench_function("jsonschema_iter_errors", |b| {
@@ -98,16 +87,10 @@ fn bench_set(c: &mut Criterion, w: &Workload, set: &Set) {
     });
     g.bench_function("jsonschema_iter_errors_messages", |b| {
         b.iter(|| {
-            let mut n = 0usize;
-            for (s, i) in &pairs {
-                let errors: Vec<(String, String)> = s
-                    .theirs
-                    .iter_errors(black_box(&i.value))
-                    .map(|e| (e.instance_path().to_string(), e.to_string()))
-                    .collect();
-                n += errors.len();
-            }
-            n
+            pairs
+                .iter()
+                .map(|(s, i)| workloads::theirs_with_messages(s, black_box(&i.value)))
+                .sum::<usize>()
         })
     });
     g.finish();

@@ -72,6 +72,31 @@ pub fn subject(module: &Module, tool: &str) -> Subject {
     }
 }
 
+/// tooldef's full validation of `value` with every error's message and the one message for the
+/// model written out (the "with messages" comparison); a count that uses them.
+pub fn ours_with_messages(s: &Subject, value: &Value) -> usize {
+    match s.ours.validate_value(value, Mode::Strict) {
+        Ok(v) => usize::from(v.arguments.is_object()),
+        Err(e) => {
+            let messages: Vec<(String, String)> = e
+                .errors
+                .iter()
+                .map(|e| (e.path.clone(), e.message().into_owned()))
+                .collect();
+            messages.len() + e.message().len()
+        }
+    }
+}
+
+/// jsonschema's errors of `value` collected as `(path, message)` strings.
+pub fn theirs_with_messages(s: &Subject, value: &Value) -> usize {
+    s.theirs
+        .iter_errors(value)
+        .map(|e| (e.instance_path().to_string(), e.to_string()))
+        .collect::<Vec<_>>()
+        .len()
+}
+
 fn instance(subject: usize, value: Value) -> Instance {
     Instance {
         subject,
