@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::util::primitives::StateID;
 use regex_automata::Input;
 
 /// The most memory a pattern's DFA may take; larger ones are not built.
@@ -25,12 +26,15 @@ const DFA_SIZE_LIMIT: usize = 256 * 1024;
 const DETERMINIZE_SIZE_LIMIT: usize = 2 * 1024 * 1024;
 /// How many compiled patterns the cache keeps before it is emptied.
 const CAPACITY: usize = 64;
+/// DFAs with at most this many states are also laid out as a [`Table`].
+const TABLE_STATES: usize = 64;
 
 /// A compiled `@pattern`. Cheap to clone (the compiled parts are shared).
 #[derive(Clone, Debug)]
 pub struct Pattern {
     regex: regex::Regex,
     dfa: Option<Arc<dense::DFA<Vec<u32>>>>,
+    table: Option<Arc<Table>>,
 }
 
 impl Pattern {
@@ -63,9 +67,13 @@ impl Pattern {
                     .determinize_size_limit(Some(DETERMINIZE_SIZE_LIMIT)),
             )
             .build(pattern)
-            .ok()
-            .map(Arc::new);
-        Ok(Pattern { regex, dfa })
+            .ok();
+        let table = dfa.as_ref().and_then(Table::new).map(Arc::new);
+        Ok(Pattern {
+            regex,
+            dfa: dfa.map(Arc::new),
+            table,
+        })
     }
 
     /// The pattern's text.
@@ -76,16 +84,113 @@ impl Pattern {
     /// Whether the pattern matches somewhere in `s` (unanchored, as JSON Schema's `pattern`).
     #[inline]
     pub fn is_match(&self, s: &str) -> bool {
-        match &self.dfa {
-            Some(dfa) => dfa_match(dfa, s).unwrap_or_else(|| self.regex.is_match(s)),
-            None => self.regex.is_match(s),
-        }
+        let decided = match (&self.table, &self.dfa) {
+            (Some(table), _) => table.is_match(s),
+            (None, Some(dfa)) => dfa_match(dfa, s),
+            (None, None) => None,
+        };
+        decided.unwrap_or_else(|| self.regex.is_match(s))
     }
 
     /// Whether the pattern has a DFA (for tests).
     #[cfg(test)]
     fn has_dfa(&self) -> bool {
         self.dfa.is_some()
+    }
+}
+
+/// A small DFA laid out for the shortest loop: a row of 256 next states (one byte each) for
+/// every state, states numbered from [`FIRST`], and the special states the search stops at
+/// folded into three numbers below it (every match state is one [`MATCH`], since the first match
+/// decides). Reading a byte is one load from the current row; the general DFA loop also maps the
+/// byte to its class and checks the state for every kind of special.
+#[derive(Debug)]
+struct Table {
+    /// `next[state * 256 + byte]`; the rows of the special states are never read.
+    next: Vec<u8>,
+    /// Whether the end of the text after each state makes a match.
+    eoi: Vec<bool>,
+    start: u8,
+}
+
+const DEAD: u8 = 0;
+const MATCH: u8 = 1;
+const QUIT: u8 = 2;
+const FIRST: u8 = 3;
+
+impl Table {
+    /// The table of `dfa`, or `None` when it has more than [`TABLE_STATES`] states reachable
+    /// from its start (or starts in a special state).
+    fn new(dfa: &dense::DFA<Vec<u32>>) -> Option<Table> {
+        // Every search starts at the start of the text, so one start state serves them all.
+        let start = dfa.start_state_forward(&Input::new("")).ok()?;
+        let mut ids: HashMap<StateID, u8> = HashMap::new();
+        let mut order: Vec<StateID> = Vec::new();
+        let start = Table::number(dfa, start, &mut ids, &mut order)?;
+        if start < FIRST {
+            return None;
+        }
+        let mut next = vec![DEAD; usize::from(FIRST) * 256];
+        let mut eoi = vec![false; usize::from(FIRST)];
+        let mut done = 0;
+        while let Some(&id) = order.get(done) {
+            for b in 0..=255u8 {
+                next.push(Table::number(
+                    dfa,
+                    dfa.next_state(id, b),
+                    &mut ids,
+                    &mut order,
+                )?);
+            }
+            eoi.push(dfa.is_match_state(dfa.next_eoi_state(id)));
+            done += 1;
+        }
+        Some(Table { next, eoi, start })
+    }
+
+    /// The number of state `id`, given the next free one when it is new.
+    fn number(
+        dfa: &dense::DFA<Vec<u32>>,
+        id: StateID,
+        ids: &mut HashMap<StateID, u8>,
+        order: &mut Vec<StateID>,
+    ) -> Option<u8> {
+        if dfa.is_match_state(id) {
+            return Some(MATCH);
+        }
+        if dfa.is_dead_state(id) {
+            return Some(DEAD);
+        }
+        if dfa.is_quit_state(id) {
+            return Some(QUIT);
+        }
+        if let Some(&n) = ids.get(&id) {
+            return Some(n);
+        }
+        if order.len() >= TABLE_STATES {
+            return None;
+        }
+        let n = FIRST + u8::try_from(order.len()).ok()?;
+        ids.insert(id, n);
+        order.push(id);
+        Some(n)
+    }
+
+    /// As [`dfa_match`].
+    #[inline]
+    fn is_match(&self, s: &str) -> Option<bool> {
+        let mut state = self.start;
+        for &b in s.as_bytes() {
+            state = self.next[usize::from(state) << 8 | usize::from(b)];
+            if state < FIRST {
+                return match state {
+                    MATCH => Some(true),
+                    DEAD => Some(false),
+                    _ => None,
+                };
+            }
+        }
+        Some(self.eoi[usize::from(state)])
     }
 }
 
@@ -209,11 +314,22 @@ mod tests {
         ];
         for p in patterns {
             let pattern = Pattern::new(p).expect("valid");
-            assert!(pattern.has_dfa(), "{p} has a DFA");
+            let dfa = pattern.dfa.as_deref().expect("a DFA");
             let regex = regex::Regex::new(p).expect("valid");
             for s in strings {
-                assert_eq!(pattern.is_match(s), regex.is_match(s), "/{p}/ on {s:?}");
+                let want = regex.is_match(s);
+                assert_eq!(pattern.is_match(s), want, "/{p}/ on {s:?}");
+                // Both DFA loops, whichever the pattern uses.
+                assert_eq!(dfa_match(dfa, s), Some(want), "/{p}/ on {s:?}, DFA");
+                if let Some(table) = &pattern.table {
+                    assert_eq!(table.is_match(s), Some(want), "/{p}/ on {s:?}, table");
+                }
             }
         }
+        // The email pattern of the benchmarks is small enough for a table.
+        assert!(Pattern::new("^[^@ ]+@[^@ ]+$")
+            .expect("valid")
+            .table
+            .is_some());
     }
 }

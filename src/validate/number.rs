@@ -76,6 +76,7 @@ pub fn equal(a: &Number, b: &Number) -> bool {
 }
 
 /// The number as a double, when the double is exactly the number.
+#[inline]
 pub fn exact_f64(n: &Number) -> Option<f64> {
     const LIMIT: u64 = 1 << 53;
     if n.is_f64() {

@@ -100,6 +100,19 @@ pub(crate) fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
     None
 }
 
+/// Whether no two items are equal: [`first_duplicate`], with the shortest arrays decided here.
+#[inline(always)]
+fn distinct(items: &[Value]) -> bool {
+    match items {
+        [] | [_] => true,
+        [Value::String(a), Value::String(b)] => !same_str(a, b),
+        [Value::String(a), Value::String(b), Value::String(c)] => {
+            !same_str(a, b) && !same_str(a, c) && !same_str(b, c)
+        }
+        _ => first_duplicate(items).is_none(),
+    }
+}
+
 /// How deep `value` nests, if deeper than `max`: the pointer of the first place too deep.
 pub(crate) fn too_deep(value: &Value, max: usize) -> Option<String> {
     let mut stack: Vec<(&Value, usize, String)> = vec![(value, 0, String::new())];
@@ -1213,7 +1226,7 @@ fn check_node<const NORMAL: bool>(
                         .enumerate()
                         .all(|(n, i)| check_child::<NORMAL>(prog, c.item(n), i, inner, normal))
                 }
-                && (!c.unique || first_duplicate(items).is_none())
+                && (!c.unique || distinct(items))
         }
         Node::Object(c) => {
             let Value::Object(map) = value else {
