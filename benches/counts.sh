@@ -30,13 +30,22 @@ if [ ${#sets[@]} -eq 0 ]; then
   sets=(weather/valid weather/3_errors nested/valid nested/5_errors bfcl/valid bfcl/invalid_twins
         compile/weather compile/nested compile/generated_1000)
 fi
-count() { # SET OP N -> instructions per run of the set
+# With CACHE=1, callgrind also simulates the caches (a 2 MiB last level, a share of a contended
+# L3) and each row adds first-level and last-level data read misses per run: the cost of reading
+# cold compiled programs, which instruction counts do not show (see BENCHMARKS.md, "Wall clock").
+sim=()
+if [ "${CACHE:-0}" = 1 ]; then sim=(--cache-sim=yes --LL=2097152,16,64); fi
+count() { # SET OP N -> instructions (and with CACHE=1, D1 and LL read misses) per run of the set
   local out
   out=$(GLIBC_TUNABLES=glibc.malloc.mxfast=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null --collect-atstart=no \
-        --toggle-collect='*counts*measured*' "$bin" "$1" "$2" "$3" 2>&1 >/dev/null)
-  local ir
-  ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<<"$out")
-  echo $((ir / $3))
+        "${sim[@]}" --toggle-collect='*counts*measured*' "$bin" "$1" "$2" "$3" 2>&1 >/dev/null)
+  local -a c
+  read -r -a c <<<"$(sed -n 's/.*Collected : \([0-9 ]*\).*/\1/p' <<<"$out")"
+  if [ ${#sim[@]} -gt 0 ]; then
+    printf '%12s %10s %10s' $((c[0] / $3)) $((c[4] / $3)) $((c[7] / $3))
+  else
+    echo $((c[0] / $3))
+  fi
 }
 for set in "${sets[@]}"; do
   case "$set" in
