@@ -111,19 +111,29 @@ pub(crate) enum Extra {
     Schema(NodeId),
 }
 
+/// A declared field. What every check reads is kept small (a field record fits in one cache
+/// line), and what only errors and messages read is behind a box: when each call is for another
+/// tool, the records are read cold, and every line they span is a miss.
 #[derive(Debug)]
 pub(crate) struct FieldCheck {
     pub name: String,
-    /// The field's name as a JSON pointer segment.
-    pub pointer: String,
-    pub required: bool,
     pub node: NodeId,
+    pub default: Option<Box<Value>>,
+    /// The texts of errors and messages.
+    pub texts: Box<FieldTexts>,
+    pub required: bool,
     /// What `node` is when it is a plain scalar (set when compiling is finished).
     pub leaf: Leaf,
-    pub default: Option<Value>,
     /// Whether `null` is a valid value of the type (nullable, `any`, `null`, or a union or enum
     /// that contains it); lax mode reads `null` as "absent" only for fields where it is not.
     pub accepts_null: bool,
+}
+
+/// What errors and messages say of a field.
+#[derive(Debug)]
+pub(crate) struct FieldTexts {
+    /// The field's name as a JSON pointer segment.
+    pub pointer: String,
     /// `name?: type` for messages.
     pub type_text: String,
     pub description: Option<String>,
@@ -391,14 +401,16 @@ impl<'m> Compiler<'m> {
             }
             fields.push(FieldCheck {
                 name: f.name.clone(),
-                pointer: super::error::escape_pointer(&f.name).into_owned(),
-                required: f.required,
                 node,
+                default: f.default.clone().map(Box::new),
+                texts: Box::new(FieldTexts {
+                    pointer: super::error::escape_pointer(&f.name).into_owned(),
+                    type_text,
+                    description: f.description.clone(),
+                }),
+                required: f.required,
                 leaf: Leaf::Other,
-                default: f.default.clone(),
                 accepts_null: accepts_null(self.module, &f.ty, 0),
-                type_text,
-                description: f.description.clone(),
             });
         }
         let extra = match &o.additional {

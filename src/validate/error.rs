@@ -448,9 +448,10 @@ impl ValidationError {
         match &self.detail {
             Detail::Text { expected, .. } => expected,
             Detail::Node(d) => match (&d.problem, d.program.nodes.get(d.node)) {
-                (Problem::Missing { field, .. }, Some(Node::Object(o))) => {
-                    o.fields.get(*field).map_or("", |f| f.type_text.as_str())
-                }
+                (Problem::Missing { field, .. }, Some(Node::Object(o))) => o
+                    .fields
+                    .get(*field)
+                    .map_or("", |f| f.texts.type_text.as_str()),
                 (Problem::Unknown { .. }, _) => "a declared key",
                 _ => d.program.expected.get(d.node).map_or("", String::as_str),
             },
@@ -621,9 +622,9 @@ impl NodeDetail {
                 };
                 let mut m = format!(
                     "missing required {noun} `{}` of type `{}`",
-                    f.name, f.type_text
+                    f.name, f.texts.type_text
                 );
-                if let Some(d) = &f.description {
+                if let Some(d) = &f.texts.description {
                     m.push_str(": ");
                     m.push_str(d.trim());
                 }

@@ -466,17 +466,17 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                             path: String::new(),
                             rule: CoercionRule::NullAsAbsent,
                             from: Value::Null,
-                            to: f.default.clone(),
+                            to: f.default.as_deref().cloned(),
                         });
-                        value = f.default.clone();
+                        value = f.default.as_deref().cloned();
                     }
                     if self.pass.coercions.len() > since {
-                        self.pass.prefix(since, &f.pointer);
+                        self.pass.prefix(since, &f.texts.pointer);
                         groups.push((i, since, self.pass.coercions.len()));
                     }
                     if i >= next {
                         for j in next..i {
-                            if let Some(d) = &c.fields[j].default {
+                            if let Some(d) = c.fields[j].default.as_deref() {
                                 out.insert(c.fields[j].name.clone(), d.clone());
                                 placed.set(j);
                             }
@@ -552,13 +552,13 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
             while rest != 0 {
                 let f = &c.fields[rest.trailing_zeros() as usize];
                 rest &= rest - 1;
-                if let Some(d) = &f.default {
+                if let Some(d) = f.default.as_deref() {
                     out.insert(f.name.clone(), d.clone());
                 }
             }
         } else {
             for f in &c.fields[next.min(n)..] {
-                if let Some(d) = &f.default {
+                if let Some(d) = f.default.as_deref() {
                     out.insert(f.name.clone(), d.clone());
                 }
             }

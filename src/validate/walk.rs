@@ -848,15 +848,15 @@ impl<'p> Run<'p> {
             }
             match sent {
                 Some(Value::Null) if self.lax && !f.required && !f.accepts_null => {
-                    self.with_segment(&f.pointer, |r| {
+                    self.with_segment(&f.texts.pointer, |r| {
                         r.coercions.push(Coercion {
                             path: r.path.clone(),
                             rule: CoercionRule::NullAsAbsent,
                             from: Value::Null,
-                            to: f.default.clone().filter(|_| r.fill_defaults),
+                            to: f.default.as_deref().cloned().filter(|_| r.fill_defaults),
                         })
                     });
-                    if let Some(d) = f.default.as_ref().filter(|_| self.fill_defaults) {
+                    if let Some(d) = f.default.as_deref().filter(|_| self.fill_defaults) {
                         out.insert(f.name.clone(), d.clone());
                     }
                 }
@@ -865,11 +865,11 @@ impl<'p> Run<'p> {
                     if !check_child::<false>(prog, f.node, v, usize::MAX, &mut true) {
                         ok = false;
                         self.rejected = true;
-                        self.with_segment(&f.pointer, |r| r.walk(f.node, v));
+                        self.with_segment(&f.texts.pointer, |r| r.walk(f.node, v));
                         self.omit_null_hint(f, v);
                     }
                 }
-                Some(v) => match self.with_segment(&f.pointer, |r| r.walk(f.node, v)) {
+                Some(v) => match self.with_segment(&f.texts.pointer, |r| r.walk(f.node, v)) {
                     Some(x) => {
                         if self.build {
                             out.insert(f.name.clone(), x);
@@ -886,7 +886,7 @@ impl<'p> Run<'p> {
                         ValidationError::new(
                             String::new(),
                             ErrorCode::MissingField,
-                            f.type_text.clone(),
+                            f.texts.type_text.clone(),
                             "nothing",
                             format!("missing required field `{}`", f.name),
                         )
@@ -900,7 +900,7 @@ impl<'p> Run<'p> {
                             Problem::Missing { field: i, root },
                         )
                     };
-                    self.with_segment(&f.pointer, |r| {
+                    self.with_segment(&f.texts.pointer, |r| {
                         let mut error = error;
                         error.path = r.path.clone();
                         r.errors.push(error)
@@ -908,7 +908,7 @@ impl<'p> Run<'p> {
                 }
                 None => {
                     if self.build {
-                        if let Some(d) = f.default.as_ref().filter(|_| self.fill_defaults) {
+                        if let Some(d) = f.default.as_deref().filter(|_| self.fill_defaults) {
                             out.insert(f.name.clone(), d.clone());
                         }
                     }
@@ -1437,7 +1437,7 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
                     for (i, f) in c.fields.iter().enumerate() {
                         if present & (1 << i) != 0 {
                             at += 1;
-                        } else if let Some(d) = &f.default {
+                        } else if let Some(d) = f.default.as_deref() {
                             map.shift_insert(at, f.name.clone(), d.clone());
                             at += 1;
                         }
@@ -1461,7 +1461,7 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
                         map.insert(k, v);
                     }
                     None => {
-                        if let Some(d) = f.default.as_ref().filter(|_| fill) {
+                        if let Some(d) = f.default.as_deref().filter(|_| fill) {
                             map.insert(f.name.clone(), d.clone());
                         }
                     }
@@ -1499,7 +1499,7 @@ pub(crate) fn normalized(prog: &Program, id: NodeId, value: &Value) -> Value {
             }
             let mut out = Map::with_capacity(c.fields.len() + extras);
             for (f, slot) in c.fields.iter().zip(slots) {
-                match (slot, &f.default) {
+                match (slot, f.default.as_deref()) {
                     (Some(v), _) => {
                         out.insert(f.name.clone(), normalized(prog, f.node, v));
                     }
