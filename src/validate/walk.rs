@@ -67,8 +67,20 @@ fn json_hash(v: &Value) -> u64 {
 }
 
 /// The first pair of equal items, `(earlier, later)` (the earliest `later`), in linear expected
-/// time; short arrays are compared pairwise, which allocates nothing.
+/// time; short arrays are compared pairwise, which allocates nothing. The shortest arrays (most
+/// `@unique` arrays sent: a few tags) are decided inline, without the call.
+#[inline(always)]
 pub(crate) fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
+    match items {
+        [] | [_] => None,
+        [Value::String(a), Value::String(b)] => same_str(a, b).then_some((0, 1)),
+        _ => first_duplicate_scan(items),
+    }
+}
+
+/// [`first_duplicate`] of arrays of any length.
+#[inline(never)]
+fn first_duplicate_scan(items: &[Value]) -> Option<(usize, usize)> {
     if items.len() <= 16 {
         for (i, item) in items.iter().enumerate() {
             let earlier = &items[..i];
@@ -98,19 +110,6 @@ pub(crate) fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
         bucket.push(i);
     }
     None
-}
-
-/// Whether no two items are equal: [`first_duplicate`], with the shortest arrays decided here.
-#[inline(always)]
-fn distinct(items: &[Value]) -> bool {
-    match items {
-        [] | [_] => true,
-        [Value::String(a), Value::String(b)] => !same_str(a, b),
-        [Value::String(a), Value::String(b), Value::String(c)] => {
-            !same_str(a, b) && !same_str(a, c) && !same_str(b, c)
-        }
-        _ => first_duplicate(items).is_none(),
-    }
 }
 
 /// How deep `value` nests, if deeper than `max`: the pointer of the first place too deep.
@@ -184,9 +183,6 @@ pub(crate) struct Run<'p> {
     build: bool,
     /// How many containers deep the walk is.
     level: usize,
-    /// Set by a caller whose fast check just rejected the value it walks next, so that the walk
-    /// does not check it again.
-    rejected: bool,
 }
 
 /// Down to this many levels, a run that only collects strict problems first asks the fast
@@ -207,7 +203,6 @@ impl<'p> Run<'p> {
             fill_defaults: true,
             build: true,
             level: 0,
-            rejected: false,
         }
     }
 
@@ -325,15 +320,20 @@ impl<'p> Run<'p> {
         // Strict mode's problems are exactly what the fast check rejects, so a value it
         // accepts has none. (The arguments themselves were checked by the caller; their depth
         // is within the limit.)
-        let rejected = std::mem::take(&mut self.rejected);
-        if !rejected
-            && self.skips_valid()
+        if self.skips_valid()
             && (1..=SKIP_VALID_LEVELS).contains(&self.level)
             && checked_first(value)
             && accepts(prog, id, value)
         {
             return Some(Value::Null);
         }
+        self.walk_node(id, value)
+    }
+
+    /// [`Run::walk`] without asking the fast check first: for a value it rejected, or one it
+    /// was just asked about (a named type's or a nullable type's inner node sees the same value).
+    fn walk_node(&mut self, id: NodeId, value: &Value) -> Option<Value> {
+        let prog = self.prog;
         match &prog.nodes[id] {
             Node::Any => self.out(|| value.clone()),
             Node::Never => {
@@ -345,7 +345,7 @@ impl<'p> Run<'p> {
                 self.error(id, ErrorCode::NotAllowed, value, message);
                 None
             }
-            Node::Ref(target) => self.walk(*target, value),
+            Node::Ref(target) => self.walk_node(*target, value),
             Node::Null => {
                 if value.is_null() {
                     Some(Value::Null)
@@ -448,7 +448,7 @@ impl<'p> Run<'p> {
                 if value.is_null() {
                     Some(Value::Null)
                 } else {
-                    self.walk(*inner, value)
+                    self.walk_node(*inner, value)
                 }
             }
             Node::AnyOf(members) => self.any_of(id, members, value),
@@ -525,7 +525,6 @@ impl<'p> Run<'p> {
                             fill_defaults: false,
                             build: true,
                             level: self.level,
-                            rejected: false,
                         };
                         let mut bare_items = Vec::with_capacity(items.len());
                         for (i, item) in items.iter().enumerate() {
@@ -762,7 +761,6 @@ impl<'p> Run<'p> {
                         fill_defaults: self.fill_defaults,
                         build: self.build || lax,
                         level: self.level,
-                        rejected: false,
                     };
                     if let Some(v) = trial.walk(m, value) {
                         if trial.errors.is_empty() {
@@ -864,8 +862,7 @@ impl<'p> Run<'p> {
                 Some(v) if skip_valid && (is_scalar(v) || checked_first(v)) => {
                     if !check_child::<false>(prog, f.node, v, usize::MAX, &mut true) {
                         ok = false;
-                        self.rejected = true;
-                        self.with_segment(&f.texts.pointer, |r| r.walk(f.node, v));
+                        self.with_segment(&f.texts.pointer, |r| r.walk_node(f.node, v));
                         self.omit_null_hint(f, v);
                     }
                 }
@@ -1226,7 +1223,7 @@ fn check_node<const NORMAL: bool>(
                         .enumerate()
                         .all(|(n, i)| check_child::<NORMAL>(prog, c.item(n), i, inner, normal))
                 }
-                && (!c.unique || distinct(items))
+                && (!c.unique || first_duplicate(items).is_none())
         }
         Node::Object(c) => {
             let Value::Object(map) = value else {
