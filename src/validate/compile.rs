@@ -217,6 +217,9 @@ fn word8(s: &[u8], at: usize) -> u64 {
 /// word loads instead of a call to `memcmp`.
 #[inline(always)]
 pub(crate) fn same_str(a: &str, b: &str) -> bool {
+    // The same words [`StrKey`] keeps, compared as they are read, so that a difference in the
+    // first word decides without reading the second (building both keys and comparing them
+    // cost 3% more on the nested benchmark).
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let n = a.len();
     if n != b.len() {
@@ -233,8 +236,9 @@ pub(crate) fn same_str(a: &str, b: &str) -> bool {
     }
 }
 
-/// A string's length and the words [`same_str`] compares: two strings of at most 16 bytes are
-/// equal exactly when their keys are; longer ones also need their bytes compared.
+/// A string's length and a few words of it: two strings of at most 16 bytes are equal exactly
+/// when their keys are (the first, middle and last bytes of the shortest; two overlapping words
+/// of the others); longer ones also need their bytes compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct StrKey {
     len: usize,
@@ -267,8 +271,6 @@ pub(crate) struct EnumCheck {
     pub values: Vec<Value>,
     /// The key of each string member, with its index in `values`.
     strings: Vec<(StrKey, usize)>,
-    /// Whether every member is a string (the usual enum): no other value can match.
-    pub only_strings: bool,
 }
 
 impl EnumCheck {
@@ -277,13 +279,14 @@ impl EnumCheck {
             .iter()
             .enumerate()
             .filter_map(|(i, v)| v.as_str().map(|s| (StrKey::new(s), i)))
-            .collect::<Vec<_>>();
-        let only_strings = strings.len() == values.len();
-        EnumCheck {
-            values,
-            strings,
-            only_strings,
-        }
+            .collect();
+        EnumCheck { values, strings }
+    }
+
+    /// Whether every member is a string (the usual enum): no other value can match.
+    #[inline(always)]
+    pub fn only_strings(&self) -> bool {
+        self.strings.len() == self.values.len()
     }
 
     /// The member equal to the string `s` (strings equal only strings, byte for byte).
@@ -782,7 +785,9 @@ fn accepts_null(module: &Module, ty: &Ty, depth: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::same_str;
+    use serde_json::Value;
+
+    use super::{same_str, EnumCheck, StrKey};
 
     /// The word-wise comparison agrees with `==` on every length and every differing byte.
     #[test]
@@ -801,5 +806,37 @@ mod tests {
         }
         assert!(same_str("é", "é"));
         assert!(!same_str("é", "è"));
+    }
+
+    /// Keys of strings of at most 16 bytes are equal exactly when the strings are, on every
+    /// length and every differing byte; enum lookups by key agree with `==` on longer ones too.
+    #[test]
+    fn str_keys_decide_short_strings() {
+        let base: String = "abcdefghijklmnopqrstuvwxyz".into();
+        for n in 0..=16 {
+            let a = &base[..n];
+            assert_eq!(StrKey::new(a), StrKey::new(a));
+            assert_ne!(StrKey::new(a), StrKey::new(&base[..n + 1]));
+            for i in 0..n {
+                let mut b = a.as_bytes().to_vec();
+                b[i] = b'-';
+                let b = String::from_utf8(b).unwrap_or_default();
+                assert_ne!(StrKey::new(a), StrKey::new(&b), "{a} vs {b}");
+            }
+        }
+        let long = "a-very-long-enum-member-name";
+        // Same length, first and last eight bytes: only the comparison of the bytes tells.
+        let twin = "a-very-long-XXXX-member-name";
+        assert_eq!(StrKey::new(long), StrKey::new(twin));
+        let e = EnumCheck::new(vec![
+            Value::from(long),
+            Value::from(1),
+            Value::from("short"),
+        ]);
+        assert_eq!(e.find_str(long), Some(&Value::from(long)));
+        assert_eq!(e.find_str(twin), None);
+        assert_eq!(e.find_str("short"), Some(&Value::from("short")));
+        assert!(!e.only_strings());
+        assert!(EnumCheck::new(vec![Value::from("a")]).only_strings());
     }
 }

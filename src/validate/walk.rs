@@ -1178,7 +1178,7 @@ fn check_node<const NORMAL: bool>(
             if let Value::String(s) = value {
                 return e.find_str(s).is_some();
             }
-            if e.only_strings {
+            if e.only_strings() {
                 return false;
             }
             match e.values.iter().find(|m| json_equal(m, value)) {
