@@ -808,6 +808,12 @@ mod tests {
         assert!(!same_str("é", "è"));
     }
 
+    /// What the doc of [`super::FieldCheck`] promises: a field record fits one cache line.
+    #[test]
+    fn field_records_fit_a_cache_line() {
+        assert!(std::mem::size_of::<super::FieldCheck>() <= 64);
+    }
+
     /// Keys of strings of at most 16 bytes are equal exactly when the strings are, on every
     /// length and every differing byte; enum lookups by key agree with `==` on longer ones too.
     #[test]

@@ -859,7 +859,7 @@ impl<'p> Run<'p> {
                     }
                 }
                 Some(v) if skip_valid && f.leaf.accepts(v) => {}
-                Some(v) if skip_valid && (is_scalar(v) || checked_first(v)) => {
+                Some(v) if skip_valid && !walked_item_by_item(v) => {
                     if !check_child::<false>(prog, f.node, v, usize::MAX, &mut true) {
                         ok = false;
                         self.with_segment(&f.texts.pointer, |r| r.walk_node(f.node, v));
@@ -1082,20 +1082,18 @@ fn hint(want: &str, value: &Value) -> Option<&'static str> {
 }
 
 /// Whether a strict run that collects problems asks the fast check about `value` before walking
-/// it: objects and arrays of scalars. A scalar's walk costs what its check does; the walk of an
-/// array of containers checks each item first, so checking the whole array too would only save
-/// the walk's small cost per item when it is valid, and repeat the check of the items before
-/// the first invalid one when it is not.
+/// it: objects, and arrays other than [`walked_item_by_item`] ones. A scalar's walk costs what
+/// its check does.
 fn checked_first(value: &Value) -> bool {
-    match value {
-        Value::Object(_) => true,
-        Value::Array(items) => !matches!(items.first(), Some(Value::Array(_) | Value::Object(_))),
-        _ => false,
-    }
+    matches!(value, Value::Object(_) | Value::Array(_)) && !walked_item_by_item(value)
 }
 
-fn is_scalar(value: &Value) -> bool {
-    !matches!(value, Value::Array(_) | Value::Object(_))
+/// An array of containers: its walk checks each item first, so checking the whole array too
+/// would only save the walk's small cost per item when it is valid, and repeat the check of the
+/// items before the first invalid one when it is not.
+fn walked_item_by_item(value: &Value) -> bool {
+    matches!(value, Value::Array(items)
+        if matches!(items.first(), Some(Value::Array(_) | Value::Object(_))))
 }
 
 /// The fast check: whether the value is valid in strict mode, building nothing.
