@@ -12,57 +12,26 @@ mod workloads;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use tooldef::validate::Validator;
-
-fn example(name: &str) -> String {
-    std::fs::read_to_string(workloads::manifest_dir().join(name)).expect("example")
-}
-
-fn validators(source: &str) -> usize {
-    let compiled = match tooldef::compile(source) {
-        Ok(c) => c,
-        Err(_) => return 0,
-    };
-    let m = &compiled.module;
-    m.tools
-        .iter()
-        .filter(|t| Validator::new(m, t).is_ok())
-        .count()
-}
 
 fn bench(c: &mut Criterion) {
-    for (name, source) in [
-        ("weather", example("examples/weather.tool")),
-        ("nested", example("benches/workloads/nested.tool")),
-        ("generated_1000", workloads::generated(1000)),
-    ] {
+    for (name, source) in workloads::compile_sources() {
         let compiled = tooldef::compile(&source).expect("compiles");
         let tools = compiled.module.tools.len();
         assert_eq!(
-            validators(&source),
+            workloads::validators(&source),
             tools,
             "{name}: every tool gets a validator"
         );
-        let options = tooldef::emit::Options::default();
-        let emitted = tooldef::emit::tools(
-            &compiled.module,
-            tooldef::emit::Target::JsonSchema,
-            &options,
-        )
-        .expect("emits");
-        let json = serde_json::to_string(&emitted.json).expect("json");
+        let (emitted, json) = workloads::emitted(&source);
         // Same content: the parsed JSON is what was emitted, one entry per tool.
         let reparsed: serde_json::Value = serde_json::from_str(&json).expect("reparses");
-        assert_eq!(
-            reparsed, emitted.json,
-            "{name}: the emitted JSON round-trips"
-        );
+        assert_eq!(reparsed, emitted, "{name}: the emitted JSON round-trips");
         let mut group = c.benchmark_group(format!("compile/{name}"));
         group.bench_function("tooldef_compile", |b| {
             b.iter(|| tooldef::compile(black_box(&source)).is_ok())
         });
         group.bench_function("tooldef_compile_validators", |b| {
-            b.iter(|| validators(black_box(&source)))
+            b.iter(|| workloads::validators(black_box(&source)))
         });
         group.bench_function("tooldef_parse_only", |b| {
             b.iter(|| tooldef::parse(black_box(&source)).is_ok())

@@ -21,7 +21,7 @@ mod workloads;
 use std::hint::black_box;
 
 use serde_json::Value;
-use tooldef::validate::{Mode, Validator};
+use tooldef::validate::Mode;
 
 use workloads::{Subject, Workload};
 
@@ -65,22 +65,9 @@ fn validate_op(op: &str, s: &Subject, value: &Value, text: &str) -> usize {
     }
 }
 
-fn validators(source: &str) -> usize {
-    match tooldef::compile(source) {
-        Ok(c) => {
-            let m = &c.module;
-            m.tools
-                .iter()
-                .filter(|t| Validator::new(m, t).is_ok())
-                .count()
-        }
-        Err(_) => 0,
-    }
-}
-
 fn compile_op(op: &str, source: &str, json: &str) -> usize {
     match op {
-        "ours_compile_validators" => validators(source),
+        "ours_compile_validators" => workloads::validators(source),
         "ours_compile" => usize::from(tooldef::compile(source).is_ok()),
         "ours_parse" => usize::from(tooldef::parse(source).is_ok()),
         "serde_json_parse_emitted" => usize::from(serde_json::from_str::<Value>(json).is_ok()),
@@ -121,28 +108,13 @@ fn run_set(w: &Workload, set: &str, op: &str, n: usize) -> usize {
     })
 }
 
-fn source(name: &str) -> String {
-    let read = |p: &str| {
-        std::fs::read_to_string(workloads::manifest_dir().join(p)).expect("a benchmark source")
-    };
-    match name {
-        "compile/weather" => read("examples/weather.tool"),
-        "compile/nested" => read("benches/workloads/nested.tool"),
-        "compile/generated_1000" => workloads::generated(1000),
-        other => panic!("no source {other}"),
-    }
-}
-
 fn run_source(name: &str, op: &str, n: usize) -> usize {
-    let source = source(name);
-    let compiled = tooldef::compile(&source).expect("compiles");
-    let emitted = tooldef::emit::tools(
-        &compiled.module,
-        tooldef::emit::Target::JsonSchema,
-        &tooldef::emit::Options::default(),
-    )
-    .expect("emits");
-    let json = serde_json::to_string(&emitted.json).expect("json");
+    let short = name.strip_prefix("compile/").unwrap_or(name);
+    let (_, source) = workloads::compile_sources()
+        .into_iter()
+        .find(|(n, _)| *n == short)
+        .unwrap_or_else(|| panic!("no source {name}"));
+    let (_, json) = workloads::emitted(&source);
     compile_op(op, &source, &json);
     measured(n, || compile_op(op, black_box(&source), black_box(&json)))
 }

@@ -218,6 +218,46 @@ pub fn generated(n: usize) -> String {
     s
 }
 
+/// The sources of the compile benchmarks, by name: the weather example, the nested workload and
+/// a generated file of 1,000 tools.
+pub fn compile_sources() -> Vec<(&'static str, String)> {
+    let read =
+        |p: &str| std::fs::read_to_string(manifest_dir().join(p)).expect("a benchmark source");
+    vec![
+        ("weather", read("examples/weather.tool")),
+        ("nested", read("benches/workloads/nested.tool")),
+        ("generated_1000", generated(1000)),
+    ]
+}
+
+/// The JSON Schema tool list emitted for `source`, as a value and as the text serde_json parses
+/// against tooldef's compile.
+pub fn emitted(source: &str) -> (Value, String) {
+    let compiled = tooldef::compile(source).expect("compiles");
+    let emitted = tooldef::emit::tools(
+        &compiled.module,
+        tooldef::emit::Target::JsonSchema,
+        &tooldef::emit::Options::default(),
+    )
+    .expect("emits");
+    let text = serde_json::to_string(&emitted.json).expect("json");
+    (emitted.json, text)
+}
+
+/// Compiles `source` and one validator per tool; how many validators were built.
+pub fn validators(source: &str) -> usize {
+    match tooldef::compile(source) {
+        Ok(c) => {
+            let m = &c.module;
+            m.tools
+                .iter()
+                .filter(|t| Validator::new(m, t).is_ok())
+                .count()
+        }
+        Err(_) => 0,
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // BFCL
 
