@@ -3,6 +3,7 @@
 //! back into the graph).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::{Number, Value};
 
@@ -116,17 +117,36 @@ pub(crate) enum Extra {
 /// tool, the records are read cold, and every line they span is a miss.
 #[derive(Debug)]
 pub(crate) struct FieldCheck {
-    pub name: String,
-    pub node: NodeId,
+    pub name: Box<str>,
+    /// The name's bytes when it has at most 16 (the rest zeros): a key is matched against the
+    /// record alone, without reading the name, which lives in a cache line of its own.
+    inline: [u8; 16],
     pub default: Option<Box<Value>>,
     /// The texts of errors and messages.
     pub texts: Box<FieldTexts>,
+    /// The field's type, as a [`NodeId`] in 32 bits to keep the record in one line.
+    node: u32,
     pub required: bool,
     /// What `node` is when it is a plain scalar (set when compiling is finished).
     pub leaf: Leaf,
     /// Whether `null` is a valid value of the type (nullable, `any`, `null`, or a union or enum
     /// that contains it); lax mode reads `null` as "absent" only for fields where it is not.
     pub accepts_null: bool,
+}
+
+/// The bytes of a name of at most 16 bytes, zeros after them; all zeros for a longer one.
+fn inline_name(name: &str) -> [u8; 16] {
+    let mut inline = [0; 16];
+    if let Some(to) = inline.get_mut(..name.len()) {
+        to.copy_from_slice(name.as_bytes());
+    }
+    inline
+}
+
+/// A node id in the 32 bits a field record keeps. A program's nodes number fewer than 2^32: each
+/// takes 128 bytes (half a TiB for 2^32), and the source that makes them is longer.
+fn node_u32(id: NodeId) -> u32 {
+    u32::try_from(id).unwrap_or(u32::MAX)
 }
 
 /// What errors and messages say of a field.
@@ -152,6 +172,33 @@ pub(crate) struct ObjectCheck {
     pub defaults: u64,
 }
 
+impl FieldCheck {
+    /// The field's type.
+    #[inline(always)]
+    pub fn node(&self) -> NodeId {
+        self.node as NodeId
+    }
+
+    /// The name as an object key of a value.
+    pub fn key(&self) -> String {
+        String::from(&*self.name)
+    }
+
+    /// Whether the field is called `s`: a name of at most 16 bytes is compared with the copy
+    /// of its bytes in the record, a longer one with the name itself.
+    #[inline(always)]
+    pub fn is_named(&self, s: &str) -> bool {
+        let n = s.len();
+        if n != self.name.len() {
+            return false;
+        }
+        match self.inline.get(..n) {
+            Some(short) => same_bytes(short, s.as_bytes()),
+            None => *self.name == *s,
+        }
+    }
+}
+
 impl ArrayCheck {
     /// The node that checks the item at `index`.
     pub fn item(&self, index: usize) -> NodeId {
@@ -168,7 +215,7 @@ impl ObjectCheck {
     #[inline(always)]
     pub fn lookup_from(&self, key: &str, hint: usize) -> Option<usize> {
         match self.fields.get(hint) {
-            Some(f) if same_str(&f.name, key) => Some(hint),
+            Some(f) if f.is_named(key) => Some(hint),
             _ => self.lookup_after(key, hint),
         }
     }
@@ -182,17 +229,17 @@ impl ObjectCheck {
         }
         let hint = hint.min(self.fields.len());
         let (head, tail) = self.fields.split_at(hint);
-        if let Some(i) = tail.iter().position(|f| f.name == key) {
+        if let Some(i) = tail.iter().position(|f| f.is_named(key)) {
             return Some(hint + i);
         }
-        head.iter().position(|f| f.name == key)
+        head.iter().position(|f| f.is_named(key))
     }
 
     /// The index of the field called `key`: a scan for small objects (faster than hashing the
     /// key), the hash index for large ones.
     pub fn lookup(&self, key: &str) -> Option<usize> {
         if self.fields.len() <= SCAN_FIELDS {
-            self.fields.iter().position(|f| f.name == key)
+            self.fields.iter().position(|f| *f.name == *key)
         } else {
             self.index.get(key).copied()
         }
@@ -217,10 +264,15 @@ fn word8(s: &[u8], at: usize) -> u64 {
 /// word loads instead of a call to `memcmp`.
 #[inline(always)]
 pub(crate) fn same_str(a: &str, b: &str) -> bool {
+    same_bytes(a.as_bytes(), b.as_bytes())
+}
+
+/// [`same_str`] on bytes.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     // The same words [`StrKey`] keeps, compared as they are read, so that a difference in the
     // first word decides without reading the second (building both keys and comparing them
     // cost 3% more on the nested benchmark).
-    let (a, b) = (a.as_bytes(), b.as_bytes());
     let n = a.len();
     if n != b.len() {
         return false;
@@ -302,15 +354,18 @@ impl EnumCheck {
     }
 }
 
-/// The compiled graph and the texts messages use.
-#[derive(Debug)]
+/// The compiled graph and the texts messages use: immutable, and shared by the validator and
+/// the errors it returns. A validator holds it by value, so that its nodes are one pointer away
+/// (a call for a tool whose program is cold in the cache pays a miss for each pointer it follows
+/// before it reaches the nodes).
+#[derive(Clone, Debug)]
 pub(crate) struct Program {
-    pub nodes: Vec<Node>,
+    pub nodes: Arc<[Node]>,
     /// What each node expects, in words (`integer 1..14`).
-    pub expected: Vec<String>,
+    pub expected: Arc<[String]>,
     /// Whether normalizing a value of each node may fill in a default (an object with a
     /// defaulted field is reachable from it), computed once when compiling.
-    pub fills: Vec<bool>,
+    pub fills: Arc<[bool]>,
 }
 
 /// A pattern that does not compile (the checker reports these; a model built by hand may have
@@ -325,7 +380,9 @@ pub struct PatternError {
 
 pub(crate) struct Compiler<'m> {
     module: &'m Module,
-    program: Program,
+    /// The nodes compiled so far, and what each expects in words.
+    nodes: Vec<Node>,
+    expected: Vec<String>,
     /// The node of each named type compiled so far, by [`TypeId`].
     named: Vec<Option<NodeId>>,
     pub errors: Vec<PatternError>,
@@ -337,11 +394,8 @@ impl<'m> Compiler<'m> {
     pub fn new(module: &'m Module) -> Self {
         Compiler {
             module,
-            program: Program {
-                nodes: Vec::new(),
-                expected: Vec::new(),
-                fills: Vec::new(),
-            },
+            nodes: Vec::new(),
+            expected: Vec::new(),
             named: vec![None; module.types.len()],
             errors: Vec::new(),
             texts: true,
@@ -368,22 +422,25 @@ impl<'m> Compiler<'m> {
 
     pub fn finish(mut self) -> Program {
         self.break_empty_cycles();
-        self.program.fills = fills(&self.program.nodes);
-        set_leaves(&mut self.program.nodes);
-        self.program
+        set_leaves(&mut self.nodes);
+        Program {
+            fills: fills(&self.nodes).into(),
+            nodes: self.nodes.into(),
+            expected: self.expected.into(),
+        }
     }
 
     fn push(&mut self, node: Node, expected: String) -> NodeId {
-        self.program.nodes.push(node);
-        self.program.expected.push(expected);
-        self.program.nodes.len() - 1
+        self.nodes.push(node);
+        self.expected.push(expected);
+        self.nodes.len() - 1
     }
 
     pub fn object(&mut self, o: &ObjectTy) -> NodeId {
         let expected = if o.is_map() { "map" } else { "object" };
         let id = self.push(Node::Any, expected.into());
         let node = self.object_node(o);
-        self.program.nodes[id] = node;
+        self.nodes[id] = node;
         id
     }
 
@@ -397,14 +454,15 @@ impl<'m> Compiler<'m> {
             // is called by its name (an enum's text lists its values).
             let type_text = match f.ty {
                 Ty::Ref(_) => self.text(&f.ty),
-                _ => self.program.expected[node].clone(),
+                _ => self.expected[node].clone(),
             };
             if indexed {
                 index.insert(f.name.clone(), fields.len());
             }
             fields.push(FieldCheck {
-                name: f.name.clone(),
-                node,
+                name: f.name.as_str().into(),
+                inline: inline_name(&f.name),
+                node: node_u32(node),
                 default: f.default.clone().map(Box::new),
                 texts: Box::new(FieldTexts {
                     pointer: super::error::escape_pointer(&f.name).into_owned(),
@@ -472,7 +530,7 @@ impl<'m> Compiler<'m> {
             Ty::Array(a) => {
                 let id = self.push(Node::Any, expected);
                 let items = self.ty(&a.items);
-                self.program.nodes[id] = Node::Array(ArrayCheck {
+                self.nodes[id] = Node::Array(ArrayCheck {
                     prefix: Vec::new(),
                     items,
                     min_items: a.min_items.as_ref().map(|s| s.value),
@@ -492,7 +550,7 @@ impl<'m> Compiler<'m> {
                     Additional::Schema(r) => self.ty(r),
                 };
                 let min = t.min_len();
-                self.program.nodes[id] = Node::Array(ArrayCheck {
+                self.nodes[id] = Node::Array(ArrayCheck {
                     prefix,
                     items,
                     min_items: (min > 0).then_some(min),
@@ -505,20 +563,20 @@ impl<'m> Compiler<'m> {
             Ty::Object(o) => {
                 let id = self.push(Node::Any, expected);
                 let node = self.object_node(o);
-                self.program.nodes[id] = node;
+                self.nodes[id] = node;
                 return id;
             }
             Ty::Ref(tid) => return self.named(*tid),
             Ty::Nullable(inner) => {
                 let id = self.push(Node::Any, expected);
                 let inner = self.ty(inner);
-                self.program.nodes[id] = Node::Nullable(inner);
+                self.nodes[id] = Node::Nullable(inner);
                 return id;
             }
             Ty::AnyOf(members) => {
                 let id = self.push(Node::Any, expected);
                 let members = members.iter().map(|m| self.ty(m)).collect();
-                self.program.nodes[id] = Node::AnyOf(members);
+                self.nodes[id] = Node::AnyOf(members);
                 return id;
             }
         };
@@ -538,19 +596,19 @@ impl<'m> Compiler<'m> {
             *entry = Some(slot);
         }
         let body = self.ty(&named.ty);
-        self.program.nodes[slot] = Node::Ref(body);
+        self.nodes[slot] = Node::Ref(body);
         slot
     }
 
     /// Points every `Ref` at a node that is not a `Ref`, and cuts cycles that consume no input
     /// (`type A = A | string`), so that validation always terminates.
     fn break_empty_cycles(&mut self) {
-        let n = self.program.nodes.len();
+        let n = self.nodes.len();
         // Collapse chains of references.
         for i in 0..n {
             let mut target = i;
             let mut steps = 0;
-            while let Node::Ref(next) = self.program.nodes[target] {
+            while let Node::Ref(next) = self.nodes[target] {
                 target = next;
                 steps += 1;
                 if steps > n {
@@ -559,9 +617,9 @@ impl<'m> Compiler<'m> {
             }
             if steps > n {
                 // `type A = B; type B = A` (the checker rejects it): no value.
-                self.program.nodes[i] = Node::AnyOf(Vec::new());
+                self.nodes[i] = Node::AnyOf(Vec::new());
             } else if target != i {
-                self.program.nodes[i] = Node::Ref(target);
+                self.nodes[i] = Node::Ref(target);
             }
         }
         // Find cycles through nodes that do not descend into the value.
@@ -580,7 +638,7 @@ impl<'m> Compiler<'m> {
             let mut stack: Vec<(NodeId, usize)> = vec![(start, 0)];
             marks[start] = Mark::Active;
             while let Some(&(node, next)) = stack.last() {
-                let child = match &self.program.nodes[node] {
+                let child = match &self.nodes[node] {
                     Node::Nullable(c) | Node::Ref(c) => (next == 0).then_some(*c),
                     Node::AnyOf(cs) => cs.get(next).copied(),
                     _ => None,
@@ -617,9 +675,9 @@ impl<'m> Compiler<'m> {
             if !bad[i] {
                 continue;
             }
-            match &mut self.program.nodes[i] {
+            match &mut self.nodes[i] {
                 Node::AnyOf(members) => members.retain(|m| !bad[*m]),
-                Node::Nullable(inner) if bad[*inner] => self.program.nodes[i] = Node::Null,
+                Node::Nullable(inner) if bad[*inner] => self.nodes[i] = Node::Null,
                 _ => {}
             }
         }
@@ -627,7 +685,7 @@ impl<'m> Compiler<'m> {
         // so that a run never visits a `Ref` below the root. Messages are unchanged: a
         // reference's own text is never shown.
         let target: Vec<NodeId> = (0..n)
-            .map(|i| match self.program.nodes[i] {
+            .map(|i| match self.nodes[i] {
                 Node::Ref(t) => t,
                 _ => i,
             })
@@ -637,14 +695,18 @@ impl<'m> Compiler<'m> {
                 *id = t;
             }
         };
-        for node in &mut self.program.nodes {
+        for node in &mut self.nodes {
             match node {
                 Node::Array(a) => {
                     resolve(&mut a.items);
                     a.prefix.iter_mut().for_each(resolve);
                 }
                 Node::Object(o) => {
-                    o.fields.iter_mut().for_each(|f| resolve(&mut f.node));
+                    for f in o.fields.iter_mut() {
+                        let mut id = f.node();
+                        resolve(&mut id);
+                        f.node = node_u32(id);
+                    }
                     if let Extra::Schema(s) = &mut o.extra {
                         resolve(s);
                     }
@@ -689,7 +751,7 @@ fn set_leaves(nodes: &mut [Node]) {
     for i in 0..nodes.len() {
         match &nodes[i] {
             Node::Object(c) => {
-                let leaves: Vec<Leaf> = c.fields.iter().map(|f| leaf(nodes, f.node)).collect();
+                let leaves: Vec<Leaf> = c.fields.iter().map(|f| leaf(nodes, f.node())).collect();
                 if let Node::Object(c) = &mut nodes[i] {
                     for (f, l) in c.fields.iter_mut().zip(leaves) {
                         f.leaf = l;
@@ -724,7 +786,7 @@ fn fills(nodes: &[Node]) -> Vec<bool> {
                 Node::Object(c) => {
                     c.fields
                         .iter()
-                        .any(|f| f.default.is_some() || fills[f.node])
+                        .any(|f| f.default.is_some() || fills[f.node()])
                         || matches!(c.extra, Extra::Schema(n) if fills[n])
                 }
                 _ => false,
@@ -787,7 +849,9 @@ fn accepts_null(module: &Module, ty: &Ty, depth: usize) -> bool {
 mod tests {
     use serde_json::Value;
 
-    use super::{same_str, EnumCheck, StrKey};
+    use super::{
+        inline_name, same_str, EnumCheck, FieldCheck, FieldTexts, Leaf, StrKey, SCAN_FIELDS,
+    };
 
     /// The word-wise comparison agrees with `==` on every length and every differing byte.
     #[test]
@@ -806,6 +870,68 @@ mod tests {
         }
         assert!(same_str("é", "é"));
         assert!(!same_str("é", "è"));
+    }
+
+    fn field(name: &str) -> FieldCheck {
+        FieldCheck {
+            name: name.into(),
+            inline: inline_name(name),
+            default: None,
+            texts: Box::new(FieldTexts {
+                pointer: name.into(),
+                type_text: String::new(),
+                description: None,
+            }),
+            node: 0,
+            required: false,
+            leaf: Leaf::Other,
+            accepts_null: false,
+        }
+    }
+
+    /// A field matches a key exactly when its name is the key: names short enough to be kept
+    /// in the record (compared there) and longer ones, on every length and differing byte, and
+    /// keys that only differ from a short name by trailing zero bytes.
+    #[test]
+    fn fields_match_exactly_their_names() {
+        let base: String = "abcdefghijklmnopqrstuvwxyz".into();
+        for n in 0..=20 {
+            let f = field(&base[..n]);
+            assert!(f.is_named(&base[..n]));
+            assert!(!f.is_named(&base[..n + 1]));
+            assert!(!f.is_named(&format!("{}\0", &base[..n])));
+            for i in 0..n {
+                let mut b = base.as_bytes()[..n].to_vec();
+                b[i] = b'-';
+                let b = String::from_utf8(b).unwrap_or_default();
+                assert!(!f.is_named(&b), "{} vs {b}", &base[..n]);
+            }
+        }
+        assert!(field("été").is_named("été"));
+        assert!(!field("été").is_named("étè"));
+    }
+
+    /// Lookups by hint, by scan and by the index of a large object find the same field.
+    #[test]
+    fn lookups_agree() {
+        for count in [3, SCAN_FIELDS + 4] {
+            let names: Vec<String> = (0..count).map(|i| format!("field_{i}")).collect();
+            let check = super::ObjectCheck {
+                fields: names.iter().map(|n| field(n)).collect(),
+                index: names.iter().cloned().zip(0..).collect(),
+                extra: super::Extra::Closed,
+                required: 0,
+                defaults: 0,
+            };
+            for (i, n) in names.iter().enumerate() {
+                assert_eq!(check.lookup(n), Some(i));
+                for hint in 0..=count {
+                    assert_eq!(check.lookup_from(n, hint), Some(i), "{n} from {hint}");
+                }
+            }
+            assert_eq!(check.lookup("field_"), None);
+            assert_eq!(check.lookup_from("field_", 1), None);
+        }
     }
 
     /// What the doc of [`super::FieldCheck`] promises: a field record fits one cache line.

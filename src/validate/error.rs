@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
@@ -147,7 +147,7 @@ enum Detail {
 
 #[derive(Clone)]
 struct NodeDetail {
-    program: Arc<Program>,
+    program: Program,
     node: NodeId,
     got: Shown,
     problem: Problem,
@@ -417,7 +417,7 @@ impl ValidationError {
     pub(crate) fn found(
         path: String,
         code: ErrorCode,
-        program: &Arc<Program>,
+        program: &Program,
         node: NodeId,
         got: Shown,
         problem: Problem,
@@ -427,7 +427,7 @@ impl ValidationError {
             code,
             position: None,
             detail: Detail::Node(NodeDetail {
-                program: Arc::clone(program),
+                program: program.clone(),
                 node,
                 got,
                 problem,
@@ -651,7 +651,7 @@ impl NodeDetail {
                         (false, false) => 1,
                         (true, _) => 2,
                     };
-                    (f.name.as_str(), tier)
+                    (&*f.name, tier)
                 });
                 let close = did_you_mean_tiered::<3>(key, tiers);
                 match close {
@@ -659,7 +659,7 @@ impl NodeDetail {
                     None if fields.is_empty() => message.push_str("; this object takes no keys"),
                     None => {
                         let names: Vec<&str> =
-                            fields.iter().take(30).map(|f| f.name.as_str()).collect();
+                            fields.iter().take(30).map(|f| &*f.name).collect();
                         message.push_str(&format!("; the {noun}s are: {}", names.join(", ")));
                     }
                 }

@@ -96,7 +96,7 @@ pub fn first_violation(module: &Module, ty: &Ty, value: &Value) -> Option<String
     }
     let mut compiler = Compiler::new(module);
     let root = compiler.ty(ty);
-    let program = Arc::new(compiler.finish());
+    let program = compiler.finish();
     let mut run = walk::Run::for_definitions(&program);
     run.walk(root, value);
     run.errors.into_iter().next().map(|e| {
@@ -302,7 +302,7 @@ pub struct Validator {
     default_mode: Mode,
     limits: Limits,
     signature: Arc<str>,
-    program: Arc<Program>,
+    program: Program,
     root: NodeId,
 }
 
@@ -320,7 +320,7 @@ impl Validator {
             default_mode: tool.mode.unwrap_or(Mode::Strict),
             limits: Limits::default(),
             signature: message::signature(module, tool).into(),
-            program: Arc::new(compiler.finish()),
+            program: compiler.finish(),
             root,
         })
     }

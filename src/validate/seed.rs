@@ -22,7 +22,6 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde_json::{Map, Number, Value};
 
 use super::coerce::{Coercion, CoercionRule};
-use std::sync::Arc;
 
 use super::compile::{Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck};
 use super::error::escape_pointer;
@@ -39,7 +38,7 @@ pub(crate) const DEPTH_CAP: usize = 256;
 /// decide (the text is invalid, or the pass cannot tell).
 #[inline]
 pub(crate) fn validate(
-    prog: &Arc<Program>,
+    prog: &Program,
     root: NodeId,
     text: &str,
     max_depth: usize,
@@ -73,7 +72,7 @@ fn reject<E: de::Error>() -> E {
 
 /// What every seed of one pass shares.
 struct Pass<'p> {
-    prog: &'p Arc<Program>,
+    prog: &'p Program,
     max_depth: usize,
     lax: bool,
     /// The coercions applied so far. Paths are relative to the container being read: each
@@ -448,7 +447,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         })? {
             let since = self.pass.coercions.len();
             match key {
-                Key::Field(i) => {
+                Key::Field(i, key) => {
                     let f = &c.fields[i];
                     if seen.get(i) {
                         return Err(reject());
@@ -457,7 +456,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     required += usize::from(f.required);
                     let mut value = map.next_value_seed(Typed {
                         pass: &mut *self.pass,
-                        id: f.node,
+                        id: f.node(),
                         depth,
                         absent_if_null: lax && !f.required && !f.accepts_null,
                     })?;
@@ -477,23 +476,23 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     if i >= next {
                         for j in next..i {
                             if let Some(d) = c.fields[j].default.as_deref() {
-                                out.insert(c.fields[j].name.clone(), d.clone());
+                                out.insert(c.fields[j].key(), d.clone());
                                 placed.set(j);
                             }
                         }
                         next = i + 1;
                         if let Some(v) = value {
-                            out.insert(f.name.clone(), v);
+                            out.insert(key, v);
                             placed.set(i);
                         }
                     } else if placed.get(i) {
                         // Defaulted when a later field came; `null` read as absent keeps it.
-                        if let (Some(v), Some(slot)) = (value, out.get_mut(&f.name)) {
+                        if let (Some(v), Some(slot)) = (value, out.get_mut(&*f.name)) {
                             *slot = v;
                         }
                     } else if let Some(v) = value {
                         let at = (0..i).filter(|&j| placed.get(j)).count();
-                        out.shift_insert(at, f.name.clone(), v);
+                        out.shift_insert(at, key, v);
                         placed.set(i);
                     }
                 }
@@ -553,13 +552,13 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                 let f = &c.fields[rest.trailing_zeros() as usize];
                 rest &= rest - 1;
                 if let Some(d) = f.default.as_deref() {
-                    out.insert(f.name.clone(), d.clone());
+                    out.insert(f.key(), d.clone());
                 }
             }
         } else {
             for f in &c.fields[next.min(n)..] {
                 if let Some(d) = f.default.as_deref() {
-                    out.insert(f.name.clone(), d.clone());
+                    out.insert(f.key(), d.clone());
                 }
             }
         }
@@ -612,9 +611,11 @@ impl Bits {
     }
 }
 
-/// An object key: the index of a declared field, or another key.
+/// An object key: the index of a declared field, or another key, with the key as it goes into
+/// the output (made from the text, which is in the cache, rather than from the field's name,
+/// which may not be).
 enum Key {
-    Field(usize),
+    Field(usize, String),
     Extra(String),
 }
 
@@ -642,14 +643,14 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
         Ok(match self.check.lookup_from(v, self.hint) {
-            Some(i) => Key::Field(i),
+            Some(i) => Key::Field(i, v.to_owned()),
             None => Key::Extra(v.to_owned()),
         })
     }
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<Key, E> {
         Ok(match self.check.lookup_from(&v, self.hint) {
-            Some(i) => Key::Field(i),
+            Some(i) => Key::Field(i, v),
             None => Key::Extra(v),
         })
     }

@@ -5,7 +5,6 @@ use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
 
@@ -166,7 +165,7 @@ fn push_index(path: &mut String, mut i: usize) {
 
 /// One full run over a value.
 pub(crate) struct Run<'p> {
-    prog: &'p Arc<Program>,
+    prog: &'p Program,
     lax: bool,
     pub errors: Vec<ValidationError>,
     pub coercions: Vec<Coercion>,
@@ -192,7 +191,7 @@ pub(crate) struct Run<'p> {
 const SKIP_VALID_LEVELS: usize = 8;
 
 impl<'p> Run<'p> {
-    pub fn new(prog: &'p Arc<Program>, lax: bool) -> Self {
+    pub fn new(prog: &'p Program, lax: bool) -> Self {
         Run {
             prog,
             lax,
@@ -208,7 +207,7 @@ impl<'p> Run<'p> {
 
     /// A strict run that only collects the problems: the walk returns `Some(Value::Null)`
     /// instead of the normalized value.
-    pub fn errors_only(prog: &'p Arc<Program>) -> Self {
+    pub fn errors_only(prog: &'p Program) -> Self {
         Run {
             build: false,
             ..Run::new(prog, false)
@@ -217,7 +216,7 @@ impl<'p> Run<'p> {
 
     /// A strict run whose messages speak to the author of a definition (`expected an integer,
     /// got string "1"`), for checking defaults and examples. It builds no value.
-    pub fn for_definitions(prog: &'p Arc<Program>) -> Self {
+    pub fn for_definitions(prog: &'p Program) -> Self {
         Run {
             definition: true,
             build: false,
@@ -830,7 +829,7 @@ impl<'p> Run<'p> {
             }
             &small[..check.fields.len()]
         } else {
-            large = check.fields.iter().map(|f| map.get(&f.name)).collect();
+            large = check.fields.iter().map(|f| map.get(&*f.name)).collect();
             unknown = map.len() > large.iter().flatten().count();
             &large
         };
@@ -855,21 +854,21 @@ impl<'p> Run<'p> {
                         })
                     });
                     if let Some(d) = f.default.as_deref().filter(|_| self.fill_defaults) {
-                        out.insert(f.name.clone(), d.clone());
+                        out.insert(f.key(), d.clone());
                     }
                 }
                 Some(v) if skip_valid && f.leaf.accepts(v) => {}
                 Some(v) if skip_valid && !walked_item_by_item(v) => {
-                    if !check_child::<false>(prog, f.node, v, usize::MAX, &mut true) {
+                    if !check_child::<false>(prog, f.node(), v, usize::MAX, &mut true) {
                         ok = false;
-                        self.with_segment(&f.texts.pointer, |r| r.walk_node(f.node, v));
+                        self.with_segment(&f.texts.pointer, |r| r.walk_node(f.node(), v));
                         self.omit_null_hint(f, v);
                     }
                 }
-                Some(v) => match self.with_segment(&f.texts.pointer, |r| r.walk(f.node, v)) {
+                Some(v) => match self.with_segment(&f.texts.pointer, |r| r.walk(f.node(), v)) {
                     Some(x) => {
                         if self.build {
-                            out.insert(f.name.clone(), x);
+                            out.insert(f.key(), x);
                         }
                     }
                     None => {
@@ -906,7 +905,7 @@ impl<'p> Run<'p> {
                 None => {
                     if self.build {
                         if let Some(d) = f.default.as_deref().filter(|_| self.fill_defaults) {
-                            out.insert(f.name.clone(), d.clone());
+                            out.insert(f.key(), d.clone());
                         }
                     }
                 }
@@ -947,7 +946,7 @@ impl<'p> Run<'p> {
                             Present::Small(present)
                         } else {
                             Present::new(check.fields.len(), |i| {
-                                map.contains_key(&check.fields[i].name)
+                                map.contains_key(&*check.fields[i].name)
                             })
                         };
                         let problem = Problem::Unknown {
@@ -1252,7 +1251,7 @@ fn check_node<const NORMAL: bool>(
                         next = i + 1;
                         let f = &c.fields[i];
                         if !f.leaf.accepts(v)
-                            && !check_child::<NORMAL>(prog, f.node, v, inner, normal)
+                            && !check_child::<NORMAL>(prog, f.node(), v, inner, normal)
                         {
                             return false;
                         }
@@ -1415,7 +1414,7 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
                         if i < 64 {
                             present |= 1 << i;
                         }
-                        normalize(prog, c.fields[i].node, v, fill);
+                        normalize(prog, c.fields[i].node(), v, fill);
                     }
                     None => {
                         extras = true;
@@ -1433,7 +1432,7 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
                         if present & (1 << i) != 0 {
                             at += 1;
                         } else if let Some(d) = f.default.as_deref() {
-                            map.shift_insert(at, f.name.clone(), d.clone());
+                            map.shift_insert(at, f.key(), d.clone());
                             at += 1;
                         }
                     }
@@ -1457,7 +1456,7 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
                     }
                     None => {
                         if let Some(d) = f.default.as_deref().filter(|_| fill) {
-                            map.insert(f.name.clone(), d.clone());
+                            map.insert(f.key(), d.clone());
                         }
                     }
                 }
@@ -1496,10 +1495,10 @@ pub(crate) fn normalized(prog: &Program, id: NodeId, value: &Value) -> Value {
             for (f, slot) in c.fields.iter().zip(slots) {
                 match (slot, f.default.as_deref()) {
                     (Some(v), _) => {
-                        out.insert(f.name.clone(), normalized(prog, f.node, v));
+                        out.insert(f.key(), normalized(prog, f.node(), v));
                     }
                     (None, Some(d)) => {
-                        out.insert(f.name.clone(), d.clone());
+                        out.insert(f.key(), d.clone());
                     }
                     (None, None) => {}
                 }
@@ -1559,7 +1558,7 @@ mod tests {
         let tool = module.tool("t").unwrap();
         let mut compiler = Compiler::new(&module);
         let root = compiler.object(&tool.params);
-        let prog = Arc::new(compiler.finish());
+        let prog = compiler.finish();
         let values = [
             json!({"i": 1}),
             json!({"i": 2.0, "n": 2.0, "lit": 1.0}),
