@@ -29,12 +29,19 @@ const CAPACITY: usize = 64;
 /// DFAs with at most this many states are also laid out as a [`Table`].
 const TABLE_STATES: usize = 64;
 
-/// A compiled `@pattern`. Cheap to clone (the compiled parts are shared).
+/// A compiled `@pattern`. Cheap to clone (the compiled parts are shared), and two words: the
+/// table most matches use, and the rest behind one pointer.
 #[derive(Clone, Debug)]
 pub struct Pattern {
-    regex: regex::Regex,
-    dfa: Option<Arc<dense::DFA<Vec<u32>>>>,
     table: Option<Arc<Table>>,
+    general: Arc<General>,
+}
+
+/// The parts of a pattern that matches without a [`Table`] use.
+#[derive(Debug)]
+struct General {
+    regex: regex::Regex,
+    dfa: Option<dense::DFA<Vec<u32>>>,
 }
 
 impl Pattern {
@@ -70,32 +77,42 @@ impl Pattern {
             .ok();
         let table = dfa.as_ref().and_then(Table::new).map(Arc::new);
         Ok(Pattern {
-            regex,
-            dfa: dfa.map(Arc::new),
             table,
+            general: Arc::new(General { regex, dfa }),
         })
     }
 
     /// The pattern's text.
     pub fn as_str(&self) -> &str {
-        self.regex.as_str()
+        self.general.regex.as_str()
     }
 
     /// Whether the pattern matches somewhere in `s` (unanchored, as JSON Schema's `pattern`).
     #[inline]
     pub fn is_match(&self, s: &str) -> bool {
-        let decided = match (&self.table, &self.dfa) {
-            (Some(table), _) => table.is_match(s),
-            (None, Some(dfa)) => dfa_match(dfa, s),
-            (None, None) => None,
-        };
-        decided.unwrap_or_else(|| self.regex.is_match(s))
+        if let Some(table) = &self.table {
+            if let Some(matched) = table.is_match(s) {
+                return matched;
+            }
+        }
+        self.general.is_match(s)
     }
 
     /// Whether the pattern has a DFA (for tests).
     #[cfg(test)]
     fn has_dfa(&self) -> bool {
-        self.dfa.is_some()
+        self.general.dfa.is_some()
+    }
+}
+
+impl General {
+    /// [`Pattern::is_match`] without the table (or when the table could not decide).
+    #[inline(never)]
+    fn is_match(&self, s: &str) -> bool {
+        self.dfa
+            .as_ref()
+            .and_then(|dfa| dfa_match(dfa, s))
+            .unwrap_or_else(|| self.regex.is_match(s))
     }
 }
 
@@ -314,7 +331,7 @@ mod tests {
         ];
         for p in patterns {
             let pattern = Pattern::new(p).expect("valid");
-            let dfa = pattern.dfa.as_deref().expect("a DFA");
+            let dfa = pattern.general.dfa.as_ref().expect("a DFA");
             let regex = regex::Regex::new(p).expect("valid");
             for s in strings {
                 let want = regex.is_match(s);

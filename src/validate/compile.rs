@@ -15,8 +15,10 @@ use super::message;
 /// An index into [`Program::nodes`].
 pub(crate) type NodeId = usize;
 
-/// A compiled type.
+/// A compiled type: one cache line (what a check reads of a node is in the node; what is large
+/// or rarely read is behind a pointer), aligned so that a node never straddles two.
 #[derive(Debug)]
+#[repr(align(64))]
 pub(crate) enum Node {
     Any,
     /// No value (`never`).
@@ -26,26 +28,23 @@ pub(crate) enum Node {
     Integer(NumberCheck),
     Number(NumberCheck),
     String(StringCheck),
-    Const(Value),
+    Const(Box<Value>),
     Enum(EnumCheck),
     Array(ArrayCheck),
     Object(ObjectCheck),
     Nullable(NodeId),
-    AnyOf(Vec<NodeId>),
+    AnyOf(Box<[NodeId]>),
     /// Another node (a named type); always points at a node that is not a `Ref`.
     Ref(NodeId),
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct NumberCheck {
-    pub minimum: Option<Number>,
-    pub maximum: Option<Number>,
-    pub exclusive_minimum: Option<Number>,
-    pub exclusive_maximum: Option<Number>,
-    pub multiple_of: Option<Number>,
     /// The bounds as doubles, when every bound is exactly a double (the usual case): a number
     /// that is exactly a double is then checked with four float comparisons.
     pub fast: Option<FastBounds>,
+    /// The bounds and the multiple as written.
+    pub exact: Box<NumberBounds>,
 }
 
 /// Bounds as exact doubles; an absent bound is an infinity that every finite number passes.
@@ -55,6 +54,71 @@ pub(crate) struct FastBounds {
     pub maximum: f64,
     pub exclusive_minimum: f64,
     pub exclusive_maximum: f64,
+    /// Whether there is a `@multiple_of` (in [`NumberCheck::exact`]) to check too.
+    pub multiple: bool,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct NumberBounds {
+    pub minimum: Option<Number>,
+    pub maximum: Option<Number>,
+    pub exclusive_minimum: Option<Number>,
+    pub exclusive_maximum: Option<Number>,
+    pub multiple_of: Option<Number>,
+}
+
+impl NumberCheck {
+    /// Whether `n` keeps the bounds and the multiple.
+    #[inline(always)]
+    pub fn accepts(&self, n: &Number) -> bool {
+        if let (Some(b), Some(f)) = (&self.fast, super::number::exact_f64(n)) {
+            // Exact doubles compare exactly.
+            return f >= b.minimum
+                && f <= b.maximum
+                && f > b.exclusive_minimum
+                && f < b.exclusive_maximum
+                && (!b.multiple || self.exact.accepts_multiple(n));
+        }
+        self.exact.accepts(n)
+    }
+
+    /// Whether the number that is exactly the double `f` keeps the bounds, when they decide
+    /// alone (they are exact doubles and there is no multiple); `false` when they do not.
+    #[inline(always)]
+    pub fn accepts_plain(&self, f: f64) -> bool {
+        self.fast.as_ref().is_some_and(|b| {
+            !b.multiple
+                && f >= b.minimum
+                && f <= b.maximum
+                && f > b.exclusive_minimum
+                && f < b.exclusive_maximum
+        })
+    }
+}
+
+impl NumberBounds {
+    /// Whether `n` keeps the bounds and the multiple, compared exactly.
+    fn accepts(&self, n: &Number) -> bool {
+        use super::number::cmp;
+        use std::cmp::Ordering::*;
+        self.minimum.as_ref().is_none_or(|m| cmp(n, m) != Less)
+            && self
+                .exclusive_minimum
+                .as_ref()
+                .is_none_or(|m| cmp(n, m) == Greater)
+            && self.maximum.as_ref().is_none_or(|m| cmp(n, m) != Greater)
+            && self
+                .exclusive_maximum
+                .as_ref()
+                .is_none_or(|m| cmp(n, m) == Less)
+            && self.accepts_multiple(n)
+    }
+
+    fn accepts_multiple(&self, n: &Number) -> bool {
+        self.multiple_of
+            .as_ref()
+            .is_none_or(|m| super::number::is_multiple_of(n, m))
+    }
 }
 
 #[derive(Debug)]
@@ -64,14 +128,36 @@ pub(crate) struct StringCheck {
     pub pattern: Option<Pattern>,
 }
 
+impl StringCheck {
+    /// Whether `s` keeps the lengths (in code points) and the pattern (unanchored).
+    #[inline(always)]
+    pub fn accepts(&self, s: &str) -> bool {
+        // A string has between a quarter of its bytes and all of them as characters: count
+        // them only when that range straddles a bound.
+        let bytes = s.len() as u64;
+        let fewest = bytes.div_ceil(4);
+        let min_unsure = self.min_length.is_some_and(|m| fewest < m);
+        let max_unsure = self.max_length.is_some_and(|m| bytes > m);
+        if min_unsure || max_unsure {
+            let len = s.chars().count() as u64;
+            if self.min_length.is_some_and(|m| len < m) || self.max_length.is_some_and(|m| len > m)
+            {
+                return false;
+            }
+        }
+        self.pattern.as_ref().is_none_or(|re| re.is_match(s))
+    }
+}
+
 /// An array or a tuple: items at positions `0..prefix.len()` are checked against `prefix`, the
 /// others against `items` (a closed tuple's `max_items` is at most the number of its positional
 /// items, so its `items` is never reached).
 #[derive(Debug)]
 pub(crate) struct ArrayCheck {
-    pub prefix: Vec<NodeId>,
+    pub prefix: Box<[NodeId]>,
     pub items: NodeId,
-    pub min_items: Option<u64>,
+    /// 0 when there is no `@min_items`.
+    pub min_items: u64,
     pub max_items: Option<u64>,
     pub unique: bool,
     /// What `items` is when it is a plain scalar (set when compiling is finished).
@@ -161,10 +247,12 @@ pub(crate) struct FieldTexts {
 
 #[derive(Debug)]
 pub(crate) struct ObjectCheck {
-    pub fields: Vec<FieldCheck>,
+    pub fields: Box<[FieldCheck]>,
     /// Field indices by name, for objects of more than [`SCAN_FIELDS`] fields (smaller ones are
-    /// scanned, which is faster than hashing the key); empty otherwise.
-    pub index: HashMap<String, usize>,
+    /// scanned, which is faster than hashing the key).
+    // Boxed: a map is six words, and the node must stay in one cache line.
+    #[allow(clippy::box_collection)]
+    pub index: Option<Box<HashMap<String, usize>>>,
     pub extra: Extra,
     /// How many fields are required.
     pub required: usize,
@@ -214,9 +302,18 @@ impl ObjectCheck {
     /// declaration order, some left out).
     #[inline(always)]
     pub fn lookup_from(&self, key: &str, hint: usize) -> Option<usize> {
+        self.field_from(key, hint).map(|(i, _)| i)
+    }
+
+    /// [`ObjectCheck::lookup_from`] with the field.
+    #[inline(always)]
+    pub fn field_from(&self, key: &str, hint: usize) -> Option<(usize, &FieldCheck)> {
         match self.fields.get(hint) {
-            Some(f) if f.is_named(key) => Some(hint),
-            _ => self.lookup_after(key, hint),
+            Some(f) if f.is_named(key) => Some((hint, f)),
+            _ => {
+                let i = self.lookup_after(key, hint)?;
+                Some((i, self.fields.get(i)?))
+            }
         }
     }
 
@@ -225,7 +322,7 @@ impl ObjectCheck {
     #[inline(never)]
     fn lookup_after(&self, key: &str, hint: usize) -> Option<usize> {
         if self.fields.len() > SCAN_FIELDS {
-            return self.index.get(key).copied();
+            return self.index.as_ref().and_then(|i| i.get(key)).copied();
         }
         let hint = hint.min(self.fields.len());
         let (head, tail) = self.fields.split_at(hint);
@@ -241,7 +338,7 @@ impl ObjectCheck {
         if self.fields.len() <= SCAN_FIELDS {
             self.fields.iter().position(|f| *f.name == *key)
         } else {
-            self.index.get(key).copied()
+            self.index.as_ref().and_then(|i| i.get(key)).copied()
         }
     }
 }
@@ -488,8 +585,8 @@ impl<'m> Compiler<'m> {
         Node::Object(ObjectCheck {
             required: fields.iter().filter(|f| f.required).count(),
             defaults,
-            fields,
-            index,
+            fields: fields.into(),
+            index: indexed.then(|| Box::new(index)),
             extra,
         })
     }
@@ -523,7 +620,7 @@ impl<'m> Compiler<'m> {
                     pattern,
                 })
             }
-            Ty::Const(v) => Node::Const(v.clone()),
+            Ty::Const(v) => Node::Const(Box::new(v.clone())),
             Ty::Enum(members) => Node::Enum(EnumCheck::new(
                 members.iter().map(|m| m.value.clone()).collect(),
             )),
@@ -531,9 +628,9 @@ impl<'m> Compiler<'m> {
                 let id = self.push(Node::Any, expected);
                 let items = self.ty(&a.items);
                 self.nodes[id] = Node::Array(ArrayCheck {
-                    prefix: Vec::new(),
+                    prefix: Box::default(),
                     items,
-                    min_items: a.min_items.as_ref().map(|s| s.value),
+                    min_items: a.min_items.as_ref().map_or(0, |s| s.value),
                     max_items: a.max_items.as_ref().map(|s| s.value),
                     unique: a.unique.as_ref().is_some_and(|u| u.value),
                     items_leaf: Leaf::Other,
@@ -542,7 +639,7 @@ impl<'m> Compiler<'m> {
             }
             Ty::Tuple(t) => {
                 let id = self.push(Node::Any, expected);
-                let prefix = t.items.iter().map(|i| self.ty(i)).collect();
+                let prefix: Box<[NodeId]> = t.items.iter().map(|i| self.ty(i)).collect();
                 let items = match &t.rest {
                     // `max_items` below stops extra items, with one error for all of them.
                     Additional::Closed => self.push(Node::Any, "any".into()),
@@ -553,7 +650,7 @@ impl<'m> Compiler<'m> {
                 self.nodes[id] = Node::Array(ArrayCheck {
                     prefix,
                     items,
-                    min_items: (min > 0).then_some(min),
+                    min_items: min,
                     max_items: t.max_len(),
                     unique: t.unique.as_ref().is_some_and(|u| u.value),
                     items_leaf: Leaf::Other,
@@ -575,7 +672,7 @@ impl<'m> Compiler<'m> {
             }
             Ty::AnyOf(members) => {
                 let id = self.push(Node::Any, expected);
-                let members = members.iter().map(|m| self.ty(m)).collect();
+                let members: Box<[NodeId]> = members.iter().map(|m| self.ty(m)).collect();
                 self.nodes[id] = Node::AnyOf(members);
                 return id;
             }
@@ -617,7 +714,7 @@ impl<'m> Compiler<'m> {
             }
             if steps > n {
                 // `type A = B; type B = A` (the checker rejects it): no value.
-                self.nodes[i] = Node::AnyOf(Vec::new());
+                self.nodes[i] = Node::AnyOf(Box::default());
             } else if target != i {
                 self.nodes[i] = Node::Ref(target);
             }
@@ -676,7 +773,9 @@ impl<'m> Compiler<'m> {
                 continue;
             }
             match &mut self.nodes[i] {
-                Node::AnyOf(members) => members.retain(|m| !bad[*m]),
+                Node::AnyOf(members) => {
+                    *members = members.iter().copied().filter(|m| !bad[*m]).collect()
+                }
                 Node::Nullable(inner) if bad[*inner] => self.nodes[i] = Node::Null,
                 _ => {}
             }
@@ -722,11 +821,12 @@ impl<'m> Compiler<'m> {
 /// What node `id` is, as a [`Leaf`].
 fn leaf(nodes: &[Node], id: NodeId) -> Leaf {
     let plain = |c: &NumberCheck| {
-        c.minimum.is_none()
-            && c.maximum.is_none()
-            && c.exclusive_minimum.is_none()
-            && c.exclusive_maximum.is_none()
-            && c.multiple_of.is_none()
+        let b = &c.exact;
+        b.minimum.is_none()
+            && b.maximum.is_none()
+            && b.exclusive_minimum.is_none()
+            && b.exclusive_maximum.is_none()
+            && b.multiple_of.is_none()
     };
     // A `Ref` always points at a node that is not one.
     let id = match nodes.get(id) {
@@ -804,27 +904,30 @@ fn fills(nodes: &[Node]) -> Vec<bool> {
 
 fn number_check(r: &NumberRules) -> NumberCheck {
     let v = |b: &Option<Spanned<Number>>| b.as_ref().map(|b| b.value.clone());
-    let mut check = NumberCheck {
+    let exact = NumberBounds {
         minimum: v(&r.minimum),
         maximum: v(&r.maximum),
         exclusive_minimum: v(&r.exclusive_minimum),
         exclusive_maximum: v(&r.exclusive_maximum),
         multiple_of: v(&r.multiple_of),
-        fast: None,
     };
     let f = |b: &Option<Number>, absent: f64| match b {
         None => Some(absent),
         Some(n) => super::number::exact_f64(n),
     };
-    check.fast = (|| {
+    let fast = (|| {
         Some(FastBounds {
-            minimum: f(&check.minimum, f64::NEG_INFINITY)?,
-            maximum: f(&check.maximum, f64::INFINITY)?,
-            exclusive_minimum: f(&check.exclusive_minimum, f64::NEG_INFINITY)?,
-            exclusive_maximum: f(&check.exclusive_maximum, f64::INFINITY)?,
+            minimum: f(&exact.minimum, f64::NEG_INFINITY)?,
+            maximum: f(&exact.maximum, f64::INFINITY)?,
+            exclusive_minimum: f(&exact.exclusive_minimum, f64::NEG_INFINITY)?,
+            exclusive_maximum: f(&exact.exclusive_maximum, f64::INFINITY)?,
+            multiple: exact.multiple_of.is_some(),
         })
     })();
-    check
+    NumberCheck {
+        fast,
+        exact: Box::new(exact),
+    }
 }
 
 /// Whether `null` is a valid value of `ty`.
@@ -918,7 +1021,7 @@ mod tests {
             let names: Vec<String> = (0..count).map(|i| format!("field_{i}")).collect();
             let check = super::ObjectCheck {
                 fields: names.iter().map(|n| field(n)).collect(),
-                index: names.iter().cloned().zip(0..).collect(),
+                index: Some(Box::new(names.iter().cloned().zip(0..).collect())),
                 extra: super::Extra::Closed,
                 required: 0,
                 defaults: 0,
@@ -938,6 +1041,13 @@ mod tests {
     #[test]
     fn field_records_fit_a_cache_line() {
         assert!(std::mem::size_of::<super::FieldCheck>() <= 64);
+    }
+
+    /// What the doc of [`super::Node`] promises: a node is one cache line, on a line's start.
+    #[test]
+    fn nodes_are_one_cache_line() {
+        assert_eq!(std::mem::size_of::<super::Node>(), 64);
+        assert_eq!(std::mem::align_of::<super::Node>(), 64);
     }
 
     /// Keys of strings of at most 16 bytes are equal exactly when the strings are, on every

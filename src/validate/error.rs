@@ -526,22 +526,22 @@ impl NodeDetail {
                 };
                 match rule {
                     NumberRule::Minimum => {
-                        format!("must be at least {}, got {n}", bound(|c| &c.minimum))
+                        format!("must be at least {}, got {n}", bound(|c| &c.exact.minimum))
                     }
                     NumberRule::ExclusiveMinimum => format!(
                         "must be greater than {}, got {n}",
-                        bound(|c| &c.exclusive_minimum)
+                        bound(|c| &c.exact.exclusive_minimum)
                     ),
                     NumberRule::Maximum => {
-                        format!("must be at most {}, got {n}", bound(|c| &c.maximum))
+                        format!("must be at most {}, got {n}", bound(|c| &c.exact.maximum))
                     }
                     NumberRule::ExclusiveMaximum => format!(
                         "must be less than {}, got {n}",
-                        bound(|c| &c.exclusive_maximum)
+                        bound(|c| &c.exact.exclusive_maximum)
                     ),
                     NumberRule::MultipleOf => format!(
                         "must be a multiple of {}, got {n}",
-                        bound(|c| &c.multiple_of)
+                        bound(|c| &c.exact.multiple_of)
                     ),
                 }
             }
@@ -567,7 +567,7 @@ impl NodeDetail {
             Problem::TooFewItems { len } | Problem::TooManyItems { len } => {
                 let few = matches!(self.problem, Problem::TooFewItems { .. });
                 let bound = match node {
-                    Some(Node::Array(c)) if few => c.min_items,
+                    Some(Node::Array(c)) if few => Some(c.min_items),
                     Some(Node::Array(c)) => c.max_items,
                     _ => None,
                 }

@@ -23,7 +23,7 @@ use serde_json::{Map, Number, Value};
 
 use super::coerce::{Coercion, CoercionRule};
 
-use super::compile::{Extra, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck};
+use super::compile::{Extra, Node, NodeId, ObjectCheck, Program};
 use super::error::escape_pointer;
 use super::number;
 use super::walk;
@@ -243,12 +243,12 @@ impl NodeVisitor<'_, '_> {
         match &self.pass.prog.nodes[self.node] {
             Node::Integer(c) if number::is_integer(&n) => {
                 let n = number::normalize_integer(&n).unwrap_or(n);
-                if number_ok(c, &n) {
+                if c.accepts(&n) {
                     return Ok(Some(Value::Number(n)));
                 }
                 self.mismatch(Value::Number(n))
             }
-            Node::Number(c) if number_ok(c, &n) => Ok(Some(Value::Number(n))),
+            Node::Number(c) if c.accepts(&n) => Ok(Some(Value::Number(n))),
             _ => self.mismatch(Value::Number(n)),
         }
     }
@@ -259,27 +259,20 @@ impl NodeVisitor<'_, '_> {
     #[inline]
     fn plain_ok(&self, f: f64) -> bool {
         match &self.pass.prog.nodes[self.node] {
-            Node::Integer(c) | Node::Number(c) if c.multiple_of.is_none() => {
-                c.fast.as_ref().is_some_and(|b| {
-                    f >= b.minimum
-                        && f <= b.maximum
-                        && f > b.exclusive_minimum
-                        && f < b.exclusive_maximum
-                })
-            }
+            Node::Integer(c) | Node::Number(c) => c.accepts_plain(f),
             _ => false,
         }
     }
 
     fn string<E: de::Error>(self, s: &str) -> Result<Option<Value>, E> {
         match &self.pass.prog.nodes[self.node] {
-            Node::String(c) if string_ok(c, s) => Ok(Some(Value::String(s.to_owned()))),
+            Node::String(c) if c.accepts(s) => Ok(Some(Value::String(s.to_owned()))),
             // The usual enum value: a string equal to a member is that member.
             Node::Enum(members) => match members.find_str(s) {
                 Some(m) => Ok(Some(m.clone())),
                 None => self.mismatch(Value::String(s.to_owned())),
             },
-            Node::Const(m) if m.as_str() == Some(s) => Ok(Some(m.clone())),
+            Node::Const(m) if m.as_str() == Some(s) => Ok(Some((**m).clone())),
             _ => self.mismatch(Value::String(s.to_owned())),
         }
     }
@@ -350,7 +343,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<Option<Value>, E> {
         match &self.pass.prog.nodes[self.node] {
-            Node::String(c) if string_ok(c, &v) => Ok(Some(Value::String(v))),
+            Node::String(c) if c.accepts(&v) => Ok(Some(Value::String(v))),
             _ => self.string(&v),
         }
     }
@@ -394,7 +387,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                 None => break,
             }
         }
-        if c.min_items.is_some_and(|m| (items.len() as u64) < m) {
+        if (items.len() as u64) < c.min_items {
             return Err(reject());
         }
         // No default can be filled in below (see `Typed`), so the items as normalized are
@@ -744,52 +737,4 @@ impl<'de> Visitor<'de> for Raw {
         }
         Ok(Value::Object(out))
     }
-}
-
-/// The strict number rules (bounds, multiple), as the full path's check applies them.
-fn number_ok(c: &NumberCheck, n: &Number) -> bool {
-    if let (Some(b), Some(f)) = (&c.fast, number::exact_f64(n)) {
-        // Bounds and number are exact doubles, which compare exactly.
-        return f >= b.minimum
-            && f <= b.maximum
-            && f > b.exclusive_minimum
-            && f < b.exclusive_maximum
-            && c.multiple_of
-                .as_ref()
-                .is_none_or(|m| number::is_multiple_of(n, m));
-    }
-    use std::cmp::Ordering::*;
-    c.minimum.as_ref().is_none_or(|m| number::cmp(n, m) != Less)
-        && c.exclusive_minimum
-            .as_ref()
-            .is_none_or(|m| number::cmp(n, m) == Greater)
-        && c.maximum
-            .as_ref()
-            .is_none_or(|m| number::cmp(n, m) != Greater)
-        && c.exclusive_maximum
-            .as_ref()
-            .is_none_or(|m| number::cmp(n, m) == Less)
-        && c.multiple_of
-            .as_ref()
-            .is_none_or(|m| number::is_multiple_of(n, m))
-}
-
-/// The strict string rules (lengths in code points, unanchored pattern).
-#[inline]
-fn string_ok(c: &StringCheck, s: &str) -> bool {
-    if c.min_length.is_some() || c.max_length.is_some() {
-        // A string of n bytes has between n/4 and n code points: count them only when the
-        // bounds fall in between.
-        let bytes = s.len() as u64;
-        let fewest = bytes.div_ceil(4);
-        let clear =
-            c.min_length.is_none_or(|m| fewest >= m) && c.max_length.is_none_or(|m| bytes <= m);
-        if !clear {
-            let len = s.chars().count() as u64;
-            if c.min_length.is_some_and(|m| len < m) || c.max_length.is_some_and(|m| len > m) {
-                return false;
-            }
-        }
-    }
-    c.pattern.as_ref().is_none_or(|re| re.is_match(s))
 }

@@ -441,7 +441,7 @@ impl<'p> Run<'p> {
                     self.out(|| Value::String(s.into_owned()))
                 }
             }
-            Node::Const(c) => self.one_of(id, std::slice::from_ref(c), value),
+            Node::Const(c) => self.one_of(id, std::slice::from_ref(&**c), value),
             Node::Enum(e) => self.one_of(id, &e.values, value),
             Node::Nullable(inner) => {
                 if value.is_null() {
@@ -458,7 +458,8 @@ impl<'p> Run<'p> {
                 };
                 let mut ok = true;
                 let len = items.len() as u64;
-                if let Some(min) = check.min_items.filter(|&m| len < m) {
+                let min = check.min_items;
+                if len < min {
                     if self.definition {
                         let message = format!("expected at least {min} items, got {len}");
                         self.error(id, ErrorCode::TooFewItems, value, message);
@@ -582,11 +583,12 @@ impl<'p> Run<'p> {
     }
 
     fn number_rules(&mut self, id: NodeId, c: &NumberCheck, n: &Number, value: &Value) -> bool {
-        if number_ok(c, n) {
+        if c.accepts(n) {
             return true;
         }
         let before = self.errors.len();
         use std::cmp::Ordering::*;
+        let c = &c.exact;
         if let Some(min) = c.minimum.as_ref().filter(|m| number::cmp(n, m) == Less) {
             self.number_error(
                 id,
@@ -653,7 +655,7 @@ impl<'p> Run<'p> {
     }
 
     fn string_rules(&mut self, id: NodeId, c: &StringCheck, s: &str, value: &Value) -> bool {
-        if string_ok(c, s) {
+        if c.accepts(s) {
             return true;
         }
         let before = self.errors.len();
@@ -1151,7 +1153,7 @@ fn check_node<const NORMAL: bool>(
         Node::Null => value.is_null(),
         Node::Boolean => value.is_boolean(),
         Node::Integer(c) => match value {
-            Value::Number(n) if number::is_integer(n) && number_ok(c, n) => {
+            Value::Number(n) if number::is_integer(n) && c.accepts(n) => {
                 if NORMAL && !(n.is_i64() || n.is_u64()) && number::normalize_integer(n).is_some() {
                     *normal = false;
                 }
@@ -1159,13 +1161,13 @@ fn check_node<const NORMAL: bool>(
             }
             _ => false,
         },
-        Node::Number(c) => matches!(value, Value::Number(n) if number_ok(c, n)),
-        Node::String(c) => matches!(value, Value::String(s) if string_ok(c, s)),
+        Node::Number(c) => matches!(value, Value::Number(n) if c.accepts(n)),
+        Node::String(c) => matches!(value, Value::String(s) if c.accepts(s)),
         Node::Const(c) => {
             if !json_equal(c, value) || too_deep_for(value, depth) {
                 return false;
             }
-            if NORMAL && c != value {
+            if NORMAL && **c != *value {
                 *normal = false;
             }
             true
@@ -1207,7 +1209,7 @@ fn check_node<const NORMAL: bool>(
                 return false;
             };
             let len = items.len() as u64;
-            c.min_items.is_none_or(|m| len >= m)
+            len >= c.min_items
                 && c.max_items.is_none_or(|m| len <= m)
                 && if c.prefix.is_empty() {
                     items.iter().all(|i| {
@@ -1237,8 +1239,8 @@ fn check_node<const NORMAL: bool>(
             let mut present = 0u64;
             let mut extras = false;
             for (k, v) in map {
-                match c.lookup_from(k, next) {
-                    Some(i) => {
+                match c.field_from(k, next) {
+                    Some((i, f)) => {
                         if NORMAL {
                             // Declared keys out of order, or after another key: reordered.
                             if i < next || extras {
@@ -1249,7 +1251,6 @@ fn check_node<const NORMAL: bool>(
                             }
                         }
                         next = i + 1;
-                        let f = &c.fields[i];
                         if !f.leaf.accepts(v)
                             && !check_child::<NORMAL>(prog, f.node(), v, inner, normal)
                         {
@@ -1296,59 +1297,14 @@ fn check_child<const NORMAL: bool>(
 ) -> bool {
     let node = &prog.nodes[id];
     match (node, value) {
-        (Node::String(c), Value::String(s)) => string_ok(c, s),
-        (Node::Number(c), Value::Number(n)) => number_ok(c, n),
+        (Node::String(c), Value::String(s)) => c.accepts(s),
+        (Node::Number(c), Value::Number(n)) => c.accepts(n),
         (Node::Boolean, Value::Bool(_)) => true,
-        (Node::Integer(c), Value::Number(n)) if n.is_i64() || n.is_u64() => number_ok(c, n),
+        (Node::Integer(c), Value::Number(n)) if n.is_i64() || n.is_u64() => c.accepts(n),
         // Equal strings are identical: nothing to normalize.
         (Node::Enum(e), Value::String(s)) => e.find_str(s).is_some(),
         _ => check_node::<NORMAL>(prog, node, value, depth, normal),
     }
-}
-
-#[inline(always)]
-fn number_ok(c: &NumberCheck, n: &Number) -> bool {
-    if let (Some(b), Some(f)) = (&c.fast, number::exact_f64(n)) {
-        // Exact doubles compare exactly.
-        return f >= b.minimum
-            && f <= b.maximum
-            && f > b.exclusive_minimum
-            && f < b.exclusive_maximum
-            && c.multiple_of
-                .as_ref()
-                .is_none_or(|m| number::is_multiple_of(n, m));
-    }
-    use std::cmp::Ordering::*;
-    c.minimum.as_ref().is_none_or(|m| number::cmp(n, m) != Less)
-        && c.exclusive_minimum
-            .as_ref()
-            .is_none_or(|m| number::cmp(n, m) == Greater)
-        && c.maximum
-            .as_ref()
-            .is_none_or(|m| number::cmp(n, m) != Greater)
-        && c.exclusive_maximum
-            .as_ref()
-            .is_none_or(|m| number::cmp(n, m) == Less)
-        && c.multiple_of
-            .as_ref()
-            .is_none_or(|m| number::is_multiple_of(n, m))
-}
-
-#[inline(always)]
-fn string_ok(c: &StringCheck, s: &str) -> bool {
-    // A string has between a quarter of its bytes and all of them as characters: count them
-    // only when that range straddles a bound.
-    let bytes = s.len() as u64;
-    let fewest = bytes.div_ceil(4);
-    let min_unsure = c.min_length.is_some_and(|m| fewest < m);
-    let max_unsure = c.max_length.is_some_and(|m| bytes > m);
-    if min_unsure || max_unsure {
-        let len = s.chars().count() as u64;
-        if c.min_length.is_some_and(|m| len < m) || c.max_length.is_some_and(|m| len > m) {
-            return false;
-        }
-    }
-    c.pattern.as_ref().is_none_or(|re| re.is_match(s))
 }
 
 /// Normalizes, in place, a value that [`accepts`] accepted: declared keys in declaration order
@@ -1365,7 +1321,7 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
                 *n = i;
             }
         }
-        (Node::Const(c), v) if c != v && json_equal(c, v) => *v = c.clone(),
+        (Node::Const(c), v) if **c != *v && json_equal(c, v) => *v = (**c).clone(),
         (Node::Enum(e), v) => {
             if let Some(m) = e.values.iter().find(|m| json_equal(m, v)) {
                 if m != v {
