@@ -455,14 +455,16 @@ impl EnumCheck {
 /// the errors it returns. A validator holds it by value, so that its nodes are one pointer away
 /// (a call for a tool whose program is cold in the cache pays a miss for each pointer it follows
 /// before it reaches the nodes).
+// In this order (what checks read first), for the validator's layout.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub(crate) struct Program {
     pub nodes: Arc<[Node]>,
-    /// What each node expects, in words (`integer 1..14`).
-    pub expected: Arc<[String]>,
     /// Whether normalizing a value of each node may fill in a default (an object with a
     /// defaulted field is reachable from it), computed once when compiling.
     pub fills: Arc<[bool]>,
+    /// What each node expects, in words (`integer 1..14`).
+    pub expected: Arc<[String]>,
 }
 
 /// A pattern that does not compile (the checker reports these; a model built by hand may have
