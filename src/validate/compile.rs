@@ -230,7 +230,8 @@ fn inline_name(name: &str) -> [u8; 16] {
 }
 
 /// A node id in the 32 bits a field record keeps. A program's nodes number fewer than 2^32: each
-/// takes 128 bytes (half a TiB for 2^32), and the source that makes them is longer.
+/// takes 64 bytes (256 GiB for 2^32), and each comes from a type written in the source (named
+/// types are compiled once), so the source would be longer still.
 fn node_u32(id: NodeId) -> u32 {
     u32::try_from(id).unwrap_or(u32::MAX)
 }
