@@ -152,9 +152,25 @@ pub fn leaf() -> BoxedStrategy<Spec> {
     .boxed()
 }
 
+/// Field names of every length class the key lookup treats apart (up to 3 bytes, 4 to 7, 8 to 16,
+/// longer), names that share a prefix or a suffix, pointer escapes and a non-ASCII name.
 pub fn field_names() -> impl Strategy<Value = Vec<String>> {
-    prop::sample::subsequence(vec!["a", "b", "c", "d", "e", "f/g", "h~i"], 0..5)
-        .prop_map(|v| v.into_iter().map(str::to_string).collect())
+    let names = vec![
+        "a",
+        "b",
+        "c",
+        "d",
+        "e",
+        "f/g",
+        "h~i",
+        "city",
+        "naïve",
+        "temperature_unit",
+        "temperature_units",
+        "include_forecast_days",
+        "include_forecast_hours",
+    ];
+    prop::sample::subsequence(names, 0..5).prop_map(|v| v.into_iter().map(str::to_string).collect())
 }
 
 pub fn default_for(spec: &Spec) -> Option<Value> {
