@@ -20,12 +20,15 @@ where
 ///
 /// The Damerau–Levenshtein distance is the costly part, and it is at least the difference of the
 /// lengths, so it is computed only when that bound leaves it able to raise the score and to win.
+/// Before either metric, the characters the two names share bound both (see [`Shared`]): a
+/// candidate that could not score enough is passed over unmeasured.
 pub fn did_you_mean_tiered<'a, const TIERS: usize>(
     name: &str,
     candidates: impl IntoIterator<Item = (&'a str, usize)>,
 ) -> Option<&'a str> {
     let lower = lowercase(name);
     let len = lower.chars().count();
+    let shared = Shared::new(&lower);
     // The closest candidate of each set so far.
     let mut best: [Option<(f64, &'a str)>; TIERS] = [None; TIERS];
     for (candidate, tier) in candidates {
@@ -33,6 +36,14 @@ pub fn did_you_mean_tiered<'a, const TIERS: usize>(
             continue;
         };
         let other = lowercase(candidate);
+        if let Some(most) = shared.bound(len, &other) {
+            // Below the bar, or unable to beat the closest of its own set (and so of every
+            // larger set): no score can change the answer. The margin keeps rounding in the
+            // metrics from mattering.
+            if most + 1e-9 < 0.7 || first.is_some_and(|(s, _)| most + 1e-9 < s) {
+                continue;
+            }
+        }
         let score = if other == lower {
             1.0
         } else {
@@ -57,6 +68,60 @@ pub fn did_you_mean_tiered<'a, const TIERS: usize>(
         }
     }
     best.into_iter().flatten().next().map(|(_, c)| c)
+}
+
+/// The characters of an ASCII name, counted, to bound the similarity of another name to it from
+/// the characters they share (`m`, with multiplicity):
+/// - the Damerau–Levenshtein distance is at least the longer length less `m` (every character
+///   the other lacks must be edited; a transposition moves characters without changing them),
+///   so the normalized similarity is at most `m` over the longer length;
+/// - Jaro's matches are shared characters, so Jaro is at most `(m/|a| + m/|b| + 1) / 3`, and
+///   Winkler's prefix bonus of at most four tenths of the rest gives `0.6 × Jaro + 0.4`.
+struct Shared {
+    /// How many times each byte occurs; `None` for a name that is not ASCII (no bound then).
+    counts: Option<[u32; 128]>,
+}
+
+impl Shared {
+    fn new(name: &str) -> Shared {
+        let counts = name.is_ascii().then(|| {
+            let mut counts = [0; 128];
+            for b in name.bytes() {
+                counts[usize::from(b & 0x7f)] += 1;
+            }
+            counts
+        });
+        Shared { counts }
+    }
+
+    /// An upper bound on the score of `other` against the name (of `len` characters), when
+    /// both are ASCII.
+    fn bound(&self, len: usize, other: &str) -> Option<f64> {
+        let mut left = self.counts?;
+        if !other.is_ascii() {
+            return None;
+        }
+        let mut m = 0usize;
+        for b in other.bytes() {
+            let c = &mut left[usize::from(b & 0x7f)];
+            if *c > 0 {
+                *c -= 1;
+                m += 1;
+            }
+        }
+        if len == 0 && other.is_empty() {
+            // Equal: the caller scores it 1.
+            return Some(1.0);
+        }
+        if m == 0 {
+            // Nothing shared (or one name empty): both similarities are 0.
+            return Some(0.0);
+        }
+        let (a, b, m) = (len as f64, other.len() as f64, m as f64);
+        let jaro = (m / a + m / b + 1.0) / 3.0;
+        let winkler = 0.6 * jaro + 0.4;
+        Some((m / a.max(b)).max(winkler - 0.15))
+    }
 }
 
 /// `s` in lower case, borrowed when it has no upper-case letter to change.
@@ -99,6 +164,36 @@ mod tests {
             }
         }
         best.map(|(_, c)| c)
+    }
+
+    /// The bound from shared characters passes over no candidate that could change the answer:
+    /// every word of up to four letters over a small alphabet (with a case change and a
+    /// separator), each asked against many lists of the others.
+    #[test]
+    fn the_shared_character_bound_changes_no_suggestion() {
+        let mut words = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = words
+                .iter()
+                .filter(|w| w.len() == words.last().map_or(0, String::len))
+                .flat_map(|w| ["a", "b", "c", "_"].map(|c| format!("{w}{c}")))
+                .collect();
+            words.extend(longer);
+        }
+        words.extend(["Ab".into(), "ABC".into(), "abcabc".into(), "cabbage".into()]);
+        let all: Vec<&str> = words.iter().map(String::as_str).collect();
+        for (i, name) in all.iter().enumerate().step_by(3) {
+            for width in [1, 4, 9, 40] {
+                let from = (i * 7) % all.len();
+                let candidates: Vec<&str> =
+                    all.iter().cycle().skip(from).take(width).copied().collect();
+                assert_eq!(
+                    did_you_mean(name, candidates.iter().copied()),
+                    reference(name, &candidates),
+                    "{name:?} among {candidates:?}"
+                );
+            }
+        }
     }
 
     /// Scoring each candidate once gives what asking set after set gives.
