@@ -78,8 +78,9 @@ pub fn did_you_mean_tiered<'a, const TIERS: usize>(
 /// - Jaro's matches are shared characters, so Jaro is at most `(m/|a| + m/|b| + 1) / 3`, and
 ///   Winkler's prefix bonus of at most four tenths of the rest gives `0.6 × Jaro + 0.4`.
 struct Shared {
-    /// How many times each byte occurs; `None` for a name that is not ASCII (no bound then).
-    counts: Option<[u32; 128]>,
+    /// How many times each byte occurs (at most 255: a count that saturates only loosens the
+    /// bound); `None` for a name that is not ASCII (no bound then).
+    counts: Option<[u8; 128]>,
 }
 
 impl Shared {
@@ -87,7 +88,8 @@ impl Shared {
         let counts = name.is_ascii().then(|| {
             let mut counts = [0; 128];
             for b in name.bytes() {
-                counts[usize::from(b & 0x7f)] += 1;
+                let c = &mut counts[usize::from(b & 0x7f)];
+                *c = u8::saturating_add(*c, 1);
             }
             counts
         });
@@ -97,17 +99,18 @@ impl Shared {
     /// An upper bound on the score of `other` against the name (of `len` characters), when
     /// both are ASCII.
     fn bound(&self, len: usize, other: &str) -> Option<f64> {
-        let mut left = self.counts?;
+        let counts = self.counts.as_ref()?;
         if !other.is_ascii() {
             return None;
         }
+        // The occurrences of each byte of `other` so far: one is shared while there are no
+        // more of them than the name has.
+        let mut seen = [0u8; 128];
         let mut m = 0usize;
         for b in other.bytes() {
-            let c = &mut left[usize::from(b & 0x7f)];
-            if *c > 0 {
-                *c -= 1;
-                m += 1;
-            }
+            let at = usize::from(b & 0x7f);
+            seen[at] = seen[at].saturating_add(1);
+            m += usize::from(seen[at] <= counts[at]);
         }
         if len == 0 && other.is_empty() {
             // Equal: the caller scores it 1.
