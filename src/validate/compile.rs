@@ -337,7 +337,7 @@ impl ObjectCheck {
     /// key), the hash index for large ones.
     pub fn lookup(&self, key: &str) -> Option<usize> {
         if self.fields.len() <= SCAN_FIELDS {
-            self.fields.iter().position(|f| *f.name == *key)
+            self.fields.iter().position(|f| f.is_named(key))
         } else {
             self.index.as_ref().and_then(|i| i.get(key)).copied()
         }
