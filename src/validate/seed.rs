@@ -267,12 +267,12 @@ impl NodeVisitor<'_, '_> {
     fn string<E: de::Error>(self, s: &str) -> Result<Option<Value>, E> {
         match &self.pass.prog.nodes[self.node] {
             Node::String(c) if c.accepts(s) => Ok(Some(Value::String(s.to_owned()))),
-            // The usual enum value: a string equal to a member is that member.
-            Node::Enum(members) => match members.find_str(s) {
-                Some(m) => Ok(Some(m.clone())),
-                None => self.mismatch(Value::String(s.to_owned())),
-            },
-            Node::Const(m) if m.as_str() == Some(s) => Ok(Some((**m).clone())),
+            // The usual enum value: a string equal to a member is that member, copied from the
+            // text (in the cache) rather than from the member (which may not be).
+            Node::Enum(members) if members.find_str(s).is_some() => {
+                Ok(Some(Value::String(s.to_owned())))
+            }
+            Node::Const(m) if m.as_str() == Some(s) => Ok(Some(Value::String(s.to_owned()))),
             _ => self.mismatch(Value::String(s.to_owned())),
         }
     }
