@@ -58,7 +58,18 @@ pub(crate) struct FastBounds {
     pub multiple: bool,
 }
 
-#[derive(Debug, Default)]
+impl FastBounds {
+    /// Whether the double `f` is within the bounds (exact doubles compare exactly).
+    #[inline(always)]
+    fn contains(&self, f: f64) -> bool {
+        f >= self.minimum
+            && f <= self.maximum
+            && f > self.exclusive_minimum
+            && f < self.exclusive_maximum
+    }
+}
+
+#[derive(Debug)]
 pub(crate) struct NumberBounds {
     pub minimum: Option<Number>,
     pub maximum: Option<Number>,
@@ -72,12 +83,7 @@ impl NumberCheck {
     #[inline(always)]
     pub fn accepts(&self, n: &Number) -> bool {
         if let (Some(b), Some(f)) = (&self.fast, super::number::exact_f64(n)) {
-            // Exact doubles compare exactly.
-            return f >= b.minimum
-                && f <= b.maximum
-                && f > b.exclusive_minimum
-                && f < b.exclusive_maximum
-                && (!b.multiple || self.exact.accepts_multiple(n));
+            return b.contains(f) && (!b.multiple || self.exact.accepts_multiple(n));
         }
         self.exact.accepts(n)
     }
@@ -86,13 +92,9 @@ impl NumberCheck {
     /// alone (they are exact doubles and there is no multiple); `false` when they do not.
     #[inline(always)]
     pub fn accepts_plain(&self, f: f64) -> bool {
-        self.fast.as_ref().is_some_and(|b| {
-            !b.multiple
-                && f >= b.minimum
-                && f <= b.maximum
-                && f > b.exclusive_minimum
-                && f < b.exclusive_maximum
-        })
+        self.fast
+            .as_ref()
+            .is_some_and(|b| !b.multiple && b.contains(f))
     }
 }
 
