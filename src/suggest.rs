@@ -36,7 +36,7 @@ pub fn did_you_mean_tiered<'a, const TIERS: usize>(
             continue;
         };
         let other = lowercase(candidate);
-        if let Some(most) = shared.bound(len, &other) {
+        if let Some(most) = shared.bound(&other) {
             // Below the bar, or unable to beat the closest of its own set (and so of every
             // larger set): no score can change the answer. The margin keeps rounding in the
             // metrics from mattering.
@@ -81,6 +81,8 @@ struct Shared {
     /// How many times each byte occurs (at most 255: a count that saturates only loosens the
     /// bound); `None` for a name that is not ASCII (no bound then).
     counts: Option<[u8; 128]>,
+    /// The name's length.
+    len: usize,
 }
 
 impl Shared {
@@ -93,12 +95,15 @@ impl Shared {
             }
             counts
         });
-        Shared { counts }
+        Shared {
+            counts,
+            len: name.len(),
+        }
     }
 
-    /// An upper bound on the score of `other` against the name (of `len` characters), when
-    /// both are ASCII.
-    fn bound(&self, len: usize, other: &str) -> Option<f64> {
+    /// An upper bound on the score of `other` against the name, when both are ASCII.
+    fn bound(&self, other: &str) -> Option<f64> {
+        let len = self.len;
         let counts = self.counts.as_ref()?;
         if !other.is_ascii() {
             return None;
