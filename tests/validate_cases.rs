@@ -369,6 +369,8 @@ fn every_rule_in_both_modes() {
     for (i, (mode, extra, expect)) in table().into_iter().enumerate() {
         let args = with_req(&extra);
         let result = v.validate_value(&args, mode);
+        // The message for the call, written before any error's own message was asked for.
+        let fresh = result.as_ref().err().map(|e| e.clone().message());
         // The text path must agree with the value path.
         let text_result = v.validate_str(&args.to_string(), mode);
         if result != text_result {
@@ -403,6 +405,20 @@ fn every_rule_in_both_modes() {
                 if got_pairs != want_pairs {
                     failures.push(format!(
                         "case {i} {mode:?} {extra}: errors {got_pairs:?}, want {want_pairs:?}"
+                    ));
+                }
+                // The same words whether the errors' messages were written first or not.
+                let fresh = fresh.unwrap_or_default();
+                let each: Vec<String> = got
+                    .errors
+                    .iter()
+                    .map(|e| e.message().into_owned())
+                    .collect();
+                if fresh != got.message()
+                    || each.iter().any(|m| !fresh.contains(&format!(" {m}\n")))
+                {
+                    failures.push(format!(
+                        "case {i} {mode:?} {extra}: call message {fresh:?} against {each:?}"
                     ));
                 }
             }

@@ -216,9 +216,9 @@ impl Clip {
         self.chars <= SHOWN_CHARS
     }
 
-    /// The string as [`message::shorten`] shows it.
-    fn shorten(&self) -> String {
-        message::shorten_clipped(self.head.as_str(), self.chars)
+    /// The string as [`message::shorten`] shows it, written at the end of `out`.
+    fn write_short(&self, out: &mut String) {
+        message::write_clipped(out, self.head.as_str(), self.chars);
     }
 }
 
@@ -268,12 +268,26 @@ impl Shown {
 
     /// [`message::got`] of the value.
     fn got(&self) -> String {
+        let mut out = String::new();
+        self.write_got(&mut out);
+        out
+    }
+
+    /// [`message::got`] of the value, written at the end of `out`.
+    fn write_got(&self, out: &mut String) {
         match self {
-            Shown::Null => "null".into(),
-            Shown::Bool(b) => format!("boolean {b}"),
-            Shown::Number(n) => format!("{} {n}", self.kind()),
-            Shown::Str(c) => format!("string {}", c.shorten()),
-            Shown::Other { got, .. } => got.clone(),
+            Shown::Null => out.push_str("null"),
+            Shown::Bool(b) => out.push_str(if *b { "boolean true" } else { "boolean false" }),
+            Shown::Number(n) => {
+                out.push_str(self.kind());
+                out.push(' ');
+                message::push_count(out, n);
+            }
+            Shown::Str(c) => {
+                out.push_str("string ");
+                c.write_short(out);
+            }
+            Shown::Other { got, .. } => out.push_str(got),
         }
     }
 }
@@ -478,72 +492,82 @@ impl ValidationError {
             }
         }
         Cow::Borrowed(self.rendered.get_or_init(|| {
-            let mut message = match &self.detail {
-                Detail::Text { message, .. } => message.clone(),
-                Detail::Node(d) => d.message(),
-            };
-            if self.omit_null {
-                message.push_str("; to leave it out, omit the key instead of sending null");
-            }
+            // Room for the usual sentence, so that it is not grown while written.
+            let mut message = String::with_capacity(96);
+            self.write_fresh(&mut message);
             message
         }))
+    }
+
+    /// [`message`](ValidationError::message), written at the end of `out` (and not kept when it
+    /// was not written before).
+    pub(crate) fn write_message(&self, out: &mut String) {
+        match (&self.detail, self.rendered.get()) {
+            (_, Some(rendered)) => out.push_str(rendered),
+            (Detail::Text { message, .. }, None) if !self.omit_null => out.push_str(message),
+            _ => self.write_fresh(out),
+        }
+    }
+
+    fn write_fresh(&self, out: &mut String) {
+        match &self.detail {
+            Detail::Text { message, .. } => out.push_str(message),
+            Detail::Node(d) => d.write_message(out),
+        }
+        if self.omit_null {
+            out.push_str("; to leave it out, omit the key instead of sending null");
+        }
     }
 }
 
 impl NodeDetail {
-    fn message(&self) -> String {
+    fn write_message(&self, out: &mut String) {
         let node = self.program.nodes.get(self.node);
-        let got = || self.got.got();
         match &self.problem {
             Problem::WrongType {
                 want,
                 root_object,
                 hint,
             } => {
-                let mut message = if *root_object {
-                    format!("Arguments must be an object, got {}.", self.got.kind())
+                if *root_object {
+                    out.push_str("Arguments must be an object, got ");
+                    out.push_str(self.got.kind());
+                    out.push('.');
                 } else {
-                    format!("must be {}, got {}", an(want), got())
-                };
-                if let Some(hint) = hint {
-                    message.push_str("; ");
-                    message.push_str(hint);
+                    self.must_be_got(out, an(want));
                 }
-                message
+                if let Some(hint) = hint {
+                    out.push_str("; ");
+                    out.push_str(hint);
+                }
             }
             Problem::NotCoercible { want, why } => {
-                format!("must be {}, got {}: {why}", an(want), got())
+                self.must_be_got(out, an(want));
+                out.push_str(": ");
+                out.push_str(why);
             }
             Problem::Number { rule, n } => {
                 let check = match node {
                     Some(Node::Integer(c) | Node::Number(c)) => Some(c),
                     _ => None,
                 };
-                let bound = |b: fn(&NumberCheck) -> &Option<Number>| {
-                    check
-                        .and_then(|c| b(c).as_ref())
-                        .map_or_else(String::new, Number::to_string)
+                let (words, bound): (&str, fn(&NumberCheck) -> &Option<Number>) = match rule {
+                    NumberRule::Minimum => ("must be at least ", |c| &c.exact.minimum),
+                    NumberRule::ExclusiveMinimum => {
+                        ("must be greater than ", |c| &c.exact.exclusive_minimum)
+                    }
+                    NumberRule::Maximum => ("must be at most ", |c| &c.exact.maximum),
+                    NumberRule::ExclusiveMaximum => {
+                        ("must be less than ", |c| &c.exact.exclusive_maximum)
+                    }
+                    NumberRule::MultipleOf => ("must be a multiple of ", |c| &c.exact.multiple_of),
                 };
-                match rule {
-                    NumberRule::Minimum => {
-                        format!("must be at least {}, got {n}", bound(|c| &c.exact.minimum))
-                    }
-                    NumberRule::ExclusiveMinimum => format!(
-                        "must be greater than {}, got {n}",
-                        bound(|c| &c.exact.exclusive_minimum)
-                    ),
-                    NumberRule::Maximum => {
-                        format!("must be at most {}, got {n}", bound(|c| &c.exact.maximum))
-                    }
-                    NumberRule::ExclusiveMaximum => format!(
-                        "must be less than {}, got {n}",
-                        bound(|c| &c.exact.exclusive_maximum)
-                    ),
-                    NumberRule::MultipleOf => format!(
-                        "must be a multiple of {}, got {n}",
-                        bound(|c| &c.exact.multiple_of)
-                    ),
+                out.push_str(words);
+                if let Some(b) = check.and_then(|c| bound(c).as_ref()) {
+                    message::push_count(out, b);
                 }
+                out.push_str(", got ");
+                message::push_count(out, n);
             }
             Problem::TooShort { len } | Problem::TooLong { len } => {
                 let short = matches!(self.problem, Problem::TooShort { .. });
@@ -553,16 +577,29 @@ impl NodeDetail {
                     _ => None,
                 }
                 .unwrap_or(0);
-                let unit = if bound == 1 { "character" } else { "characters" };
-                let least = if short { "least" } else { "most" };
-                format!("must be at {least} {bound} {unit} long, got {len}")
+                out.push_str(if short {
+                    "must be at least "
+                } else {
+                    "must be at most "
+                });
+                message::push_count(out, bound);
+                out.push_str(if bound == 1 {
+                    " character"
+                } else {
+                    " characters"
+                });
+                out.push_str(" long, got ");
+                message::push_count(out, len);
             }
             Problem::Pattern { s } => {
                 let pattern = match node {
                     Some(Node::String(c)) => c.pattern.as_ref().map_or("", |p| p.as_str()),
                     _ => "",
                 };
-                format!("must match the pattern /{pattern}/, got {}", s.shorten())
+                out.push_str("must match the pattern /");
+                out.push_str(pattern);
+                out.push_str("/, got ");
+                s.write_short(out);
             }
             Problem::TooFewItems { len } | Problem::TooManyItems { len } => {
                 let few = matches!(self.problem, Problem::TooFewItems { .. });
@@ -572,26 +609,47 @@ impl NodeDetail {
                     _ => None,
                 }
                 .unwrap_or(0);
-                let s = if bound == 1 { "" } else { "s" };
-                let least = if few { "least" } else { "most" };
-                format!("must have at {least} {bound} item{s}, got {len}")
+                out.push_str(if few {
+                    "must have at least "
+                } else {
+                    "must have at most "
+                });
+                message::push_count(out, bound);
+                out.push_str(if bound == 1 { " item" } else { " items" });
+                out.push_str(", got ");
+                message::push_count(out, len);
             }
-            Problem::Duplicate { a, b, shown } => format!(
-                "items must be unique, but items {a} and {b} are equal ({shown}); remove the repeats"
-            ),
+            Problem::Duplicate { a, b, shown } => {
+                out.push_str("items must be unique, but items ");
+                message::push_count(out, a);
+                out.push_str(" and ");
+                message::push_count(out, b);
+                out.push_str(" are equal (");
+                out.push_str(shown);
+                out.push_str("); remove the repeats");
+            }
             Problem::NotAllowed { long } => {
                 let allowed: &[Value] = match node {
                     Some(Node::Const(c)) => std::slice::from_ref(c),
                     Some(Node::Enum(e)) => &e.values,
                     _ => &[],
                 };
-                let list: Vec<String> = allowed.iter().take(20).map(message::shorten).collect();
-                let mut message = if allowed.len() == 1 {
-                    format!("must be {}, got {}", list.join(""), got())
+                out.push_str(if allowed.len() == 1 {
+                    "must be "
                 } else {
-                    let more = if allowed.len() > 20 { ", …" } else { "" };
-                    format!("must be one of {}{more}, got {}", list.join(", "), got())
-                };
+                    "must be one of "
+                });
+                for (i, v) in allowed.iter().take(20).enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    message::write_short(out, v);
+                }
+                if allowed.len() > 20 {
+                    out.push_str(", …");
+                }
+                out.push_str(", got ");
+                self.got.write_got(out);
                 let sent = match (&self.got, long) {
                     (_, Some(long)) => Some(long.as_str()),
                     (Shown::Str(c), None) => Some(c.head.as_str()),
@@ -600,45 +658,50 @@ impl NodeDetail {
                 if let Some(s) = sent {
                     let names = allowed.iter().filter_map(Value::as_str);
                     if let Some(close) = did_you_mean(s, names) {
-                        message.push_str(&format!(
-                            "; did you mean {}?",
-                            message::json_text(&Value::String(close.to_string()))
-                        ));
+                        out.push_str("; did you mean ");
+                        message::write_json_str(out, close);
+                        out.push('?');
                     }
                 }
-                message
             }
             Problem::NoMatch => {
-                let expected = self.program.expected.get(self.node).map_or("", String::as_str);
-                format!("must be {expected}, got {}", got())
+                let expected = self
+                    .program
+                    .expected
+                    .get(self.node)
+                    .map_or("", String::as_str);
+                self.must_be_got(out, expected);
             }
             Problem::Missing { field, root } => {
-                let noun = if *root { "parameter" } else { "field" };
+                out.push_str("missing required ");
+                out.push_str(if *root { "parameter" } else { "field" });
                 let Some(Node::Object(o)) = node else {
-                    return format!("missing required {noun}");
+                    return;
                 };
                 let Some(f) = o.fields.get(*field) else {
-                    return format!("missing required {noun}");
+                    return;
                 };
-                let mut m = format!(
-                    "missing required {noun} `{}` of type `{}`",
-                    f.name, f.texts.type_text
-                );
+                out.push_str(" `");
+                out.push_str(&f.name);
+                out.push_str("` of type `");
+                out.push_str(&f.texts.type_text);
+                out.push('`');
                 if let Some(d) = &f.texts.description {
-                    m.push_str(": ");
-                    m.push_str(d.trim());
+                    out.push_str(": ");
+                    out.push_str(d.trim());
                 }
-                m
             }
             Problem::Unknown { key, root, present } => {
                 let noun = if *root { "parameter" } else { "field" };
-                let shown = message::json_text(&Value::String(key.clone()));
-                let shown = if shown.chars().count() > 62 {
-                    message::shorten(&Value::String(key.clone()))
-                } else {
-                    shown
-                };
-                let mut message = format!("unknown {noun} {shown}");
+                out.push_str("unknown ");
+                out.push_str(noun);
+                out.push(' ');
+                let start = out.len();
+                message::write_json_str(out, key);
+                if out.len() - start > 62 && out[start..].chars().count() > 62 {
+                    out.truncate(start);
+                    out.push_str(&message::shorten(&Value::String(key.clone())));
+                }
                 let fields: &[FieldCheck] = match node {
                     Some(Node::Object(o)) => &o.fields,
                     _ => &[],
@@ -653,19 +716,35 @@ impl NodeDetail {
                     };
                     (&*f.name, tier)
                 });
-                let close = did_you_mean_tiered::<3>(key, tiers);
-                match close {
-                    Some(c) => message.push_str(&format!("; did you mean `{c}`?")),
-                    None if fields.is_empty() => message.push_str("; this object takes no keys"),
+                match did_you_mean_tiered::<3>(key, tiers) {
+                    Some(c) => {
+                        out.push_str("; did you mean `");
+                        out.push_str(c);
+                        out.push_str("`?");
+                    }
+                    None if fields.is_empty() => out.push_str("; this object takes no keys"),
                     None => {
-                        let names: Vec<&str> =
-                            fields.iter().take(30).map(|f| &*f.name).collect();
-                        message.push_str(&format!("; the {noun}s are: {}", names.join(", ")));
+                        out.push_str("; the ");
+                        out.push_str(noun);
+                        out.push_str("s are: ");
+                        for (i, f) in fields.iter().take(30).enumerate() {
+                            if i > 0 {
+                                out.push_str(", ");
+                            }
+                            out.push_str(&f.name);
+                        }
                     }
                 }
-                message
             }
         }
+    }
+
+    /// `must be {expected}, got {what was got}`.
+    fn must_be_got(&self, out: &mut String, expected: &str) {
+        out.push_str("must be ");
+        out.push_str(expected);
+        out.push_str(", got ");
+        self.got.write_got(out);
     }
 }
 

@@ -2,6 +2,7 @@
 //! the one message that lists every problem of a call.
 
 use std::borrow::Cow;
+use std::fmt;
 
 use indexmap::IndexSet;
 use serde_json::Value;
@@ -22,10 +23,12 @@ const MAX_TYPE_DEPTH: usize = 12;
 /// A value as compact JSON, shortened to about 60 characters.
 pub fn shorten(value: &Value) -> String {
     match value {
-        Value::String(s) if s.chars().count() > SHOWN_CHARS => shorten_clipped(
-            &s.chars().take(SHOWN_CHARS).collect::<String>(),
-            s.chars().count(),
-        ),
+        Value::String(s) if s.chars().count() > SHOWN_CHARS => {
+            let mut out = String::new();
+            let head: String = s.chars().take(SHOWN_CHARS).collect();
+            write_clipped(&mut out, &head, s.chars().count());
+            out
+        }
         Value::Array(items) if items.len() > 8 => match json_clipped(value) {
             Ok(text) => text,
             Err(head) => format!("{head}… ({} items)", items.len()),
@@ -92,13 +95,17 @@ fn json_clipped(value: &Value) -> Result<String, String> {
 }
 
 /// A string of `chars` characters whose first (up to) [`SHOWN_CHARS`] characters are `head`,
-/// as [`shorten`] shows it.
-pub(crate) fn shorten_clipped(head: &str, chars: usize) -> String {
-    let text = json_text(&Value::String(head.to_string()));
+/// as [`shorten`] shows it, written at the end of `out`.
+pub(crate) fn write_clipped(out: &mut String, head: &str, chars: usize) {
+    let start = out.len();
+    write_json_str(out, head);
     if chars > SHOWN_CHARS {
-        format!("{}…\" ({chars} characters)", text.trim_end_matches('"'))
-    } else {
-        text
+        while out.len() > start && out.ends_with('"') {
+            out.pop();
+        }
+        out.push_str("…\" (");
+        push_count(out, chars);
+        out.push_str(" characters)");
     }
 }
 
@@ -120,6 +127,41 @@ pub(crate) fn an(kind: &str) -> &'static str {
 /// Compact JSON text of a value.
 pub fn json_text(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
+}
+
+/// The JSON text of a string, written at the end of `out`.
+pub(crate) fn write_json_str(out: &mut String, s: &str) {
+    if needs_escape(s) {
+        out.push_str(&serde_json::to_string(s).unwrap_or_default());
+    } else {
+        out.reserve(s.len() + 2);
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    }
+}
+
+/// Whether the JSON text of `s` escapes a character: serde_json escapes the control characters,
+/// `"` and `\\`; without them the text is the string in quotes.
+fn needs_escape(s: &str) -> bool {
+    s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\')
+}
+
+/// [`shorten`] of a value, written at the end of `out`.
+pub(crate) fn write_short(out: &mut String, value: &Value) {
+    match value {
+        // Short enough that its text is whole: the usual enum member.
+        Value::String(s) if s.len() + 2 <= SHOWN_CHARS && !needs_escape(s) => {
+            write_json_str(out, s)
+        }
+        _ => out.push_str(&shorten(value)),
+    }
+}
+
+/// A count in decimal, written at the end of `out`.
+pub(crate) fn push_count(out: &mut String, n: impl fmt::Display) {
+    use std::fmt::Write as _;
+    let _ = write!(out, "{n}");
 }
 
 /// The JSON type of a value, in words.
@@ -351,16 +393,19 @@ fn field_text(module: &Module, f: &Field, depth: usize) -> String {
 
 /// A key as written in a signature: bare when it is an identifier, quoted otherwise.
 fn display_key(key: &str) -> String {
-    let ident = key
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ident {
+    if is_ident(key) {
         key.to_string()
     } else {
         json_text(&Value::String(key.to_string()))
     }
+}
+
+/// Whether a key is written bare: an ASCII identifier.
+fn is_ident(key: &str) -> bool {
+    key.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The compact signature of a tool, e.g.
@@ -430,48 +475,55 @@ fn collect_objects(module: &Module, ty: &Ty, out: &mut IndexSet<TypeId>, depth: 
     }
 }
 
-/// A JSON pointer as people read it: `days`, `at.lat`, `tags[2]`, `labels["a b"]`; the
-/// arguments themselves are `(arguments)`.
-pub fn readable_path(pointer: &str) -> String {
+/// A JSON pointer as people read it, written at the end of `out`: `days`, `at.lat`, `tags[2]`,
+/// `labels["a b"]`; the arguments themselves are `(arguments)`.
+fn write_readable_path(out: &mut String, pointer: &str) {
     if pointer.is_empty() {
-        return "(arguments)".into();
+        out.push_str("(arguments)");
+        return;
     }
-    let mut out = String::new();
+    let start = out.len();
     for raw in pointer.split('/').skip(1) {
         let seg = if raw.contains('~') {
             Cow::Owned(raw.replace("~1", "/").replace("~0", "~"))
         } else {
             Cow::Borrowed(raw)
         };
-        if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) && !out.is_empty() {
-            out.push_str(&format!("[{seg}]"));
-        } else if display_key(&seg) == seg {
-            if !out.is_empty() {
+        let first = out.len() == start;
+        if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) && !first {
+            out.push('[');
+            out.push_str(&seg);
+            out.push(']');
+        } else if is_ident(&seg) {
+            if !first {
                 out.push('.');
             }
             out.push_str(&seg);
         } else {
-            out.push_str(&format!(
-                "[{}]",
-                json_text(&Value::String(seg.into_owned()))
-            ));
+            out.push('[');
+            write_json_str(out, &seg);
+            out.push(']');
         }
     }
-    out
 }
 
 /// The message for a whole rejected call: every problem, numbered, then the signature.
 pub fn call_message(tool: &str, signature: &str, errors: &[ValidationError]) -> String {
-    use std::fmt::Write as _;
     let n = errors.len();
     // Room for the usual message: a line a problem, then the signature.
     let mut out = String::with_capacity(160 + 120 * n.min(MAX_LISTED) + signature.len());
-    let _ = writeln!(
-        out,
-        "The arguments for `{tool}` are invalid ({n} problem{}). Fix {} and call `{tool}` again:",
-        if n == 1 { "" } else { "s" },
-        if n == 1 { "it" } else { "all of them" }
-    );
+    out.push_str("The arguments for `");
+    out.push_str(tool);
+    out.push_str("` are invalid (");
+    push_count(&mut out, n);
+    out.push_str(if n == 1 {
+        " problem). Fix it"
+    } else {
+        " problems). Fix all of them"
+    });
+    out.push_str(" and call `");
+    out.push_str(tool);
+    out.push_str("` again:\n");
     for (i, e) in errors.iter().enumerate().take(MAX_LISTED) {
         // Problems about a key name their key themselves; they are placed at its parent.
         let about_key = matches!(
@@ -483,18 +535,20 @@ pub fn call_message(tool: &str, signature: &str, errors: &[ValidationError]) -> 
         } else {
             e.path.as_str()
         };
-        let _ = write!(out, "{}. ", i + 1);
+        push_count(&mut out, i + 1);
+        out.push_str(". ");
         if !(place.is_empty() || matches!(e.code, ErrorCode::InvalidJson | ErrorCode::TooLarge)) {
-            let _ = write!(out, "`{}`: ", readable_path(place));
+            out.push('`');
+            write_readable_path(&mut out, place);
+            out.push_str("`: ");
         }
-        out.push_str(&e.message());
+        e.write_message(&mut out);
         out.push('\n');
     }
     if n > MAX_LISTED {
-        out.push_str(&format!(
-            "… and {} more problems of the same kinds.\n",
-            n - MAX_LISTED
-        ));
+        out.push_str("… and ");
+        push_count(&mut out, n - MAX_LISTED);
+        out.push_str(" more problems of the same kinds.\n");
     }
     out.push_str("Signature: ");
     out.push_str(signature);
@@ -517,6 +571,43 @@ mod tests {
         match value {
             Value::Array(items) if items.len() > 8 => format!("{head}… ({} items)", items.len()),
             _ => format!("{head}…"),
+        }
+    }
+
+    #[test]
+    fn strings_are_written_as_serde_json_writes_them() {
+        let chars = (0u32..0x800)
+            .chain([0x2028, 0x2029, 0xFEFF, 0xFFFF, 0x1F600, 0x10FFFF])
+            .filter_map(char::from_u32);
+        for c in chars {
+            for s in [c.to_string(), format!("ab{c}"), format!("{c}{c}x")] {
+                let mut out = String::from("got ");
+                write_json_str(&mut out, &s);
+                let want = serde_json::to_string(&s).expect("a string serializes");
+                assert_eq!(out, format!("got {want}"), "{s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn short_values_are_written_as_shorten_writes_them() {
+        let mut values = vec![
+            json!(null),
+            json!(1.5),
+            json!(-7),
+            json!([1, "a"]),
+            json!({"k": 1}),
+        ];
+        for n in [0, 1, 56, 57, 58, 59, 60, 61, 62, 100] {
+            for c in ["a", "é", "\"", "\\", "\n", "𝄞"] {
+                values.push(Value::String(c.repeat(n)));
+                values.push(Value::String(format!("{}{c}", "x".repeat(n))));
+            }
+        }
+        for v in values {
+            let mut out = String::from("one of ");
+            write_short(&mut out, &v);
+            assert_eq!(out, format!("one of {}", shorten(&v)), "{v}");
         }
     }
 
