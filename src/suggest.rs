@@ -18,10 +18,9 @@ where
 /// belongs to sets `t` to `TIERS - 1`, and the answer is the closest candidate of the first set
 /// that has one close enough. Each candidate is scored once, whatever the number of sets.
 ///
-/// The Damerau–Levenshtein distance is the costly part, and it is at least the difference of the
-/// lengths, so it is computed only when that bound leaves it able to raise the score and to win.
-/// Before either metric, the characters the two names share bound both (see [`Shared`]): a
-/// candidate that could not score enough is passed over unmeasured.
+/// Both metrics are costly, so each is computed only when an upper bound on it leaves it able to
+/// reach the bar and to win: the characters the two names share bound both (see [`Shared`]),
+/// and the Damerau–Levenshtein distance is also at least the difference of the lengths.
 pub fn did_you_mean_tiered<'a, const TIERS: usize>(
     name: &str,
     candidates: impl IntoIterator<Item = (&'a str, usize)>,
@@ -35,25 +34,32 @@ pub fn did_you_mean_tiered<'a, const TIERS: usize>(
         let Some(first) = best.get(tier) else {
             continue;
         };
+        // The sets grow with the tier, so the closest so far of this candidate's own set is the
+        // easiest to beat: a score that cannot reach the bar or beat it changes no answer. The
+        // margin keeps rounding in the metrics and the bounds from mattering.
+        let useful = |most: f64| most + 1e-9 >= 0.7 && first.is_none_or(|(s, _)| most + 1e-9 >= s);
         let other = lowercase(candidate);
-        if let Some(most) = shared.bound(&other) {
-            // Below the bar, or unable to beat the closest of its own set (and so of every
-            // larger set): no score can change the answer. The margin keeps rounding in the
-            // metrics from mattering.
-            if most + 1e-9 < 0.7 || first.is_some_and(|(s, _)| most + 1e-9 < s) {
-                continue;
-            }
-        }
         let score = if other == lower {
             1.0
         } else {
-            let winkler = strsim::jaro_winkler(&lower, &other) - 0.15;
-            let other_len = other.chars().count();
-            let longer = len.max(other_len) as f64;
-            let bound = 1.0 - len.abs_diff(other_len) as f64 / longer;
-            // The sets grow with the tier, so the closest so far of this candidate's own set
-            // is the easiest to beat.
-            if bound > winkler && bound >= 0.7 && first.is_none_or(|(s, _)| bound > s) {
+            let (levenshtein_most, winkler_most) = shared.bound(&other).unwrap_or_else(|| {
+                // The distance is at least the difference of the lengths (the bound from
+                // shared characters is tighter still).
+                let other_len = other.chars().count();
+                let longer = len.max(other_len) as f64;
+                (1.0 - len.abs_diff(other_len) as f64 / longer, f64::INFINITY)
+            });
+            if !useful(levenshtein_most.max(winkler_most)) {
+                continue;
+            }
+            // A Jaro–Winkler score that cannot matter is left out: the score is then the
+            // Damerau–Levenshtein similarity, or below the bar or the best either way.
+            let winkler = if useful(winkler_most) {
+                strsim::jaro_winkler(&lower, &other) - 0.15
+            } else {
+                f64::NEG_INFINITY
+            };
+            if levenshtein_most + 1e-9 > winkler && useful(levenshtein_most) {
                 strsim::normalized_damerau_levenshtein(&lower, &other).max(winkler)
             } else {
                 winkler
@@ -101,8 +107,10 @@ impl Shared {
         }
     }
 
-    /// An upper bound on the score of `other` against the name, when both are ASCII.
-    fn bound(&self, other: &str) -> Option<f64> {
+    /// Upper bounds on the normalized Damerau–Levenshtein similarity and on the Jaro–Winkler
+    /// similarity less 0.15 (the two parts of the score) of `other` against the name, when both
+    /// are ASCII.
+    fn bound(&self, other: &str) -> Option<(f64, f64)> {
         let len = self.len;
         let counts = self.counts.as_ref()?;
         if !other.is_ascii() {
@@ -117,18 +125,14 @@ impl Shared {
             seen[at] = seen[at].saturating_add(1);
             m += usize::from(seen[at] <= counts[at]);
         }
-        if len == 0 && other.is_empty() {
-            // Equal: the caller scores it 1.
-            return Some(1.0);
-        }
         if m == 0 {
             // Nothing shared (or one name empty): both similarities are 0.
-            return Some(0.0);
+            return Some((0.0, -0.15));
         }
         let (a, b, m) = (len as f64, other.len() as f64, m as f64);
         let jaro = (m / a + m / b + 1.0) / 3.0;
         let winkler = 0.6 * jaro + 0.4;
-        Some((m / a.max(b)).max(winkler - 0.15))
+        Some((m / a.max(b), winkler - 0.15))
     }
 }
 
