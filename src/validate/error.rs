@@ -281,7 +281,7 @@ impl Shown {
             Shown::Number(n) => {
                 out.push_str(self.kind());
                 out.push(' ');
-                message::push_count(out, n);
+                message::push_number(out, n);
             }
             Shown::Str(c) => {
                 out.push_str("string ");
@@ -564,10 +564,10 @@ impl NodeDetail {
                 };
                 out.push_str(words);
                 if let Some(b) = check.and_then(|c| bound(c).as_ref()) {
-                    message::push_count(out, b);
+                    message::push_number(out, b);
                 }
                 out.push_str(", got ");
-                message::push_count(out, n);
+                message::push_number(out, n);
             }
             Problem::TooShort { len } | Problem::TooLong { len } => {
                 let short = matches!(self.problem, Problem::TooShort { .. });
@@ -589,7 +589,7 @@ impl NodeDetail {
                     " characters"
                 });
                 out.push_str(" long, got ");
-                message::push_count(out, len);
+                message::push_count(out, *len);
             }
             Problem::Pattern { s } => {
                 let pattern = match node {
@@ -617,13 +617,13 @@ impl NodeDetail {
                 message::push_count(out, bound);
                 out.push_str(if bound == 1 { " item" } else { " items" });
                 out.push_str(", got ");
-                message::push_count(out, len);
+                message::push_count(out, *len);
             }
             Problem::Duplicate { a, b, shown } => {
                 out.push_str("items must be unique, but items ");
-                message::push_count(out, a);
+                message::push_count(out, *a);
                 out.push_str(" and ");
-                message::push_count(out, b);
+                message::push_count(out, *b);
                 out.push_str(" are equal (");
                 out.push_str(shown);
                 out.push_str("); remove the repeats");

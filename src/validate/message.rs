@@ -2,7 +2,6 @@
 //! the one message that lists every problem of a call.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use indexmap::IndexSet;
 use serde_json::Value;
@@ -159,9 +158,20 @@ pub(crate) fn write_short(out: &mut String, value: &Value) {
 }
 
 /// A count in decimal, written at the end of `out`.
-pub(crate) fn push_count(out: &mut String, n: impl fmt::Display) {
-    use std::fmt::Write as _;
-    let _ = write!(out, "{n}");
+pub(crate) fn push_count(out: &mut String, n: impl itoa::Integer) {
+    out.push_str(itoa::Buffer::new().format(n));
+}
+
+/// A number as serde_json writes it, at the end of `out`.
+pub(crate) fn push_number(out: &mut String, n: &serde_json::Number) {
+    if let Some(u) = n.as_u64() {
+        push_count(out, u);
+    } else if let Some(i) = n.as_i64() {
+        push_count(out, i);
+    } else {
+        use std::fmt::Write as _;
+        let _ = write!(out, "{n}");
+    }
 }
 
 /// The JSON type of a value, in words.
