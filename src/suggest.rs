@@ -26,7 +26,6 @@ pub fn did_you_mean_tiered<'a, const TIERS: usize>(
     candidates: impl IntoIterator<Item = (&'a str, usize)>,
 ) -> Option<&'a str> {
     let lower = lowercase(name);
-    let len = lower.chars().count();
     let shared = Shared::new(&lower);
     // The closest candidate of each set so far.
     let mut best: [Option<(f64, &'a str)>; TIERS] = [None; TIERS];
@@ -38,14 +37,20 @@ pub fn did_you_mean_tiered<'a, const TIERS: usize>(
         // easiest to beat: a score that cannot reach the bar or beat it changes no answer. The
         // margin keeps rounding in the metrics and the bounds from mattering.
         let useful = |most: f64| most + 1e-9 >= 0.7 && first.is_none_or(|(s, _)| most + 1e-9 >= s);
+        // Bounds of the two parts of the score. An equal name has both at their top, 1 and
+        // 0.85, and so is never passed over here.
+        let bounds = shared.bound(candidate);
+        if bounds.is_some_and(|(l, w)| !useful(l.max(w))) {
+            continue;
+        }
         let other = lowercase(candidate);
         let score = if other == lower {
             1.0
         } else {
-            let (levenshtein_most, winkler_most) = shared.bound(&other).unwrap_or_else(|| {
+            let (levenshtein_most, winkler_most) = bounds.unwrap_or_else(|| {
                 // The distance is at least the difference of the lengths (the bound from
                 // shared characters is tighter still).
-                let other_len = other.chars().count();
+                let (len, other_len) = (lower.chars().count(), other.chars().count());
                 let longer = len.max(other_len) as f64;
                 (1.0 - len.abs_diff(other_len) as f64 / longer, f64::INFINITY)
             });
@@ -108,22 +113,26 @@ impl Shared {
     }
 
     /// Upper bounds on the normalized Damerau–Levenshtein similarity and on the Jaro–Winkler
-    /// similarity less 0.15 (the two parts of the score) of `other` against the name, when both
-    /// are ASCII.
+    /// similarity less 0.15 (the two parts of the score) of `other`, in lower case, against the
+    /// name, when both are ASCII.
     fn bound(&self, other: &str) -> Option<(f64, f64)> {
         let len = self.len;
         let counts = self.counts.as_ref()?;
-        if !other.is_ascii() {
-            return None;
-        }
         // The occurrences of each byte of `other` so far: one is shared while there are no
         // more of them than the name has.
         let mut seen = [0u8; 128];
         let mut m = 0usize;
         for b in other.bytes() {
-            let at = usize::from(b & 0x7f);
+            if !b.is_ascii() {
+                return None;
+            }
+            let at = usize::from(b.to_ascii_lowercase());
             seen[at] = seen[at].saturating_add(1);
             m += usize::from(seen[at] <= counts[at]);
+        }
+        if len == 0 && other.is_empty() {
+            // Equal: both at their top.
+            return Some((1.0, 0.85));
         }
         if m == 0 {
             // Nothing shared (or one name empty): both similarities are 0.
