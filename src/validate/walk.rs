@@ -818,17 +818,26 @@ impl<'p> Run<'p> {
         let mut small: [Option<&Value>; 16] = [None; 16];
         let large: Vec<Option<&Value>>;
         let mut unknown = false;
+        // Which of the first 64 keys sent are unknown, when the scan found out.
+        let mut unknown_keys: Option<u64> = None;
         let slots: &[Option<&Value>] = if check.fields.len() <= 16 {
             let mut next = 0;
-            for (k, v) in map {
+            let mut bits = 0u64;
+            for (j, (k, v)) in map.iter().enumerate() {
                 match check.lookup_from(k, next) {
                     Some(i) => {
                         small[i] = Some(v);
                         next = i + 1;
                     }
-                    None => unknown = true,
+                    None => {
+                        unknown = true;
+                        if j < 64 {
+                            bits |= 1 << j;
+                        }
+                    }
                 }
             }
+            unknown_keys = Some(bits);
             &small[..check.fields.len()]
         } else {
             large = check.fields.iter().map(|f| map.get(&*f.name)).collect();
@@ -913,8 +922,35 @@ impl<'p> Run<'p> {
                 }
             }
         }
-        for (k, v) in map {
-            if !unknown || check.lookup(k).is_some() {
+        if unknown && !self.undeclared(id, check, map, unknown_keys, present, &mut out) {
+            ok = false;
+        }
+        if !ok {
+            return None;
+        }
+        self.out(|| Value::Object(out))
+    }
+
+    /// The keys of `map` that `check` does not declare (`unknown_keys` tells which of the first
+    /// 64 they are, when known; `present` which of the first 64 fields were sent): kept, walked
+    /// or reported as the object's `extra` says. Whether they are all fine.
+    fn undeclared(
+        &mut self,
+        id: NodeId,
+        check: &ObjectCheck,
+        map: &Map<String, Value>,
+        unknown_keys: Option<u64>,
+        present: u64,
+        out: &mut Map<String, Value>,
+    ) -> bool {
+        let root = self.path.is_empty();
+        let mut ok = true;
+        for (j, (k, v)) in map.iter().enumerate() {
+            let is_unknown = match unknown_keys {
+                Some(bits) if j < 64 => bits & (1 << j) != 0,
+                _ => check.lookup(k).is_none(),
+            };
+            if !is_unknown {
                 continue;
             }
             match &check.extra {
@@ -973,10 +1009,7 @@ impl<'p> Run<'p> {
                 }
             }
         }
-        if !ok {
-            return None;
-        }
-        self.out(|| Value::Object(out))
+        ok
     }
 }
 
