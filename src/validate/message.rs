@@ -412,10 +412,10 @@ fn display_key(key: &str) -> String {
 
 /// Whether a key is written bare: an ASCII identifier.
 fn is_ident(key: &str) -> bool {
-    key.chars()
+    key.bytes()
         .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// The compact signature of a tool, e.g.
@@ -493,7 +493,15 @@ fn write_readable_path(out: &mut String, pointer: &str) {
         return;
     }
     let start = out.len();
-    for raw in pointer.split('/').skip(1) {
+    // The segments after the first `/`.
+    let Some((_, mut rest)) = pointer.split_once('/') else {
+        return;
+    };
+    loop {
+        let (raw, next) = match rest.split_once('/') {
+            Some((raw, next)) => (raw, Some(next)),
+            None => (rest, None),
+        };
         let seg = if raw.contains('~') {
             Cow::Owned(raw.replace("~1", "/").replace("~0", "~"))
         } else {
@@ -513,6 +521,10 @@ fn write_readable_path(out: &mut String, pointer: &str) {
             out.push('[');
             write_json_str(out, &seg);
             out.push(']');
+        }
+        match next {
+            Some(next) => rest = next,
+            None => break,
         }
     }
 }
@@ -581,6 +593,27 @@ mod tests {
         match value {
             Value::Array(items) if items.len() > 8 => format!("{head}… ({} items)", items.len()),
             _ => format!("{head}…"),
+        }
+    }
+
+    #[test]
+    fn pointers_read_as_paths() {
+        let cases = [
+            ("", "(arguments)"),
+            ("/a", "a"),
+            ("/a/0/b", "a[0].b"),
+            ("/0", "[\"0\"]"),
+            ("/a~1b/c~0d", "[\"a/b\"][\"c~d\"]"),
+            ("/labels/a b", "labels[\"a b\"]"),
+            ("/", "[\"\"]"),
+            ("/a//b", "a[\"\"].b"),
+            ("/x/\"q\"/é", "x[\"\\\"q\\\"\"][\"é\"]"),
+            ("/_id/12/k9", "_id[12].k9"),
+        ];
+        for (pointer, want) in cases {
+            let mut out = String::from("at ");
+            write_readable_path(&mut out, pointer);
+            assert_eq!(out, format!("at {want}"), "{pointer:?}");
         }
     }
 
