@@ -68,6 +68,15 @@ fn deep_nesting_in_text() {
     });
     assert!(shallow.validate_str(&nested(2), Mode::Strict).is_ok());
     assert!(shallow.validate_str(&nested(3), Mode::Strict).is_err());
+    // Text and value name the same place: the first too deep in document order.
+    let text = r#"{"anything": [[1, {"a": []}], [[[]]]], "b": [[[[]]]]}"#;
+    let value: Value = serde_json::from_str(text).expect("JSON");
+    for mode in [Mode::Strict, Mode::Lax] {
+        let from_text = shallow.validate_str(text, mode).expect_err("too deep");
+        let from_value = shallow.validate_value(&value, mode).expect_err("too deep");
+        assert_eq!(from_text.errors[0].path, "/anything/0/1");
+        assert_eq!(from_value.errors[0].path, from_text.errors[0].path);
+    }
 }
 
 #[test]

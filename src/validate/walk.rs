@@ -127,10 +127,13 @@ pub(crate) fn too_deep(value: &Value, max: usize) -> Option<String> {
         if depth + 1 > max {
             return Some(path);
         }
-        for (seg, child) in children {
-            if matches!(child, Value::Array(_) | Value::Object(_)) {
-                stack.push((child, depth + 1, format!("{path}/{seg}")));
-            }
+        // Pushed last to first, so that the first place too deep in document order (where
+        // the text's reader stops) is found first.
+        let containers: Vec<(String, &Value)> = children
+            .filter(|(_, child)| matches!(child, Value::Array(_) | Value::Object(_)))
+            .collect();
+        for (seg, child) in containers.into_iter().rev() {
+            stack.push((child, depth + 1, format!("{path}/{seg}")));
         }
     }
     None
