@@ -9,7 +9,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-use tooldef::validate::{Limits, Mode, Validator};
+use tooldef::validate::{ErrorCode, Limits, Mode, Validator};
 
 #[path = "support/random_tools.rs"]
 mod random_tools;
@@ -202,6 +202,16 @@ fn agree(v: &Validator, text: &str) -> Result<(), TestCaseError> {
             mode,
             text
         );
+        // The value path agrees too, where the text parses as a value and has no problem of
+        // the text itself: a duplicate key (which only text can have) or nesting too deep
+        // (which text reports with a position as well).
+        let text_problem = matches!(&full, Err(e) if e.errors.iter().any(|e| {
+            matches!(e.code, ErrorCode::DuplicateKey | ErrorCode::TooDeep)
+        }));
+        if let (false, Ok(value)) = (text_problem, serde_json::from_str::<Value>(text)) {
+            let from_value = v.validate_value(&value, mode).map(|x| x.into_owned());
+            prop_assert_eq!(&fast, &from_value, "value path, {:?} on {}", mode, text);
+        }
     }
     Ok(())
 }

@@ -438,7 +438,9 @@ impl Validator {
     ) -> Result<Validated<'a>, Invalid> {
         let parsed;
         let mut errors = Vec::new();
-        let value = match args.into() {
+        let args = args.into();
+        let from_text = matches!(args, Arguments::Text(_));
+        let value = match args {
             Arguments::Text(text) => {
                 if text.len() > self.limits.max_bytes {
                     let e = ValidationError::new(
@@ -514,12 +516,20 @@ impl Validator {
             }
         };
         // Strict mode only needs the problems here (valid values took the fast path above), so
-        // the run builds no output.
-        let mut run = match mode {
-            Mode::Strict => walk::Run::errors_only(&self.program),
-            Mode::Lax => walk::Run::new(&self.program, true),
+        // the run builds no output. So does lax mode for text, which reaches this point when
+        // the single pass failed, so almost always with problems; without any, the run is
+        // made again, building the arguments.
+        let lax = mode == Mode::Lax;
+        let mut run = if lax && !from_text {
+            walk::Run::new(&self.program, true)
+        } else {
+            walk::Run::errors_only(&self.program, lax)
         };
-        let out = run.walk(self.root, value);
+        let mut out = run.walk(self.root, value);
+        if lax && from_text && out.is_some() && run.errors.is_empty() && errors.is_empty() {
+            run = walk::Run::new(&self.program, true);
+            out = run.walk(self.root, value);
+        }
         if errors.is_empty() {
             errors = run.errors;
         } else {

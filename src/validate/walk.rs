@@ -208,12 +208,12 @@ impl<'p> Run<'p> {
         }
     }
 
-    /// A strict run that only collects the problems: the walk returns `Some(Value::Null)`
-    /// instead of the normalized value.
-    pub fn errors_only(prog: &'p Program) -> Self {
+    /// A run that only collects the problems (and, in lax mode, the coercions): the walk
+    /// returns `Some(Value::Null)` instead of the normalized value.
+    pub fn errors_only(prog: &'p Program, lax: bool) -> Self {
         Run {
             build: false,
-            ..Run::new(prog, false)
+            ..Run::new(prog, lax)
         }
     }
 
@@ -227,10 +227,11 @@ impl<'p> Run<'p> {
         }
     }
 
-    /// Whether the run only collects strict problems, so that values the fast check accepts
-    /// can be skipped (down to [`SKIP_VALID_LEVELS`]).
+    /// Whether the run only collects problems, so that values the fast check accepts can be
+    /// skipped (down to [`SKIP_VALID_LEVELS`]). Lax mode coerces only what strict mode rejects,
+    /// so a value the strict check accepts has no problem and no coercion in either mode.
     fn skips_valid(&self) -> bool {
-        !self.build && !self.lax && !self.definition
+        !self.build && !self.definition
     }
 
     /// After a field's value failed: a `null` sent for an optional field that does not take it
@@ -494,26 +495,31 @@ impl<'p> Run<'p> {
                         ok = false;
                     }
                 }
-                let mut out = Vec::with_capacity(if self.build { items.len() } else { 0 });
+                // Lax mode judges uniqueness on the coerced items, so they are built even in a
+                // run that builds nothing else.
+                let build = self.build || (check.unique && self.lax);
+                let outer = std::mem::replace(&mut self.build, build);
+                let mut out = Vec::with_capacity(if build { items.len() } else { 0 });
                 let mut items_ok = true;
                 let coercions_before = self.coercions.len();
                 for (i, item) in items.iter().enumerate() {
                     match self.with_index(i, |r| r.walk(check.item(i), item)) {
-                        Some(v) if self.build => out.push(v),
+                        Some(v) if build => out.push(v),
                         Some(_) => {}
                         None => items_ok = false,
                     }
                 }
+                self.build = outer;
                 if check.unique && !unique_checked {
                     // Without building, the run is strict: normalizing keeps equal items equal
                     // and distinct items distinct (defaults aside, see below), so the items as
                     // sent decide.
-                    let mut dup = if items_ok && self.build {
+                    let mut dup = if items_ok && build {
                         first_duplicate(&out)
                     } else {
                         first_duplicate(items)
                     };
-                    if items_ok && dup.is_some() && self.fill_defaults && self.build {
+                    if items_ok && dup.is_some() && self.fill_defaults && build {
                         // Defaults are annotations: items that differ only in a field one of
                         // them leaves out are distinct, as JSON Schema judges them. Judge the
                         // items as sent (coerced, without defaults), and if they are distinct,
@@ -873,9 +879,13 @@ impl<'p> Run<'p> {
                 }
                 Some(v) if skip_valid && f.leaf.accepts(v) => {}
                 Some(v) if skip_valid && !walked_item_by_item(v) => {
-                    if !check_child::<false>(prog, f.node(), v, usize::MAX, &mut true) {
+                    // What the strict check rejects, lax mode may still coerce.
+                    if !check_child::<false>(prog, f.node(), v, usize::MAX, &mut true)
+                        && self
+                            .with_segment(&f.texts.pointer, |r| r.walk_node(f.node(), v))
+                            .is_none()
+                    {
                         ok = false;
-                        self.with_segment(&f.texts.pointer, |r| r.walk_node(f.node(), v));
                         self.omit_null_hint(f, v);
                     }
                 }
