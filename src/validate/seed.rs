@@ -102,13 +102,17 @@ impl Pass<'_> {
         if !self.lax {
             return Err(reject());
         }
-        let mut run = walk::Run::new(self.prog, true);
-        match run.walk(id, value) {
-            Some(v) if run.errors.is_empty() => {
-                self.coercions.append(&mut run.coercions);
-                Ok(v)
+        // The run records its coercions after the pass's, at paths relative to the value.
+        let before = self.coercions.len();
+        let mut run = walk::Run::at_value(self.prog, std::mem::take(&mut self.coercions));
+        let out = run.walk(id, value);
+        self.coercions = run.coercions;
+        match out {
+            Some(v) if run.errors.is_empty() => Ok(v),
+            _ => {
+                self.coercions.truncate(before);
+                Err(reject())
             }
-            _ => Err(reject()),
         }
     }
 

@@ -196,11 +196,21 @@ const SKIP_VALID_LEVELS: usize = 8;
 impl<'p> Run<'p> {
     pub fn new(prog: &'p Program, lax: bool) -> Self {
         Run {
-            prog,
             lax,
-            errors: Vec::new(),
-            coercions: Vec::new(),
             path: String::with_capacity(64),
+            ..Run::at_value(prog, Vec::new())
+        }
+    }
+
+    /// A lax run over one value, whose paths start at it, recording its coercions after
+    /// `coercions`.
+    pub fn at_value(prog: &'p Program, coercions: Vec<Coercion>) -> Self {
+        Run {
+            prog,
+            lax: true,
+            errors: Vec::new(),
+            coercions,
+            path: String::new(),
             definition: false,
             fill_defaults: true,
             build: true,
