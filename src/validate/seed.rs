@@ -23,7 +23,7 @@ use serde_json::{Map, Number, Value};
 
 use super::coerce::{Coercion, CoercionRule};
 
-use super::compile::{Extra, Node, NodeId, ObjectCheck, Program};
+use super::compile::{Extra, Leaf, Node, NodeId, ObjectCheck, Program};
 use super::error::escape_pointer;
 use super::number;
 use super::walk;
@@ -54,6 +54,7 @@ pub(crate) fn validate(
     // The pass counts depth itself and stops at `max_depth`.
     de.disable_recursion_limit();
     let value = Typed {
+        leaf: Leaf::Other,
         pass: &mut pass,
         id: root,
         depth: 0,
@@ -139,6 +140,9 @@ impl Pass<'_> {
 struct Typed<'a, 'p> {
     pass: &'a mut Pass<'p>,
     id: NodeId,
+    /// What the node is, when its use recorded it (`Leaf::Other` otherwise): a value of a
+    /// plain scalar's JSON type is taken without reading the node.
+    leaf: Leaf,
     /// The depth of the container that holds the value (0 for the arguments object).
     depth: usize,
     absent_if_null: bool,
@@ -148,6 +152,9 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
     type Value = Option<Value>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Value>, D::Error> {
+        if self.leaf != Leaf::Other {
+            return d.deserialize_any(LeafVisitor(self));
+        }
         let prog = self.pass.prog;
         // The usual node (a scalar, an enum, an object) is read piece by piece as it is.
         if !matches!(
@@ -163,20 +170,7 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
                 absent_if_null: self.absent_if_null,
             });
         }
-        // Through references and nullable wrappers to the node that says what to read. The
-        // compiler cuts every cycle of these, so the walk ends; the bound is a second guard.
-        let mut node = self.id;
-        let mut nullable = false;
-        for _ in 0..=prog.nodes.len() {
-            match &prog.nodes[node] {
-                Node::Ref(t) => node = *t,
-                Node::Nullable(t) => {
-                    nullable = true;
-                    node = *t;
-                }
-                _ => break,
-            }
-        }
+        let (node, nullable) = resolve(prog, self.id);
         let whole = match &prog.nodes[node] {
             Node::Any => {
                 // Anything fits (nested no deeper than the limit): nothing to check or change.
@@ -211,6 +205,113 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
             depth: self.depth,
             absent_if_null: self.absent_if_null,
         })
+    }
+}
+
+impl<'a, 'p> Typed<'a, 'p> {
+    /// The visitor of a node that is read piece by piece, through references and nullable
+    /// wrappers: for a [`Leaf`], whose node is a scalar one.
+    fn scalar_visitor(self) -> NodeVisitor<'a, 'p> {
+        let (node, nullable) = resolve(self.pass.prog, self.id);
+        NodeVisitor {
+            pass: self.pass,
+            id: self.id,
+            node,
+            nullable,
+            depth: self.depth,
+            absent_if_null: self.absent_if_null,
+        }
+    }
+}
+
+/// Through references and nullable wrappers from node `id` to the node that says what to read,
+/// and whether a wrapper allowed `null`. The compiler cuts every cycle of these, so the walk
+/// ends; the bound is a second guard.
+fn resolve(prog: &Program, id: NodeId) -> (NodeId, bool) {
+    let mut node = id;
+    let mut nullable = false;
+    for _ in 0..=prog.nodes.len() {
+        match &prog.nodes[node] {
+            Node::Ref(t) => node = *t,
+            Node::Nullable(t) => {
+                nullable = true;
+                node = *t;
+            }
+            _ => break,
+        }
+    }
+    (node, nullable)
+}
+
+/// Reads a value for a plain scalar node ([`Leaf`]): a value of its JSON type is valid as it
+/// is, so the node (in the cache only if the tool was used lately) is not read; anything else
+/// is left to the node's visitor.
+struct LeafVisitor<'a, 'p>(Typed<'a, 'p>);
+
+impl<'de> Visitor<'de> for LeafVisitor<'_, '_> {
+    type Value = Option<Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Option<Value>, E> {
+        self.0.scalar_visitor().visit_unit()
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Option<Value>, E> {
+        self.0.scalar_visitor().visit_none()
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Option<Value>, E> {
+        match self.0.leaf {
+            Leaf::Boolean => Ok(Some(Value::Bool(v))),
+            _ => self.0.scalar_visitor().visit_bool(v),
+        }
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<Value>, E> {
+        match self.0.leaf {
+            Leaf::Integer | Leaf::Number => Ok(Some(Value::Number(v.into()))),
+            _ => self.0.scalar_visitor().visit_i64(v),
+        }
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<Value>, E> {
+        match self.0.leaf {
+            Leaf::Integer | Leaf::Number => Ok(Some(Value::Number(v.into()))),
+            _ => self.0.scalar_visitor().visit_u64(v),
+        }
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Option<Value>, E> {
+        // An integer field asks its node about a double (`2.0` is an integer).
+        match (self.0.leaf, Number::from_f64(v)) {
+            (Leaf::Number, Some(n)) => Ok(Some(Value::Number(n))),
+            _ => self.0.scalar_visitor().visit_f64(v),
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<Value>, E> {
+        match self.0.leaf {
+            Leaf::String => Ok(Some(Value::String(v.to_owned()))),
+            _ => self.0.scalar_visitor().visit_str(v),
+        }
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Option<Value>, E> {
+        match self.0.leaf {
+            Leaf::String => Ok(Some(Value::String(v))),
+            _ => self.0.scalar_visitor().visit_string(v),
+        }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<Value>, A::Error> {
+        self.0.scalar_visitor().visit_seq(seq)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<Value>, A::Error> {
+        self.0.scalar_visitor().visit_map(map)
     }
 }
 
@@ -374,6 +475,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
             let item = seq.next_element_seed(Typed {
                 pass: &mut *self.pass,
                 id: c.items,
+                leaf: c.items_leaf,
                 depth,
                 absent_if_null: false,
             })?;
@@ -454,6 +556,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     let mut value = map.next_value_seed(Typed {
                         pass: &mut *self.pass,
                         id: f.node(),
+                        leaf: f.leaf,
                         depth,
                         absent_if_null: lax && !f.required && !f.accepts_null,
                     })?;
@@ -510,6 +613,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                             .next_value_seed(Typed {
                                 pass: &mut *self.pass,
                                 id: *node,
+                                leaf: Leaf::Other,
                                 depth,
                                 absent_if_null: false,
                             })?
