@@ -161,14 +161,8 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
             prog.nodes[self.id],
             Node::Any | Node::AnyOf(_) | Node::Ref(_) | Node::Nullable(_) | Node::Array(_)
         ) {
-            return d.deserialize_any(NodeVisitor {
-                pass: self.pass,
-                id: self.id,
-                node: self.id,
-                nullable: false,
-                depth: self.depth,
-                absent_if_null: self.absent_if_null,
-            });
+            let id = self.id;
+            return d.deserialize_any(self.visitor(id, false));
         }
         let (node, nullable) = resolve(prog, self.id);
         let whole = match &prog.nodes[node] {
@@ -197,22 +191,14 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
             }
             return self.pass.judge(self.id, value).map(Some);
         }
-        d.deserialize_any(NodeVisitor {
-            pass: self.pass,
-            id: self.id,
-            node,
-            nullable,
-            depth: self.depth,
-            absent_if_null: self.absent_if_null,
-        })
+        d.deserialize_any(self.visitor(node, nullable))
     }
 }
 
 impl<'a, 'p> Typed<'a, 'p> {
-    /// The visitor of a node that is read piece by piece, through references and nullable
-    /// wrappers: for a [`Leaf`], whose node is a scalar one.
-    fn scalar_visitor(self) -> NodeVisitor<'a, 'p> {
-        let (node, nullable) = resolve(self.pass.prog, self.id);
+    /// The visitor that reads the value piece by piece as node `node`, which the node asked for
+    /// resolves to (`nullable` when a wrapper on the way allowed `null`).
+    fn visitor(self, node: NodeId, nullable: bool) -> NodeVisitor<'a, 'p> {
         NodeVisitor {
             pass: self.pass,
             id: self.id,
@@ -221,6 +207,12 @@ impl<'a, 'p> Typed<'a, 'p> {
             depth: self.depth,
             absent_if_null: self.absent_if_null,
         }
+    }
+
+    /// The visitor for a [`Leaf`], whose node (through references) is a scalar one.
+    fn scalar_visitor(self) -> NodeVisitor<'a, 'p> {
+        let (node, nullable) = resolve(self.pass.prog, self.id);
+        self.visitor(node, nullable)
     }
 }
 
