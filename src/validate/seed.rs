@@ -240,6 +240,22 @@ fn resolve(prog: &Program, id: NodeId) -> (NodeId, bool) {
 /// is left to the node's visitor.
 struct LeafVisitor<'a, 'p>(Typed<'a, 'p>);
 
+impl<'a, 'p> LeafVisitor<'a, 'p> {
+    /// `value` when the leaf accepts it ([`Leaf::accepts`], the rule the fast check uses);
+    /// otherwise what the node's visitor makes of the token (`read`).
+    fn take<E>(
+        self,
+        value: Value,
+        read: impl FnOnce(NodeVisitor<'a, 'p>) -> Result<Option<Value>, E>,
+    ) -> Result<Option<Value>, E> {
+        if self.0.leaf.accepts(&value) {
+            Ok(Some(value))
+        } else {
+            read(self.0.scalar_visitor())
+        }
+    }
+}
+
 impl<'de> Visitor<'de> for LeafVisitor<'_, '_> {
     type Value = Option<Value>;
 
@@ -256,34 +272,27 @@ impl<'de> Visitor<'de> for LeafVisitor<'_, '_> {
     }
 
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Option<Value>, E> {
-        match self.0.leaf {
-            Leaf::Boolean => Ok(Some(Value::Bool(v))),
-            _ => self.0.scalar_visitor().visit_bool(v),
-        }
+        self.take(Value::Bool(v), |n| n.visit_bool(v))
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<Value>, E> {
-        match self.0.leaf {
-            Leaf::Integer | Leaf::Number => Ok(Some(Value::Number(v.into()))),
-            _ => self.0.scalar_visitor().visit_i64(v),
-        }
+        self.take(Value::Number(v.into()), |n| n.visit_i64(v))
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<Value>, E> {
-        match self.0.leaf {
-            Leaf::Integer | Leaf::Number => Ok(Some(Value::Number(v.into()))),
-            _ => self.0.scalar_visitor().visit_u64(v),
-        }
+        self.take(Value::Number(v.into()), |n| n.visit_u64(v))
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Option<Value>, E> {
-        // An integer field asks its node about a double (`2.0` is an integer).
-        match (self.0.leaf, Number::from_f64(v)) {
-            (Leaf::Number, Some(n)) => Ok(Some(Value::Number(n))),
-            _ => self.0.scalar_visitor().visit_f64(v),
+        // A double is an integer field's only when its node says so (`2.0` is an integer).
+        match Number::from_f64(v) {
+            Some(n) => self.take(Value::Number(n), |x| x.visit_f64(v)),
+            None => self.0.scalar_visitor().visit_f64(v),
         }
     }
 
+    // Strings are not built before the leaf is asked: as [`Leaf::accepts`] says, a string
+    // leaf takes any string and no other leaf takes one.
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<Value>, E> {
         match self.0.leaf {
             Leaf::String => Ok(Some(Value::String(v.to_owned()))),
