@@ -486,10 +486,8 @@ impl ValidationError {
     /// The problem in one sentence, without the path, e.g. `must be at most 14, got 20`.
     /// Written on the first call and kept.
     pub fn message(&self) -> Cow<'_, str> {
-        if let Detail::Text { message, .. } = &self.detail {
-            if !self.omit_null {
-                return Cow::Borrowed(message);
-            }
+        if let Some(message) = self.written() {
+            return Cow::Borrowed(message);
         }
         Cow::Borrowed(self.rendered.get_or_init(|| {
             // Room for the usual sentence, so that it is not grown while written.
@@ -502,10 +500,20 @@ impl ValidationError {
     /// [`message`](ValidationError::message), written at the end of `out` (and not kept when it
     /// was not written before).
     pub(crate) fn write_message(&self, out: &mut String) {
-        match (&self.detail, self.rendered.get()) {
-            (_, Some(rendered)) => out.push_str(rendered),
-            (Detail::Text { message, .. }, None) if !self.omit_null => out.push_str(message),
-            _ => self.write_fresh(out),
+        match self
+            .written()
+            .or_else(|| self.rendered.get().map(String::as_str))
+        {
+            Some(message) => out.push_str(message),
+            None => self.write_fresh(out),
+        }
+    }
+
+    /// The message, when it was written with the error (and needs nothing added).
+    fn written(&self) -> Option<&str> {
+        match &self.detail {
+            Detail::Text { message, .. } if !self.omit_null => Some(message),
+            _ => None,
         }
     }
 
