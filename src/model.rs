@@ -40,6 +40,33 @@ impl Module {
         &self.types[id.0]
     }
 
+    /// Whether `null` is a value of `ty` (nullable, `any`, `null`, or a literal, enum or union
+    /// that holds it), following named types.
+    pub fn accepts_null(&self, ty: &Ty) -> bool {
+        self.accepts_null_within(ty, 0)
+    }
+
+    fn accepts_null_within(&self, ty: &Ty, depth: usize) -> bool {
+        // Deeper than any checked type nests: say yes, the answer that asks nothing more.
+        if depth > 64 {
+            return true;
+        }
+        match ty {
+            Ty::Any | Ty::Null | Ty::Nullable(_) => true,
+            Ty::Const(v) => v.is_null(),
+            Ty::Enum(members) => members.iter().any(|m| m.value.is_null()),
+            Ty::AnyOf(members) => members
+                .iter()
+                .any(|m| self.accepts_null_within(m, depth + 1)),
+            // A named type this module does not hold (a hand-built model): nothing is known.
+            Ty::Ref(id) => self
+                .types
+                .get(id.0)
+                .is_none_or(|n| self.accepts_null_within(&n.ty, depth + 1)),
+            _ => false,
+        }
+    }
+
     /// Follows references until a type that is not a [`Ty::Ref`] (at most once per named type,
     /// so an alias cycle, which the checker rejects, cannot loop).
     pub fn resolve<'a>(&'a self, mut ty: &'a Ty) -> &'a Ty {
@@ -382,6 +409,15 @@ pub struct Field {
     pub deprecated: bool,
     /// The field's span.
     pub span: Span,
+}
+
+impl Field {
+    /// Whether a target that lists every field as required (OpenAI strict mode) shows this
+    /// field as nullable, with `null` standing for "absent": it is optional and `null` is not a
+    /// value of its type.
+    pub fn null_means_absent(&self, module: &Module) -> bool {
+        !self.required && !module.accepts_null(&self.ty)
+    }
 }
 
 /// A tool that a model can call.

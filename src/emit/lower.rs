@@ -584,7 +584,7 @@ impl<'m> Lowering<'m> {
         }
         // Strict mode lists every property in `required`; an optional one says "absent" with
         // null.
-        if self.flavor == Flavor::Strict && !f.required && !accepts_null(self.module, &f.ty) {
+        if self.flavor == Flavor::Strict && f.null_means_absent(self.module) {
             node = self.make_nullable(node);
         }
         self.finish(node)
@@ -750,17 +750,6 @@ fn set_nullable(m: &mut Map<String, Value>) {
         }
     } else if m.get("type").and_then(Value::as_str) != Some("NULL") {
         m.insert("nullable".into(), Value::Bool(true));
-    }
-}
-
-/// Whether `null` is a value of the type.
-pub(crate) fn accepts_null(module: &Module, ty: &Ty) -> bool {
-    match module.resolve(ty) {
-        Ty::Any | Ty::Null | Ty::Nullable(_) => true,
-        Ty::Const(v) => v.is_null(),
-        Ty::Enum(ms) => ms.iter().any(|m| m.value.is_null()),
-        Ty::AnyOf(ts) => ts.iter().any(|t| accepts_null(module, t)),
-        _ => false,
     }
 }
 

@@ -573,7 +573,7 @@ impl<'m> Compiler<'m> {
                 }),
                 required: f.required,
                 leaf: Leaf::Other,
-                accepts_null: accepts_null(self.module, &f.ty, 0),
+                accepts_null: self.module.accepts_null(&f.ty),
             });
         }
         let extra = match &o.additional {
@@ -932,24 +932,6 @@ fn number_check(r: &NumberRules) -> NumberCheck {
     NumberCheck {
         fast,
         exact: Box::new(exact),
-    }
-}
-
-/// Whether `null` is a valid value of `ty`.
-fn accepts_null(module: &Module, ty: &Ty, depth: usize) -> bool {
-    if depth > 64 {
-        return true;
-    }
-    match ty {
-        Ty::Any | Ty::Null | Ty::Nullable(_) => true,
-        Ty::Const(v) => v.is_null(),
-        Ty::Enum(members) => members.iter().any(|m| m.value.is_null()),
-        Ty::AnyOf(members) => members.iter().any(|m| accepts_null(module, m, depth + 1)),
-        Ty::Ref(id) => module
-            .types
-            .get(id.0)
-            .is_none_or(|n| accepts_null(module, &n.ty, depth + 1)),
-        _ => false,
     }
 }
 

@@ -52,6 +52,7 @@ pub mod error;
 mod message;
 mod number;
 mod parse;
+mod reading;
 mod seed;
 mod walk;
 
@@ -68,6 +69,7 @@ pub use crate::model::Mode;
 pub use coerce::{Coercion, CoercionRule};
 pub use compile::PatternError;
 pub use error::{ErrorCode, TextPosition, ValidationError};
+pub use reading::Reading;
 pub use walk::json_equal;
 
 use compile::{Compiler, NodeId, Program};
@@ -293,6 +295,17 @@ pub enum CompileError {
     /// them).
     #[error("invalid pattern /{}/: {}", .0.pattern, .0.reason)]
     Pattern(PatternError),
+    /// The target refuses the tool, so no model was shown it (e.g. a map for `openai-strict`);
+    /// the errors are the target's, as `compile --target` reports them.
+    #[error("target {target} cannot carry tool `{tool}`: {errors}")]
+    NotRepresentable {
+        /// The tool.
+        tool: String,
+        /// The target's name.
+        target: &'static str,
+        /// The target's errors.
+        errors: crate::Errors,
+    },
 }
 
 /// A tool's compiled validator.
@@ -307,6 +320,32 @@ pub struct Validator {
     default_mode: Mode,
     tool: Arc<str>,
     signature: Arc<str>,
+    /// The strict reading of a target that showed the tool in another shape ([`Reading`]).
+    shown: Option<Box<Shown>>,
+}
+
+/// A tool as a target showed it: the validator of that shape, and the two modules that turn its
+/// arguments back into the source's shape.
+#[derive(Debug)]
+struct Shown {
+    validator: Validator,
+    source: Module,
+    shown: Module,
+}
+
+impl Shown {
+    fn validate<'a>(&self, args: Arguments<'a>) -> Result<Validated<'a>, Invalid> {
+        let valid = self.validator.validate(args, Mode::Strict)?;
+        let mut arguments = valid.arguments.into_owned();
+        if let Some(tool) = self.source.tools.first() {
+            let params = Ty::Object(Box::new(tool.params.clone()));
+            reading::back(&self.source, &self.shown, &params, &mut arguments);
+        }
+        Ok(Validated {
+            arguments: Cow::Owned(arguments),
+            coercions: valid.coercions,
+        })
+    }
 }
 
 impl Validator {
@@ -325,7 +364,59 @@ impl Validator {
             signature: message::signature(module, tool).into(),
             program: compiler.finish(),
             root,
+            shown: None,
         })
+    }
+
+    /// Compiles the validator of `tool` for the target its schema was emitted for: it reads
+    /// calls in the shape that target showed ([`Reading::for_target`]). Fails when the target
+    /// refuses the tool.
+    pub fn for_target(
+        module: &Module,
+        tool: &Tool,
+        target: crate::emit::Target,
+    ) -> Result<Validator, CompileError> {
+        let reading = Reading::for_target(module, tool, target).map_err(|errors| {
+            CompileError::NotRepresentable {
+                tool: tool.name.clone(),
+                target: target.as_str(),
+                errors,
+            }
+        })?;
+        Validator::with_reading(module, tool, reading)
+    }
+
+    /// Compiles the validator of `tool` for a reading.
+    pub fn with_reading(
+        module: &Module,
+        tool: &Tool,
+        reading: Reading,
+    ) -> Result<Validator, CompileError> {
+        let mut validator = Validator::new(module, tool)?;
+        if reading == Reading::NullForAbsent {
+            let (source, shown) = reading::shown_module(module, tool);
+            let strict = match shown.tools.first() {
+                Some(t) => Validator::new(&shown, t)?,
+                None => return Ok(validator),
+            };
+            // Lax mode keeps the source's rules, but its messages show the target's shape.
+            validator.signature = Arc::clone(&strict.signature);
+            validator.shown = Some(Box::new(Shown {
+                validator: strict,
+                source,
+                shown,
+            }));
+        }
+        Ok(validator)
+    }
+
+    /// How this validator reads a call.
+    pub fn reading(&self) -> Reading {
+        if self.shown.is_some() {
+            Reading::NullForAbsent
+        } else {
+            Reading::Source
+        }
     }
 
     /// Compiles the validator of the tool called `name`.
@@ -346,6 +437,18 @@ impl Validator {
     /// The same validator with other limits.
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        if let Some(shown) = self.shown.take() {
+            let Shown {
+                validator,
+                source,
+                shown,
+            } = *shown;
+            self.shown = Some(Box::new(Shown {
+                validator: validator.with_limits(limits),
+                source,
+                shown,
+            }));
+        }
         self
     }
 
@@ -377,6 +480,11 @@ impl Validator {
 
     /// Validates argument text in the given mode.
     pub fn validate_str(&self, text: &str, mode: Mode) -> Result<Validated<'static>, Invalid> {
+        if let Some(shown) = self.shown_for(mode) {
+            return shown
+                .validate(Arguments::Text(text))
+                .map(Validated::into_owned);
+        }
         match self.single_pass(text, mode) {
             Some(valid) => Ok(valid),
             None => self
@@ -418,6 +526,9 @@ impl Validator {
         mode: Mode,
     ) -> Result<Validated<'a>, Invalid> {
         let args = args.into();
+        if let Some(shown) = self.shown_for(mode) {
+            return shown.validate(args);
+        }
         if let Arguments::Text(text) = args {
             // Valid text takes the single pass; anything else is decided by the full path
             // below, which reports every problem.
@@ -439,6 +550,9 @@ impl Validator {
         let parsed;
         let mut errors = Vec::new();
         let args = args.into();
+        if let Some(shown) = self.shown_for(mode) {
+            return shown.validate(args);
+        }
         let from_text = matches!(args, Arguments::Text(_));
         let value = match args {
             Arguments::Text(text) => {
@@ -555,6 +669,15 @@ impl Validator {
         }
     }
 
+    /// The target's reading, when this validator has one and `mode` is strict.
+    #[inline(always)]
+    fn shown_for(&self, mode: Mode) -> Option<&Shown> {
+        match mode {
+            Mode::Strict => self.shown.as_deref(),
+            Mode::Lax => None,
+        }
+    }
+
     fn invalid(
         &self,
         mode: Mode,
@@ -612,6 +735,9 @@ impl Validator {
     /// mode runs the full validation, since coercions must be applied before uniqueness can be
     /// judged.
     pub fn is_valid<'a>(&self, args: impl Into<Arguments<'a>>, mode: Mode) -> bool {
+        if let Some(shown) = self.shown_for(mode) {
+            return shown.validator.is_valid(args, Mode::Strict);
+        }
         match (args.into(), mode) {
             (Arguments::Text(text), Mode::Strict) => {
                 let max_depth = self.limits.max_depth;
