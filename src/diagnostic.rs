@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+pub use crate::source::Source;
+
 /// A byte range in the source text.
 ///
 /// Spans are left out of equality (every span equals every other), so ASTs and models built from
@@ -202,6 +204,8 @@ pub struct Related {
     pub span: Span,
     /// What is there.
     pub message: String,
+    /// The source the span points into, when it is not the diagnostic's own.
+    pub file: Option<Source>,
 }
 
 /// One problem found in a source.
@@ -221,6 +225,9 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// Other places that explain the problem.
     pub related: Vec<Related>,
+    /// The source the span points into, when the diagnostic came from one of several (a
+    /// [`crate::Toolset`]); `None` for the single source given to [`crate::compile`].
+    pub file: Option<Source>,
 }
 
 impl Diagnostic {
@@ -234,6 +241,7 @@ impl Diagnostic {
             label: String::new(),
             help: None,
             related: Vec::new(),
+            file: None,
         }
     }
 
@@ -262,7 +270,24 @@ impl Diagnostic {
         self.related.push(Related {
             span,
             message: message.into(),
+            file: None,
         });
+        self
+    }
+
+    /// Adds a related location in another source.
+    pub fn with_related_in(mut self, file: Source, span: Span, message: impl Into<String>) -> Self {
+        self.related.push(Related {
+            span,
+            message: message.into(),
+            file: Some(file),
+        });
+        self
+    }
+
+    /// The same diagnostic, pointing into `file`.
+    pub fn in_file(mut self, file: &Source) -> Self {
+        self.file = Some(file.clone());
         self
     }
 
@@ -272,8 +297,12 @@ impl Diagnostic {
     }
 }
 
+/// `[code] message`, after `file:line:column: ` when the diagnostic carries its file.
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{}: ", file.locate(self.span))?;
+        }
         write!(f, "[{}] {}", self.code, self.message)
     }
 }
@@ -339,6 +368,8 @@ impl LineIndex {
 
 /// Decodes source bytes as UTF-8, or returns an `invalid-utf8` diagnostic pointing at the first
 /// bad byte.
+// A diagnostic is as large as it is everywhere; boxing it here alone would buy nothing.
+#[allow(clippy::result_large_err)]
 pub fn decode_source(bytes: &[u8]) -> Result<&str, Diagnostic> {
     std::str::from_utf8(bytes).map_err(|e| {
         let at = e.valid_up_to();

@@ -42,12 +42,15 @@ pub mod model;
 pub mod pattern;
 pub mod print;
 pub mod render;
+mod source;
 pub mod suggest;
 pub mod syntax;
+mod toolset;
 pub mod validate;
 
-pub use diagnostic::{Code, Diagnostic, Errors, Severity, Span};
+pub use diagnostic::{Code, Diagnostic, Errors, Severity, Source, Span};
 pub use model::Module;
+pub use toolset::{LoadError, Toolset};
 
 /// A successfully compiled source: the module and any warnings.
 #[derive(Clone, Debug)]

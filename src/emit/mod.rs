@@ -136,12 +136,18 @@ pub fn tools(module: &Module, target: Target, options: &Options) -> Result<Emitt
         all.push(json);
         diagnostics.extend(d);
     }
-    let json = match target {
-        Target::Gemini => json!([{ "functionDeclarations": all }]),
-        Target::Mcp => json!({ "tools": all }),
-        _ => Value::Array(all),
-    };
-    finish(json, diagnostics, options)
+    finish(document(target, all), diagnostics, options)
+}
+
+/// The document of several tools, each already in the target's shape ([`tool`]): an array,
+/// except for `gemini` (one `Tool` holding every declaration, in an array) and `mcp` (a
+/// `tools/list` result).
+pub fn document(target: Target, tools: Vec<Value>) -> Value {
+    match target {
+        Target::Gemini => json!([{ "functionDeclarations": tools }]),
+        Target::Mcp => json!({ "tools": tools }),
+        _ => Value::Array(tools),
+    }
 }
 
 /// The most schemas one tool may expand to once named types are inlined. Inlining a type used

@@ -1,0 +1,319 @@
+//! A toolset: the compiled tools of one or more sources, keyed by name.
+//!
+//! The entry point of the library for a program that serves tools to a model: it emits the
+//! whole set for any target as one document, and hands out each tool's validator, in the
+//! source's reading or in the shape a target showed ([`Toolset::validator_for`]).
+//!
+//! ```
+//! use tooldef::{emit::Target, Toolset};
+//! use tooldef::validate::Mode;
+//!
+//! let tools = Toolset::from_source(r#"
+//! /// Return the weather for a city.
+//! tool get_weather { city: string, days?: integer @min(1) = 1 }
+//! "#).unwrap();
+//!
+//! let openai = tools.emit(Target::OpenAiStrict).unwrap();
+//! assert_eq!(openai.json[0]["function"]["name"], "get_weather");
+//!
+//! // A model shown the strict schema sends `null` for `days`: that means "absent".
+//! let v = tools.validator_for("get_weather", Target::OpenAiStrict).unwrap();
+//! let ok = v.validate_str(r#"{"city": "Oslo", "days": null}"#, Mode::Strict).unwrap();
+//! assert_eq!(*ok.arguments, serde_json::json!({"city": "Oslo", "days": 1}));
+//! ```
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use indexmap::IndexMap;
+
+use crate::diagnostic::{Code, Diagnostic, Errors, Source};
+use crate::emit::{self, Emitted, Options, Target};
+use crate::model::{Module, Tool};
+use crate::validate::{CompileError, Reading, Validator};
+
+/// The compiled tools of one or more sources, keyed by name; immutable, `Send` and `Sync`.
+#[derive(Debug)]
+pub struct Toolset {
+    sources: Vec<Source>,
+    modules: Vec<Arc<Module>>,
+    tools: IndexMap<String, Entry>,
+    warnings: Vec<Diagnostic>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    /// Index into `modules` and `sources`.
+    module: usize,
+    /// Index into the module's tools.
+    index: usize,
+    /// The validator in the source's reading.
+    validator: Validator,
+    /// The validator for `openai-strict`, made when first asked for.
+    strict: OnceLock<Result<Validator, CompileError>>,
+    /// The validator for `openai-responses` when it emits the tool strict (`None`: it reads the
+    /// source's shape), made when first asked for.
+    responses: OnceLock<Option<Validator>>,
+}
+
+/// Why a toolset could not be loaded from files.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// A file could not be read.
+    #[error("cannot read {path}: {error}")]
+    Io {
+        /// The path as given.
+        path: String,
+        /// What went wrong.
+        error: std::io::Error,
+    },
+    /// The sources do not compile: every error of every file, each carrying its file.
+    #[error("{0}")]
+    Invalid(Errors),
+}
+
+impl Toolset {
+    /// The toolset of one source (named `<source>` in diagnostics).
+    pub fn from_source(text: &str) -> Result<Toolset, Errors> {
+        Toolset::new([Source::new("<source>", text)])
+    }
+
+    /// The toolset of the files at `paths`, read as UTF-8.
+    pub fn from_files<P: AsRef<Path>>(
+        paths: impl IntoIterator<Item = P>,
+    ) -> Result<Toolset, LoadError> {
+        let sources = paths
+            .into_iter()
+            .map(|p| {
+                Source::read(p.as_ref()).map_err(|error| LoadError::Io {
+                    path: p.as_ref().display().to_string(),
+                    error,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Toolset::new(sources).map_err(LoadError::Invalid)
+    }
+
+    /// The toolset of several sources. Tool names are unique across the set: a name defined
+    /// twice is an error at the second definition, pointing at the first. Every diagnostic
+    /// carries its source; `Errors` holds them file by file, each file's in source order.
+    pub fn new(sources: impl IntoIterator<Item = Source>) -> Result<Toolset, Errors> {
+        let sources: Vec<Source> = sources.into_iter().collect();
+        let mut modules = Vec::with_capacity(sources.len());
+        let mut diagnostics = Vec::new();
+        let mut failed = false;
+        for source in &sources {
+            match crate::compile(source.text()) {
+                Ok(c) => {
+                    diagnostics.extend(c.warnings.into_iter().map(|d| d.in_file(source)));
+                    modules.push(Some(Arc::new(c.module)));
+                }
+                Err(e) => {
+                    failed = true;
+                    diagnostics.extend(e.diagnostics.into_iter().map(|d| d.in_file(source)));
+                    modules.push(None);
+                }
+            }
+        }
+        let mut tools: IndexMap<String, Entry> = IndexMap::new();
+        for (m, module) in modules.iter().enumerate() {
+            let Some(module) = module else { continue };
+            for (index, tool) in module.tools.iter().enumerate() {
+                if let Some(first) = tools.get(&tool.name) {
+                    failed = true;
+                    let first_source = &sources[first.module];
+                    let first_tool = modules[first.module]
+                        .as_ref()
+                        .map(|fm| &fm.tools[first.index]);
+                    let mut d = Diagnostic::error(
+                        Code::DuplicateName,
+                        tool.span,
+                        format!("tool `{}` is defined in two files of the set", tool.name),
+                    )
+                    .with_label("defined again here")
+                    .with_help("tool names are unique across a toolset; rename one of the tools")
+                    .in_file(&sources[m]);
+                    if let Some(t) = first_tool {
+                        d = d.with_related_in(first_source.clone(), t.span, "first defined here");
+                    }
+                    diagnostics.push(d);
+                    continue;
+                }
+                match Validator::new(module, tool) {
+                    Ok(validator) => {
+                        tools.insert(
+                            tool.name.clone(),
+                            Entry {
+                                module: m,
+                                index,
+                                validator,
+                                strict: OnceLock::new(),
+                                responses: OnceLock::new(),
+                            },
+                        );
+                    }
+                    Err(e) => {
+                        failed = true;
+                        diagnostics.push(
+                            Diagnostic::error(Code::InvalidPattern, tool.span, e.to_string())
+                                .in_file(&sources[m]),
+                        );
+                    }
+                }
+            }
+        }
+        let source_index = |d: &Diagnostic| {
+            d.file
+                .as_ref()
+                .and_then(|f| sources.iter().position(|s| s == f))
+        };
+        diagnostics.sort_by_key(|d| (source_index(d), d.span.start, d.span.end));
+        if failed {
+            return Err(Errors { diagnostics });
+        }
+        Ok(Toolset {
+            modules: modules.into_iter().flatten().collect(),
+            sources,
+            tools,
+            warnings: diagnostics,
+        })
+    }
+
+    /// The sources, in the order given.
+    pub fn sources(&self) -> &[Source] {
+        &self.sources
+    }
+
+    /// The warnings of every source, each carrying its source.
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.warnings
+    }
+
+    /// The tools' names, in source order (file by file).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.keys().map(String::as_str)
+    }
+
+    /// How many tools the set holds.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether the set holds no tool.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The tool called `name`, with the module that defines it.
+    pub fn tool(&self, name: &str) -> Option<(&Module, &Tool)> {
+        let e = self.tools.get(name)?;
+        let module = &self.modules[e.module];
+        Some((module, &module.tools[e.index]))
+    }
+
+    /// The source that defines the tool called `name`.
+    pub fn source_of(&self, name: &str) -> Option<&Source> {
+        self.tools.get(name).map(|e| &self.sources[e.module])
+    }
+
+    /// The tools, in source order, with the module that defines each.
+    pub fn tools(&self) -> impl Iterator<Item = (&Module, &Tool)> {
+        self.tools.values().map(|e| {
+            let module: &Module = &self.modules[e.module];
+            (module, &module.tools[e.index])
+        })
+    }
+
+    /// The validator of the tool called `name`, reading calls in the source's shape. An unknown
+    /// name is an error with a did-you-mean among the set's names.
+    pub fn validator(&self, name: &str) -> Result<&Validator, CompileError> {
+        self.entry(name).map(|e| &e.validator)
+    }
+
+    /// The validator of the tool called `name` for the target the model was shown: it reads
+    /// calls in the shape that target emitted ([`Reading::for_target`]). Fails for an unknown
+    /// name, and when the target refuses the tool.
+    pub fn validator_for(&self, name: &str, target: Target) -> Result<&Validator, CompileError> {
+        let e = self.entry(name)?;
+        let module = &self.modules[e.module];
+        let tool = &module.tools[e.index];
+        match target {
+            Target::OpenAiStrict => e
+                .strict
+                .get_or_init(|| Validator::for_target(module, tool, target))
+                .as_ref()
+                .map_err(Clone::clone),
+            Target::OpenAiResponses => Ok(e
+                .responses
+                .get_or_init(|| match Reading::for_target(module, tool, target) {
+                    Ok(Reading::NullForAbsent) => {
+                        Validator::with_reading(module, tool, Reading::NullForAbsent).ok()
+                    }
+                    _ => None,
+                })
+                .as_ref()
+                .unwrap_or(&e.validator)),
+            _ => Ok(&e.validator),
+        }
+    }
+
+    fn entry(&self, name: &str) -> Result<&Entry, CompileError> {
+        self.tools
+            .get(name)
+            .ok_or_else(|| CompileError::UnknownTool {
+                name: name.to_string(),
+                suggestion: self.suggest(name).map(str::to_string),
+            })
+    }
+
+    /// The set's name closest to `name`, if one is close enough.
+    pub fn suggest(&self, name: &str) -> Option<&str> {
+        crate::suggest::did_you_mean(name, self.names())
+    }
+
+    /// Every tool of the set in a target's shape, as one document (an array; for `gemini` one
+    /// `Tool` holding every declaration; for `mcp` one `tools/list` result), with warnings
+    /// (each carrying its source) on by default.
+    pub fn emit(&self, target: Target) -> Result<Emitted, Errors> {
+        self.emit_with(target, &Options::default())
+    }
+
+    /// [`Toolset::emit`] with options.
+    pub fn emit_with(&self, target: Target, options: &Options) -> Result<Emitted, Errors> {
+        let mut items = Vec::with_capacity(self.tools.len());
+        let mut diagnostics = Vec::new();
+        let mut failed = false;
+        for e in self.tools.values() {
+            let module = &self.modules[e.module];
+            let source = &self.sources[e.module];
+            match emit::tool(module, &module.tools[e.index], target, options) {
+                Ok(emitted) => {
+                    items.push(emitted.json);
+                    diagnostics.extend(emitted.warnings.into_iter().map(|d| d.in_file(source)));
+                }
+                Err(errors) => {
+                    failed = true;
+                    diagnostics.extend(errors.diagnostics.into_iter().map(|d| d.in_file(source)));
+                }
+            }
+        }
+        if failed {
+            return Err(Errors { diagnostics });
+        }
+        Ok(Emitted {
+            json: emit::document(target, items),
+            warnings: diagnostics,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_toolset_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Toolset>();
+    }
+}
