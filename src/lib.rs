@@ -36,7 +36,9 @@
 pub mod ast;
 pub mod check;
 pub mod diagnostic;
+mod dispatch;
 pub mod emit;
+pub mod envelope;
 pub mod import;
 pub mod model;
 pub mod pattern;
@@ -49,6 +51,7 @@ mod toolset;
 pub mod validate;
 
 pub use diagnostic::{Code, Diagnostic, Errors, Severity, Source, Span};
+pub use dispatch::{CallReport, DispatchError, DispatchOptions, Dispatched, Verdict};
 pub use model::Module;
 pub use toolset::{LoadError, Toolset};
 

@@ -56,6 +56,13 @@ enum Command {
     /// Exit codes: 0 valid (prints the normalized arguments), 1 invalid (prints the message for
     /// the model), 2 usage, I/O or compile errors.
     Validate(ValidateArgs),
+    /// Validate the tool calls of a model's response and build the replies for the bad ones.
+    ///
+    /// Prints `{"calls": [...], "replies": [...]}`: each call with its verdict, and the
+    /// provider-shaped reply for every invalid or unknown call, ready to append to the
+    /// conversation. Exit codes: 0 every call valid, 1 any invalid or unknown, 2 usage, I/O,
+    /// compile errors or a malformed response.
+    Dispatch(DispatchArgs),
     /// Format `.tool` files in place, in the one canonical layout (comments are kept).
     Fmt {
         /// Files to format; `-` formats standard input to standard output.
@@ -178,6 +185,7 @@ fn main() -> ExitCode {
             quiet,
         ),
         Command::Validate(args) => validate_command::run(&args),
+        Command::Dispatch(args) => dispatch_command::run(&args),
         Command::Fmt { files, check } => fmt(&files, check),
         Command::Import {
             file,
@@ -206,7 +214,9 @@ fn to_stderr(text: &str) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
+mod dispatch_command;
 mod validate_command;
+use dispatch_command::DispatchArgs;
 use validate_command::ValidateArgs;
 
 /// A source file read into memory.

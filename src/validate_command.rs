@@ -26,9 +26,28 @@ pub(crate) struct ValidateArgs {
     /// Validate exactly as the emitted JSON Schema, whatever the tool says.
     #[arg(long)]
     strict: bool,
-    /// How to print the result: the arguments or the message (human), or one JSON object.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
+    /// How to print the result.
+    #[arg(long, value_enum, default_value_t = ResultFormat::Human)]
+    format: ResultFormat,
+}
+
+/// How `validate` prints its result (the tool file's diagnostics follow the same choice).
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ResultFormat {
+    /// The normalized arguments, or the message for the model.
+    Human,
+    /// One JSON object: `{valid, arguments | errors: [{path, code, message}], coercions,
+    /// message}`.
+    Json,
+}
+
+impl From<ResultFormat> for Format {
+    fn from(f: ResultFormat) -> Format {
+        match f {
+            ResultFormat::Human => Format::Human,
+            ResultFormat::Json => Format::Json,
+        }
+    }
 }
 
 pub(crate) fn run(a: &ValidateArgs) -> Result<u8, String> {
@@ -39,7 +58,7 @@ pub(crate) fn run(a: &ValidateArgs) -> Result<u8, String> {
     let input = read_input(&a.file)?;
     let (module, diags, text) = compile_input(&input);
     let Some(module) = module else {
-        print_diagnostics(&[(input.name, text, diags)], a.format, false);
+        print_diagnostics(&[(input.name, text, diags)], a.format.into(), false);
         return Err("the tool file has errors".into());
     };
     let validator = Validator::for_tool(&module, &a.tool).map_err(|e| e.to_string())?;
@@ -57,7 +76,7 @@ pub(crate) fn run(a: &ValidateArgs) -> Result<u8, String> {
     let arguments = arguments.strip_prefix('\u{feff}').unwrap_or(&arguments);
     let result = validator.validate_str(arguments, mode);
     let (code, out) = match (&result, a.format) {
-        (Ok(v), Format::Json) => (
+        (Ok(v), ResultFormat::Json) => (
             0,
             pretty(&json!({
                 "valid": true,
@@ -66,7 +85,7 @@ pub(crate) fn run(a: &ValidateArgs) -> Result<u8, String> {
                 "message": Value::Null,
             })),
         ),
-        (Ok(v), Format::Human) => {
+        (Ok(v), ResultFormat::Human) => {
             // Notes on standard error; a closed pipe there is not worth failing for.
             let mut err = std::io::stderr().lock();
             for c in &v.coercions {
@@ -83,7 +102,7 @@ pub(crate) fn run(a: &ValidateArgs) -> Result<u8, String> {
             }
             (0, pretty(&v.arguments))
         }
-        (Err(e), Format::Json) => {
+        (Err(e), ResultFormat::Json) => {
             let errors: Vec<Value> = e
                 .errors
                 .iter()
@@ -99,7 +118,7 @@ pub(crate) fn run(a: &ValidateArgs) -> Result<u8, String> {
                 })),
             )
         }
-        (Err(e), Format::Human) => (EXIT_ERRORS, format!("{}\n", e.message())),
+        (Err(e), ResultFormat::Human) => (EXIT_ERRORS, format!("{}\n", e.message())),
     };
     std::io::stdout()
         .lock()

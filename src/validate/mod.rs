@@ -69,6 +69,7 @@ pub use crate::model::Mode;
 pub use coerce::{Coercion, CoercionRule};
 pub use compile::PatternError;
 pub use error::{ErrorCode, TextPosition, ValidationError};
+pub(crate) use message::kind as message_kind;
 pub use reading::Reading;
 pub use walk::json_equal;
 
