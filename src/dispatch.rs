@@ -33,8 +33,9 @@ use crate::Toolset;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DispatchOptions {
     /// The target whose schema the model was shown; `None` is the provider's own target in its
-    /// non-strict shape ([`Provider::target`]). `openai-strict` reads `null` in an optional
-    /// field as absent ([`crate::validate::Reading`]).
+    /// non-strict shape, which reads calls in the source's shape. `openai-strict` (and
+    /// `openai-responses` for a tool it emits strict) reads `null` in an optional field as
+    /// absent ([`crate::validate::Reading`]).
     pub target: Option<Target>,
     /// The mode; `None` uses each tool's `@strict` / `@lax` (strict when it has neither).
     pub mode: Option<Mode>,
@@ -157,11 +158,14 @@ impl Toolset {
         response: &Value,
         options: &DispatchOptions,
     ) -> Result<Dispatched, DispatchError> {
-        let target = options.target.unwrap_or(provider.target());
         let mut calls = Vec::new();
         let mut replies = Vec::new();
         for call in provider.calls(response)? {
-            let verdict = match self.validator_for(&call.name, target) {
+            let validator = match options.target {
+                Some(target) => self.validator_for(&call.name, target),
+                None => self.validator(&call.name),
+            };
+            let verdict = match validator {
                 Ok(validator) => {
                     let mode = options.mode.unwrap_or(validator.default_mode());
                     match validator.validate(call.arguments.as_arguments(), mode) {

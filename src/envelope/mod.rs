@@ -68,8 +68,8 @@ impl Provider {
         Provider::ALL.iter().copied().find(|p| p.as_str() == name)
     }
 
-    /// The target whose schema the provider's model is shown by default: the provider's own, in
-    /// its non-strict shape (so calls are read in the source's shape).
+    /// The provider's own target (for `openai-responses`, the model is shown the non-strict
+    /// shape unless the caller says otherwise: see [`crate::DispatchOptions::target`]).
     pub fn target(self) -> Target {
         match self {
             Provider::OpenAi => Target::OpenAi,
