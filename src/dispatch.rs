@@ -158,9 +158,30 @@ impl Toolset {
         response: &Value,
         options: &DispatchOptions,
     ) -> Result<Dispatched, DispatchError> {
-        let mut calls = Vec::new();
+        self.dispatch_calls(provider, provider.calls(response)?, options)
+    }
+
+    /// [`Toolset::dispatch`] of a response given as JSON text; text that is not JSON is an
+    /// [`EnvelopeError`] at the whole response, with the line and column.
+    pub fn dispatch_str(
+        &self,
+        provider: Provider,
+        response: &str,
+        options: &DispatchOptions,
+    ) -> Result<Dispatched, DispatchError> {
+        self.dispatch_calls(provider, provider.calls_str(response)?, options)
+    }
+
+    /// Validates calls read from a response and builds the replies.
+    pub fn dispatch_calls(
+        &self,
+        provider: Provider,
+        calls: Vec<ToolCall>,
+        options: &DispatchOptions,
+    ) -> Result<Dispatched, DispatchError> {
+        let mut reports = Vec::with_capacity(calls.len());
         let mut replies = Vec::new();
-        for call in provider.calls(response)? {
+        for call in calls {
             let validator = match options.target {
                 Some(target) => self.validator_for(&call.name, target),
                 None => self.validator(&call.name),
@@ -183,25 +204,12 @@ impl Toolset {
                 }
                 Err(e) => return Err(DispatchError::Target(e)),
             };
-            calls.push(CallReport { call, verdict });
+            reports.push(CallReport { call, verdict });
         }
-        Ok(Dispatched { calls, replies })
-    }
-
-    /// [`Toolset::dispatch`] of a response given as JSON text; text that is not JSON is an
-    /// [`EnvelopeError`] at the whole response, with the line and column.
-    pub fn dispatch_str(
-        &self,
-        provider: Provider,
-        response: &str,
-        options: &DispatchOptions,
-    ) -> Result<Dispatched, DispatchError> {
-        let value: Value = serde_json::from_str(response).map_err(|e| EnvelopeError {
-            provider: provider.as_str(),
-            pointer: String::new(),
-            message: format!("not valid JSON: {e}"),
-        })?;
-        self.dispatch(provider, &value, options)
+        Ok(Dispatched {
+            calls: reports,
+            replies,
+        })
     }
 
     /// What the model is told when it calls a tool the set does not have.

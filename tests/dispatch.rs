@@ -227,6 +227,58 @@ fn malformed_envelopes_are_errors_with_a_pointer() {
     assert!(e.to_string().contains("not valid JSON"), "{e}");
 }
 
+/// Reading a response from text (OpenAI's skips what a call does not need) gives what reading
+/// the parsed value gives, calls or error, on the golden responses and on every variant of a
+/// call's fields.
+#[test]
+fn reading_text_and_reading_the_value_agree() {
+    let mut texts: Vec<String> = Provider::ALL
+        .iter()
+        .map(|p| response(*p).to_string())
+        .collect();
+    let ids = [json!("c1"), json!(null), json!(7), Value::Null];
+    let kinds = [json!("function"), json!("custom"), json!(3), json!(null)];
+    let functions = [
+        json!({"name": "get_time", "arguments": "{\"timezone\": \"UTC\"}"}),
+        json!({"name": "get_time"}),
+        json!({"arguments": "{}"}),
+        json!({"name": 1, "arguments": "{}"}),
+        json!({"name": "get_time", "arguments": {}}),
+        json!(null),
+    ];
+    for id in &ids {
+        for kind in &kinds {
+            for function in &functions {
+                let mut call = json!({"id": id, "type": kind, "function": function});
+                if id.is_null() {
+                    call.as_object_mut().unwrap().remove("id");
+                }
+                texts.push(json!({"choices": [{"message": {"tool_calls": [call]}}]}).to_string());
+            }
+        }
+    }
+    for extra in [
+        json!({"choices": [{"message": null}]}),
+        json!({"choices": [{"message": {"tool_calls": null}}]}),
+        json!({"choices": [{}]}),
+        json!({"choices": null}),
+        json!({"choices": [3]}),
+    ] {
+        texts.push(extra.to_string());
+    }
+    texts.push(r#"{"choices": [], "choices": []}"#.to_string());
+    for text in &texts {
+        for &provider in Provider::ALL {
+            let value: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(
+                provider.calls_str(text),
+                provider.calls(&value),
+                "{provider}: {text}"
+            );
+        }
+    }
+}
+
 #[test]
 fn items_that_are_not_tool_calls_are_skipped() {
     let tools = weather();

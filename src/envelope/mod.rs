@@ -91,6 +91,23 @@ impl Provider {
         }
     }
 
+    /// The tool calls of a response given as JSON text. Text that is not JSON is an error at
+    /// the whole response, with the line and column.
+    pub fn calls_str(self, text: &str) -> Result<Vec<ToolCall>, EnvelopeError> {
+        // OpenAI's responses are read without building the parts a call does not need.
+        if self == Provider::OpenAi {
+            if let Some(calls) = openai::calls_str(text) {
+                return Ok(calls);
+            }
+        }
+        let value: Value = serde_json::from_str(text).map_err(|e| EnvelopeError {
+            provider: self.as_str(),
+            pointer: String::new(),
+            message: format!("not valid JSON: {e}"),
+        })?;
+        self.calls(&value)
+    }
+
     /// The reply that hands `text` back to the model as the result of `call`; `error` marks it
     /// as a failed call where the provider has a way to say so.
     pub fn reply(self, call: &ToolCall, text: &str, error: bool) -> Value {

@@ -3,9 +3,73 @@
 //! reply is a `tool` message (platform.openai.com/docs/api-reference/chat/object,
 //! "Function calling").
 
+use std::borrow::Cow;
+
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{index, join, CallArguments, EnvelopeError, Provider, Reader, ToolCall};
+
+/// The calls of a response given as text, read straight into the few fields a call has (the
+/// rest of the response is skipped, not built). `None` when the text is not a well-formed
+/// response of that shape: [`calls`] on the parsed value then decides, with the pointer of the
+/// problem.
+pub(super) fn calls_str(text: &str) -> Option<Vec<ToolCall>> {
+    #[derive(Deserialize)]
+    struct Response<'a> {
+        #[serde(borrow)]
+        choices: Vec<Choice<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct Choice<'a> {
+        #[serde(borrow)]
+        message: Option<Message<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct Message<'a> {
+        #[serde(borrow)]
+        tool_calls: Option<Vec<Call<'a>>>,
+    }
+    #[derive(Deserialize)]
+    struct Call<'a> {
+        #[serde(borrow)]
+        id: Option<Cow<'a, str>>,
+        #[serde(borrow, rename = "type")]
+        kind: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        function: Option<Function<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct Function<'a> {
+        #[serde(borrow)]
+        name: Cow<'a, str>,
+        #[serde(borrow)]
+        arguments: Cow<'a, str>,
+    }
+    let response: Response = serde_json::from_str(text).ok()?;
+    let mut calls = Vec::new();
+    for (c, choice) in response.choices.into_iter().enumerate() {
+        for (i, call) in choice
+            .message
+            .and_then(|m| m.tool_calls)
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+        {
+            if call.kind.as_deref().is_some_and(|k| k != "function") {
+                continue;
+            }
+            let function = call.function?;
+            calls.push(ToolCall {
+                id: call.id.map(|id| Value::String(id.into_owned())),
+                name: function.name.into_owned(),
+                arguments: CallArguments::Text(function.arguments.into_owned()),
+                pointer: format!("/choices/{c}/message/tool_calls/{i}"),
+            });
+        }
+    }
+    Some(calls)
+}
 
 pub(super) fn calls(response: &Value) -> Result<Vec<ToolCall>, EnvelopeError> {
     let r = Reader::new(Provider::OpenAi);
@@ -15,7 +79,7 @@ pub(super) fn calls(response: &Value) -> Result<Vec<ToolCall>, EnvelopeError> {
         let at = index("/choices", c);
         let choice = r.object(choice, &at)?;
         let at = join(&at, "message");
-        let Some(message) = choice.get("message") else {
+        let Some(message) = choice.get("message").filter(|m| !m.is_null()) else {
             continue;
         };
         let message = r.object(message, &at)?;
@@ -29,7 +93,7 @@ pub(super) fn calls(response: &Value) -> Result<Vec<ToolCall>, EnvelopeError> {
             // Other kinds of call (`custom` tools) are not function calls.
             if call
                 .get("type")
-                .is_some_and(|t| t.as_str() != Some("function"))
+                .is_some_and(|t| !t.is_null() && t.as_str() != Some("function"))
             {
                 continue;
             }
