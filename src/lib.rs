@@ -50,6 +50,11 @@ pub mod syntax;
 mod toolset;
 pub mod validate;
 
+/// The README's Rust examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub use diagnostic::{Code, Diagnostic, Errors, Severity, Source, Span};
 pub use dispatch::{CallReport, DispatchError, DispatchOptions, Dispatched, Verdict};
 pub use model::Module;
