@@ -42,6 +42,7 @@ pub mod model;
 pub mod pattern;
 pub mod print;
 pub mod render;
+pub mod runtime;
 mod source;
 pub mod suggest;
 pub mod syntax;
@@ -50,6 +51,10 @@ pub mod validate;
 
 pub use diagnostic::{Code, Diagnostic, Errors, Severity, Source, Span};
 pub use model::Module;
+pub use runtime::{
+    Approval, Approver, Audit, CallError, CallOutcome, CancelToken, Handler, Reply, RunOptions,
+    Runtime, ToolError,
+};
 pub use toolset::{LoadError, Toolset};
 
 /// A successfully compiled source: the module and any warnings.
