@@ -227,19 +227,26 @@ impl Future for CatchPanic {
 /// Where a sync handler's thread leaves its result.
 #[derive(Default)]
 struct Slot {
-    state: Mutex<(Option<Result<Value, ToolError>>, Option<Waker>)>,
+    state: Mutex<SlotState>,
+}
+
+/// The result once there is one, and the waker of the call waiting for it.
+#[derive(Default)]
+struct SlotState {
+    result: Option<Result<Value, ToolError>>,
+    waker: Option<Waker>,
 }
 
 impl Slot {
-    fn lock(&self) -> MutexGuard<'_, (Option<Result<Value, ToolError>>, Option<Waker>)> {
+    fn lock(&self) -> MutexGuard<'_, SlotState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn fill(&self, result: Result<Value, ToolError>) {
         let waker = {
             let mut state = self.lock();
-            state.0 = Some(result);
-            state.1.take()
+            state.result = Some(result);
+            state.waker.take()
         };
         if let Some(waker) = waker {
             waker.wake();
@@ -254,10 +261,10 @@ impl Future for SlotFuture {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut state = self.0.lock();
-        match state.0.take() {
+        match state.result.take() {
             Some(result) => Poll::Ready(result),
             None => {
-                state.1 = Some(cx.waker().clone());
+                state.waker = Some(cx.waker().clone());
                 Poll::Pending
             }
         }
