@@ -52,8 +52,8 @@ pub mod validate;
 pub use diagnostic::{Code, Diagnostic, Errors, Severity, Source, Span};
 pub use model::Module;
 pub use runtime::{
-    Approval, Approver, Audit, CallError, CallOutcome, CancelToken, Handler, Reply, RunOptions,
-    Runtime, ToolError,
+    Approval, Approver, Audit, CallError, CallErrorKind, CallOutcome, CancelToken, Handler, Reply,
+    RunOptions, Runtime, ToolError,
 };
 pub use toolset::{LoadError, Toolset};
 
