@@ -44,6 +44,7 @@ pub mod model;
 pub mod pattern;
 pub mod print;
 pub mod render;
+pub mod runtime;
 mod source;
 pub mod suggest;
 pub mod syntax;
@@ -58,6 +59,10 @@ pub struct ReadmeDoctests;
 pub use diagnostic::{Code, Diagnostic, Errors, Severity, Source, Span};
 pub use dispatch::{CallReport, DispatchError, DispatchOptions, Dispatched, Verdict};
 pub use model::Module;
+pub use runtime::{
+    Approval, Approver, Audit, CallError, CallErrorKind, CallOutcome, CancelToken, Handler, Reply,
+    RunOptions, Runtime, ToolError,
+};
 pub use toolset::{LoadError, Toolset};
 
 /// A successfully compiled source: the module and any warnings.

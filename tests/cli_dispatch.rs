@@ -26,7 +26,9 @@ fn run(args: &[&str], stdin: Option<&str>) -> Output {
     {
         let mut input = child.stdin.take().expect("stdin");
         if let Some(text) = stdin {
-            input.write_all(text.as_bytes()).expect("write stdin");
+            // The binary may exit before reading (tool files with errors): a closed pipe here
+            // is its answer, not the test's failure.
+            let _ = input.write_all(text.as_bytes());
         }
     }
     child.wait_with_output().expect("wait")

@@ -369,6 +369,27 @@ impl Validator {
         })
     }
 
+    /// Compiles the validator of `tool`'s output type (its `-> T`), for checking what the tool
+    /// returns; `None` when the tool declares no output. Its default mode is strict, and its
+    /// [`Validator::signature`] is the type as messages print it.
+    pub fn for_output(module: &Module, tool: &Tool) -> Option<Result<Validator, CompileError>> {
+        let ty = tool.output.as_ref()?;
+        let mut compiler = Compiler::new(module);
+        let root = compiler.ty(ty);
+        if let Some(e) = compiler.errors.first() {
+            return Some(Err(CompileError::Pattern(e.clone())));
+        }
+        Some(Ok(Validator {
+            tool: tool.name.as_str().into(),
+            default_mode: Mode::Strict,
+            limits: Limits::default(),
+            signature: message::type_text(module, ty).into(),
+            program: compiler.finish(),
+            root,
+            shown: None,
+        }))
+    }
+
     /// Compiles the validator of `tool` for the target its schema was emitted for: it reads
     /// calls in the shape that target showed ([`Reading::for_target`]). Fails when the target
     /// refuses the tool.
@@ -798,6 +819,40 @@ mod tests {
         assert!(offset_of!(Validator, root) + 8 <= 64);
         assert!(offset_of!(Validator, program.nodes) + 16 <= 64);
         assert!(offset_of!(Validator, program.fills) + 16 <= 64);
+    }
+
+    #[test]
+    fn an_output_validator_checks_the_output_type() {
+        let module = crate::compile(
+            "/// A tool.\ntool t -> { n: integer @min(0), tags?: string[] = [] } { a: string }\n\
+             /// No output.\ntool u { }",
+        )
+        .unwrap()
+        .module;
+        assert!(Validator::for_output(&module, module.tool("u").unwrap()).is_none());
+        let v = Validator::for_output(&module, module.tool("t").unwrap())
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.default_mode(), Mode::Strict);
+        let ok = v.validate_str(r#"{"n": 2}"#, Mode::Strict).unwrap();
+        assert_eq!(*ok.arguments, serde_json::json!({"n": 2, "tags": []}));
+        let value = serde_json::json!({"n": -1, "tags": ["a", 3]});
+        let err = v.validate_value(&value, Mode::Strict).unwrap_err();
+        let paths: Vec<&str> = err.errors.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["/n", "/tags/1"]);
+        // The arguments' validator reads the parameters, not the output.
+        let args = Validator::for_tool(&module, "t").unwrap();
+        assert!(!args.is_valid(r#"{"n": 2}"#, Mode::Strict));
+        // A scalar output, through the single pass over text too.
+        let module = crate::compile("/// A tool.\ntool t -> integer[] { }")
+            .unwrap()
+            .module;
+        let v = Validator::for_output(&module, &module.tools[0])
+            .unwrap()
+            .unwrap();
+        assert!(v.validate_str("[1, 2]", Mode::Strict).is_ok());
+        assert!(v.validate_str(r#"[1, "2"]"#, Mode::Strict).is_err());
+        assert!(v.validate_str(r#"[1, "2"]"#, Mode::Lax).is_ok());
     }
 
     #[test]
