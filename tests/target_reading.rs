@@ -77,3 +77,26 @@ fn lax_mode_stays_orthogonal() {
         Mode::Strict
     ));
 }
+
+#[test]
+fn unique_items_are_compared_as_the_source_reads_them() {
+    // `[{"a": null}, {"b": null}]` holds two distinct items in the shape strict mode shows, and
+    // two empty objects in the source's: `@unique` is the source's, so the call is rejected, as
+    // the source reading and lax mode reject it.
+    let source = "/// U.\ntool u { v: ({ a?: boolean } | { b?: integer })[] @unique }";
+    let module = tooldef::compile(source).unwrap().module;
+    let v = Validator::for_target(&module, &module.tools[0], Target::OpenAiStrict).unwrap();
+    let call = json!({"v": [{"a": null}, {"b": null}]});
+    let err = v.validate_value(&call, Mode::Strict).unwrap_err();
+    let codes: Vec<ErrorCode> = err.errors.iter().map(|e| e.code).collect();
+    assert_eq!(codes, [ErrorCode::DuplicateItems], "{}", err.message());
+    assert!(!err.message().contains("omit"), "{}", err.message());
+    assert!(!v.is_valid(&call, Mode::Strict));
+    assert!(v.validate_str(&call.to_string(), Mode::Strict).is_err());
+    assert!(v.validate_value(&call, Mode::Lax).is_err());
+    // Items that differ in the source's shape stay accepted.
+    let call = json!({"v": [{"a": null}, {"b": 1}]});
+    let ok = v.validate_value(&call, Mode::Strict).unwrap();
+    assert_eq!(*ok.arguments, json!({"v": [{}, {"b": 1}]}));
+    assert!(v.is_valid(&call, Mode::Strict));
+}

@@ -332,15 +332,39 @@ struct Shown {
     validator: Validator,
     source: Module,
     shown: Module,
+    /// Whether the tool holds a `@unique` array (whose items the shown shape may tell apart
+    /// where the source's does not).
+    unique: bool,
 }
 
 impl Shown {
-    fn validate<'a>(&self, args: Arguments<'a>) -> Result<Validated<'a>, Invalid> {
+    /// Validates `args` in the shown shape and turns them into the source's. `source` is the
+    /// validator of the source's shape: it reports a `@unique` array whose items are equal
+    /// only in that shape.
+    fn validate<'a>(
+        &self,
+        source: &Validator,
+        args: Arguments<'a>,
+    ) -> Result<Validated<'a>, Invalid> {
         let valid = self.validator.validate(args, Mode::Strict)?;
         let mut arguments = valid.arguments.into_owned();
         if let Some(tool) = self.source.tools.first() {
             let params = Ty::Object(Box::new(tool.params.clone()));
-            reading::back(&self.source, &self.shown, &params, &mut arguments);
+            let bare = self.unique.then(|| arguments.clone());
+            if reading::back(&self.source, &self.shown, &params, &mut arguments).is_err() {
+                // Items that sent different absent fields as `null` are distinct in the shown
+                // shape and equal in the source's: the source reading of the call without
+                // those nulls (and without defaults) says which.
+                if let Some(mut bare) = bare {
+                    reading::bare(&self.source, &self.shown, &params, &mut bare);
+                    source
+                        .read_full(Arguments::Value(&bare), Mode::Strict)
+                        .map_err(|mut e| {
+                            e.coercions = valid.coercions.clone();
+                            e
+                        })?;
+                }
+            }
         }
         Ok(Validated {
             arguments: Cow::Owned(arguments),
@@ -423,10 +447,12 @@ impl Validator {
             };
             // Lax mode keeps the source's rules, but its messages show the target's shape.
             validator.signature = Arc::clone(&strict.signature);
+            let unique = reading::has_unique(&source);
             validator.shown = Some(Box::new(Shown {
                 validator: strict,
                 source,
                 shown,
+                unique,
             }));
         }
         Ok(validator)
@@ -464,11 +490,13 @@ impl Validator {
                 validator,
                 source,
                 shown,
+                unique,
             } = *shown;
             self.shown = Some(Box::new(Shown {
                 validator: validator.with_limits(limits),
                 source,
                 shown,
+                unique,
             }));
         }
         self
@@ -504,7 +532,7 @@ impl Validator {
     pub fn validate_str(&self, text: &str, mode: Mode) -> Result<Validated<'static>, Invalid> {
         if let Some(shown) = self.shown_for(mode) {
             return shown
-                .validate(Arguments::Text(text))
+                .validate(self, Arguments::Text(text))
                 .map(Validated::into_owned);
         }
         match self.single_pass(text, mode) {
@@ -549,7 +577,7 @@ impl Validator {
     ) -> Result<Validated<'a>, Invalid> {
         let args = args.into();
         if let Some(shown) = self.shown_for(mode) {
-            return shown.validate(args);
+            return shown.validate(self, args);
         }
         if let Arguments::Text(text) = args {
             // Valid text takes the single pass; anything else is decided by the full path
@@ -569,12 +597,17 @@ impl Validator {
         args: impl Into<Arguments<'a>>,
         mode: Mode,
     ) -> Result<Validated<'a>, Invalid> {
-        let parsed;
-        let mut errors = Vec::new();
         let args = args.into();
         if let Some(shown) = self.shown_for(mode) {
-            return shown.validate(args);
+            return shown.validate(self, args);
         }
+        self.read_full(args, mode)
+    }
+
+    /// The full path in the source's shape (the lax mode of every reading).
+    fn read_full<'a>(&self, args: Arguments<'a>, mode: Mode) -> Result<Validated<'a>, Invalid> {
+        let parsed;
+        let mut errors = Vec::new();
         let from_text = matches!(args, Arguments::Text(_));
         let value = match args {
             Arguments::Text(text) => {
@@ -758,7 +791,10 @@ impl Validator {
     /// judged.
     pub fn is_valid<'a>(&self, args: impl Into<Arguments<'a>>, mode: Mode) -> bool {
         if let Some(shown) = self.shown_for(mode) {
-            return shown.validator.is_valid(args, Mode::Strict);
+            // Where the tool has no unique array, the shown shape decides alone.
+            let args = args.into();
+            return shown.validator.is_valid(args, Mode::Strict)
+                && (!shown.unique || shown.validate(self, args).is_ok());
         }
         match (args.into(), mode) {
             (Arguments::Text(text), Mode::Strict) => {

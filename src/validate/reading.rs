@@ -145,12 +145,62 @@ fn shown_ty(module: &Module, ty: &Ty) -> Ty {
     }
 }
 
+/// A `@unique` array whose items are equal in the source's shape, though the shown shape told
+/// them apart: `[{"a": null}, {"b": null}]` for items of `{a?: A} | {b?: B}` is `[{}, {}]`.
+#[derive(Debug)]
+pub(crate) struct NotUnique;
+
 /// Turns `value`, valid for `ty` of `shown` and normalized by its validator, into the source's
 /// shape: a `null` in a field of [`Field::null_means_absent`] is removed and the field's default
 /// put in its place. `source` and `shown` are the two modules of [`shown_module`]; `ty` is a
 /// type of `source` (its counterpart in `shown` is found by the same path).
-pub(crate) fn back(source: &Module, shown: &Module, ty: &Ty, value: &mut Value) {
-    back_within(source, shown, ty, value, true, 0);
+///
+/// The shown validator judged `@unique` with those nulls in place; the source reading judges it
+/// without them and before defaults. `Err` when an array breaks it there (the value is then
+/// turned all the same; [`bare`] gives the call the source reading reports it on).
+pub(crate) fn back(
+    source: &Module,
+    shown: &Module,
+    ty: &Ty,
+    value: &mut Value,
+) -> Result<(), NotUnique> {
+    let mut unique = true;
+    back_within(source, shown, ty, value, true, 0, &mut unique);
+    if unique {
+        Ok(())
+    } else {
+        Err(NotUnique)
+    }
+}
+
+/// [`back`] without the defaults: the call as the source reading would read it.
+pub(crate) fn bare(source: &Module, shown: &Module, ty: &Ty, value: &mut Value) {
+    back_within(source, shown, ty, value, false, 0, &mut true);
+}
+
+/// Whether the tool of `module` (or a named type it holds) has a `@unique` array.
+pub(crate) fn has_unique(module: &Module) -> bool {
+    fn within(ty: &Ty) -> bool {
+        match ty {
+            Ty::Array(a) => a.unique.as_ref().is_some_and(|u| u.value) || within(&a.items),
+            Ty::Tuple(t) => {
+                t.unique.as_ref().is_some_and(|u| u.value)
+                    || t.items.iter().any(within)
+                    || matches!(&t.rest, Additional::Schema(r) if within(r))
+            }
+            Ty::Object(o) => {
+                o.fields.iter().any(|f| within(&f.ty))
+                    || matches!(&o.additional, Additional::Schema(t) if within(t))
+            }
+            Ty::Nullable(inner) => within(inner),
+            Ty::AnyOf(members) => members.iter().any(within),
+            _ => false,
+        }
+    }
+    module.tools.iter().any(|t| {
+        t.params.fields.iter().any(|f| within(&f.ty))
+            || matches!(&t.params.additional, Additional::Schema(a) if within(a))
+    }) || module.types.iter().any(|n| within(&n.ty))
 }
 
 /// The most named types followed without entering a value (an alias chain); the checker
@@ -164,36 +214,55 @@ fn back_within(
     value: &mut Value,
     fill: bool,
     aliases: usize,
+    unique_holds: &mut bool,
 ) {
     match (ty, value) {
         (Ty::Ref(id), v) => {
             if let Some(named) = source.types.get(id.0).filter(|_| aliases < MAX_ALIASES) {
-                back_within(source, shown, &named.ty, v, fill, aliases + 1);
+                back_within(source, shown, &named.ty, v, fill, aliases + 1, unique_holds);
             }
         }
-        (Ty::Nullable(inner), v) if !v.is_null() => back_within(source, shown, inner, v, fill, 0),
+        (Ty::Nullable(inner), v) if !v.is_null() => {
+            back_within(source, shown, inner, v, fill, 0, unique_holds)
+        }
         (Ty::AnyOf(members), v @ (Value::Object(_) | Value::Array(_))) => {
             // The member the validator picked: the first whose shown shape accepts the value.
             if let Some(m) = members
                 .iter()
                 .find(|m| fits(shown, &shown_ty(source, m), v))
             {
-                back_within(source, shown, m, v, fill, 0);
+                back_within(source, shown, m, v, fill, 0, unique_holds);
             }
         }
         (Ty::Array(a), Value::Array(items)) => {
             let unique = a.unique.as_ref().is_some_and(|u| u.value);
-            let bare = (unique && fill).then(|| items.clone());
-            for item in items.iter_mut() {
-                back_within(source, shown, &a.items, item, fill, 0);
-            }
-            // As in the source's reading, defaults are annotations: when filling them in makes
-            // two items equal, the items keep no defaults.
-            if let Some(mut bare) = bare.filter(|_| walk::first_duplicate(items).is_some()) {
+            // The items as the source reading compares them: without the nulls, and before
+            // defaults are filled in.
+            let bare = unique.then(|| {
+                let mut bare = items.clone();
                 for item in bare.iter_mut() {
-                    back_within(source, shown, &a.items, item, false, 0);
+                    back_within(source, shown, &a.items, item, false, 0, unique_holds);
                 }
-                *items = bare;
+                bare
+            });
+            if bare
+                .as_ref()
+                .is_some_and(|b| walk::first_duplicate(b).is_some())
+            {
+                *unique_holds = false;
+            }
+            match bare {
+                Some(bare) if !fill => *items = bare,
+                bare => {
+                    for item in items.iter_mut() {
+                        back_within(source, shown, &a.items, item, fill, 0, unique_holds);
+                    }
+                    // As in the source's reading, defaults are annotations: when filling them
+                    // in makes two items equal, the items keep no defaults.
+                    if let Some(bare) = bare.filter(|_| walk::first_duplicate(items).is_some()) {
+                        *items = bare;
+                    }
+                }
             }
         }
         (Ty::Tuple(t), Value::Array(items)) => {
@@ -203,7 +272,7 @@ fn back_within(
                     (None, Additional::Schema(r)) => r,
                     (None, _) => continue,
                 };
-                back_within(source, shown, item_ty, item, fill, 0);
+                back_within(source, shown, item_ty, item, fill, 0, unique_holds);
             }
         }
         (Ty::Object(o), Value::Object(map)) => {
@@ -225,11 +294,11 @@ fn back_within(
                             }
                             continue;
                         }
-                        back_within(source, shown, &f.ty, &mut v, fill, 0);
+                        back_within(source, shown, &f.ty, &mut v, fill, 0, unique_holds);
                     }
                     None => {
                         if let Additional::Schema(t) = &o.additional {
-                            back_within(source, shown, t, &mut v, fill, 0);
+                            back_within(source, shown, t, &mut v, fill, 0, unique_holds);
                         }
                     }
                 }
