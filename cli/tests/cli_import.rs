@@ -1,5 +1,6 @@
 //! The `fmt` and `import` commands, end to end.
 
+#[path = "../../tests/target_rules/mod.rs"]
 mod target_rules;
 
 use std::io::Write;

@@ -7,7 +7,7 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/envelopes")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/envelopes")
 }
 
 fn tool() -> String {

@@ -8,7 +8,7 @@ use serde_json::Value;
 fn tooldef(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_tooldef"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .env("NO_COLOR", "1")
         .output()
         .expect("the binary runs");

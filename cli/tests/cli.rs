@@ -7,7 +7,7 @@ use std::process::{Command, Output, Stdio};
 fn tooldef(args: &[&str], stdin: Option<&str>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tooldef"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .env("NO_COLOR", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -221,7 +221,7 @@ fn a_closed_stdout_is_not_a_crash() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tooldef"))
         .args(["compile", "tests/fixtures/invalid/schema_too_deep.tool"])
         .args(["--format", "json"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -231,7 +231,7 @@ fn a_closed_stdout_is_not_a_crash() {
     assert_ne!(out.status.code(), Some(101), "panicked: {}", stderr(&out));
     let mut child = Command::new(env!("CARGO_BIN_EXE_tooldef"))
         .args(["compile", "examples/weather.tool"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
