@@ -129,8 +129,7 @@ type IssuePage {
 tool ping {}
 
 /// Create an issue and return it.
-@title("Create issue")
-@retry(times: 2, wait: linear, base: 0.5)
+@title("Create issue") @retry(times: 2, wait: linear, base: 0.5)
 tool create_issue -> Issue {
   /// The project's key, e.g. `CORE`.
   project: string @pattern("^[A-Z][A-Z0-9]{1,9}$") @example("CORE")
@@ -198,10 +197,7 @@ tool update_issue -> Issue {
   /// A day, or `null` to clear the due date.
   due?: string @format(date) | null
   /// Labels to add and to remove.
-  labels?: {
-    add?: string[] @unique
-    remove?: string[] @unique
-  }
+  labels?: { add?: string[] @unique, remove?: string[] @unique }
   /// The estimate in hours, in steps of a quarter hour.
   estimate_hours?: number @exclusive_min(0) @max(1000) @multiple_of(0.25)
   /// The version you changed, from the issue's `updated_at`; the update fails when the issue
@@ -235,8 +231,7 @@ tool bulk_label {
 
 /// Delete an issue with its comments and attachments. This cannot be undone; prefer closing
 /// an issue with `update_issue`.
-@destructive @requires_approval @scope(admin) @on_error(raise) @strict
-@meta(audit: true, since: "2.1")
+@destructive @requires_approval @scope(admin) @on_error(raise) @strict @meta(audit: true, since: "2.1")
 tool delete_issue {
   key: IssueKey
   /// Type the issue key again to confirm.

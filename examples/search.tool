@@ -13,7 +13,13 @@ type Metadata {
 
 /// Search the document index.
 @read_only @open_world
-tool search_documents -> { hits: { id: string, score: number @min(0) @max(1), metadata: Metadata }[] } {
+tool search_documents -> {
+  hits: {
+    id: string
+    score: number @min(0) @max(1)
+    metadata: Metadata
+  }[]
+} {
   /// The query, in plain words.
   query: string @min_length(1) @max_length(500)
   /// Exact-match filters: field name to required value.

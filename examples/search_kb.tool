@@ -14,11 +14,7 @@ enum PageSize {
 }
 
 /// Search the internal knowledge base.
-@read_only
-@scope(read_only)
-@on_error(suppress)
-@lax
-@retry(times: 3, wait: exponential, base: 1.0)
+@read_only @scope(read_only) @on_error(suppress) @lax @retry(times: 3, wait: exponential, base: 1.0)
 tool search_kb {
   /// Search query.
   query: string @min_length(1)
@@ -35,14 +31,7 @@ tool search_kb {
 }
 
 /// Delete an article from the knowledge base. A person approves every call.
-@destructive
-@idempotent
-@requires_approval
-@scope(admin)
-@on_error(raise)
-@strict
-@retry(times: 2, wait: 0.5)
-@meta(owner: "knowledge-team", audit: true)
+@destructive @idempotent @requires_approval @scope(admin) @on_error(raise) @strict @retry(times: 2, wait: 0.5) @meta(owner: "knowledge-team", audit: true)
 tool delete_kb_article {
   /// The article's id.
   article_id: string @format(uuid)
