@@ -40,6 +40,8 @@ mod dispatch;
 pub mod emit;
 pub mod envelope;
 pub mod import;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod model;
 pub mod pattern;
 pub mod print;
