@@ -63,6 +63,11 @@ enum Command {
     /// conversation. Exit codes: 0 every call valid, 1 any invalid or unknown, 2 usage, I/O,
     /// compile errors or a malformed response.
     Dispatch(DispatchArgs),
+    /// Serve the tools of `.tool` files over MCP (stdio, or streamable HTTP on loopback).
+    ///
+    /// Each call is validated and run through the command its binding names, under the tool's
+    /// policies; its audit record is logged on standard error.
+    Serve(ServeArgs),
     /// Format `.tool` files in place, in the one canonical layout (comments are kept).
     Fmt {
         /// Files to format; `-` formats standard input to standard output.
@@ -186,6 +191,7 @@ fn main() -> ExitCode {
         ),
         Command::Validate(args) => validate_command::run(&args),
         Command::Dispatch(args) => dispatch_command::run(&args),
+        Command::Serve(args) => serve_command::run(&args),
         Command::Fmt { files, check } => fmt(&files, check),
         Command::Import {
             file,
@@ -215,8 +221,10 @@ fn to_stderr(text: &str) {
 }
 
 mod dispatch_command;
+mod serve_command;
 mod validate_command;
 use dispatch_command::DispatchArgs;
+use serve_command::ServeArgs;
 use validate_command::ValidateArgs;
 
 /// A source file read into memory.

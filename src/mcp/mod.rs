@@ -1,2 +1,15 @@
 //! Serving a toolset over MCP, and reading another server's tools: on the official Rust SDK
 //! (`rmcp`) and tokio, behind the `mcp` feature.
+//!
+//! - [`bindings`]: which command runs each tool (a TOML file);
+//! - `process`: running a bound command for a call;
+//! - [`server`]: the MCP server over a [`crate::Toolset`], on stdio;
+//! - [`http`]: the same on streamable HTTP, on loopback, with an optional bearer token.
+
+pub mod bindings;
+pub mod http;
+mod process;
+pub mod server;
+
+pub use bindings::{Binding, Bindings, BindingsError};
+pub use server::{serve_stdio, LogFormat, ServeError, ServerOptions, ToolServer};

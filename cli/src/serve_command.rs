@@ -1,0 +1,114 @@
+//! `tooldef serve FILE... [--bind BINDINGS.toml] [--http ADDR [--token-env VAR]]`: the tools of
+//! the files over MCP (the command line over [`tooldef::mcp`]).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tooldef::mcp::{http, Bindings, LogFormat, ServerOptions, ToolServer};
+use tooldef::{Source, Toolset};
+
+use super::{read_input, render, style, to_stderr};
+
+/// The arguments of `tooldef serve`.
+#[derive(clap::Args)]
+pub(crate) struct ServeArgs {
+    /// The `.tool` files whose tools to serve.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// The bindings file: which command runs each tool (TOML; see the README). A tool without a
+    /// binding is listed, and calling it is a tool error.
+    #[arg(long = "bind", value_name = "BINDINGS.toml")]
+    bindings: Option<PathBuf>,
+    /// Serve streamable HTTP at this loopback address (e.g. 127.0.0.1:8000) instead of stdio;
+    /// the endpoint is `/mcp`.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+    /// With --http: require `Authorization: Bearer <value of VAR>` on every request (HTTP 401
+    /// otherwise).
+    #[arg(long, value_name = "VAR", requires = "http")]
+    token_env: Option<String>,
+    /// How each call is logged on standard error.
+    #[arg(long, value_enum, default_value_t = LogArg::Text)]
+    log: LogArg,
+    /// How many tools a `tools/list` page holds.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    page_size: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LogArg {
+    /// One line of words a call.
+    Text,
+    /// One JSON object a line: the call's audit record.
+    Json,
+}
+
+pub(crate) fn run(a: &ServeArgs) -> Result<u8, String> {
+    let mut sources = Vec::with_capacity(a.files.len());
+    for f in &a.files {
+        if f.as_os_str() == "-" {
+            return Err("the tool files cannot come from standard input when serving".into());
+        }
+        let input = read_input(f)?;
+        let text = String::from_utf8(input.bytes)
+            .map_err(|e| format!("{} is not UTF-8: {e}", input.name))?;
+        sources.push(Source::new(input.name, text));
+    }
+    let toolset = match Toolset::new(sources) {
+        Ok(t) => Arc::new(t),
+        Err(errors) => {
+            let style = style();
+            for d in &errors.diagnostics {
+                if let Some(file) = &d.file {
+                    to_stderr(&render::report(d, file.name(), file.text(), style));
+                }
+            }
+            return Err("the tool files have errors".into());
+        }
+    };
+    let bindings = match &a.bindings {
+        Some(path) => Bindings::load(path, &toolset).map_err(|e| e.to_string())?,
+        None => Bindings::default(),
+    };
+    let token = match &a.token_env {
+        Some(var) => match std::env::var(var) {
+            Ok(v) if !v.is_empty() => Some(v),
+            _ => {
+                return Err(format!(
+                    "--token-env {var}: the variable is not set or empty"
+                ))
+            }
+        },
+        None => None,
+    };
+    let options = ServerOptions {
+        page_size: usize::try_from(a.page_size).unwrap_or(usize::MAX),
+        log: match a.log {
+            LogArg::Text => LogFormat::Text,
+            LogArg::Json => LogFormat::Json,
+        },
+        ..ServerOptions::default()
+    };
+    let server = ToolServer::new(toolset, &bindings, options).map_err(|e| e.to_string())?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(async move {
+        match a.http {
+            None => tooldef::mcp::serve_stdio(server)
+                .await
+                .map_err(|e| format!("serving on standard input and output: {e}")),
+            Some(addr) => {
+                let (bound, serving) = http::bind(server, addr, token)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                // The address first, so that a caller who asked for port 0 learns the port.
+                eprintln!("serving MCP on http://{bound}{}", http::ENDPOINT);
+                serving.await.map_err(|e| e.to_string())
+            }
+        }
+    })?;
+    Ok(0)
+}

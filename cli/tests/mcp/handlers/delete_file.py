@@ -1,0 +1,3 @@
+import json, sys
+args = json.load(sys.stdin)
+json.dump({"deleted": args["path"]}, sys.stdout)

@@ -1,0 +1,3 @@
+import json, sys
+args = json.load(sys.stdin)
+json.dump({"received": args}, sys.stdout)

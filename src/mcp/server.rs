@@ -1,0 +1,392 @@
+//! The MCP server: a toolset's tools listed as the `mcp` target emits them, every call validated
+//! and run through its bound command under the tool's policies ([`crate::Runtime`]).
+//!
+//! - `tools/list` pages through the tools ([`ServerOptions::page_size`] a page; the cursor is
+//!   the offset of the next page).
+//! - `tools/call`: an unknown tool is the JSON-RPC error -32602 with a did-you-mean; invalid
+//!   arguments, a handler that fails, times out or returns what `-> T` does not allow, and a tool
+//!   without a binding are results with `isError: true` and a message the model can act on.
+//! - `@requires_approval`: the client is asked through an elicitation request before the handler
+//!   runs; declined, or a client without elicitation, is a tool error.
+//! - `notifications/cancelled` stops the handler (its process is killed); a call that carries a
+//!   progress token gets progress notifications while its handler runs.
+//! - Every call writes one line to standard error: its audit record, as words or as JSON.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
+    ElicitationAction, ElicitationSchema, Implementation, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
+use serde_json::Value;
+
+use super::bindings::Bindings;
+use super::process;
+use crate::emit::{Options, Target};
+use crate::runtime::{
+    Approval, Approver, Audit, CallError, CallErrorKind, CancelToken, Handler, RunOptions, Runtime,
+};
+use crate::Toolset;
+
+/// How the server logs each call on standard error.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogFormat {
+    /// One line of words a call.
+    #[default]
+    Text,
+    /// One JSON object a line: the audit record.
+    Json,
+}
+
+/// How the server behaves.
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    /// How many tools a `tools/list` page holds.
+    pub page_size: usize,
+    /// How calls are logged.
+    pub log: LogFormat,
+    /// The `instructions` of `initialize` (by default, the first file's leading `//!` lines).
+    pub instructions: Option<String>,
+    /// How often a running handler reports progress, when the call asked for it.
+    pub progress_every: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            page_size: 100,
+            log: LogFormat::Text,
+            instructions: None,
+            progress_every: Duration::from_millis(500),
+        }
+    }
+}
+
+/// Why a server could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The `mcp` target refuses a tool (its errors, each carrying its file).
+    #[error("the tools cannot be listed over MCP: {0}")]
+    Target(crate::Errors),
+}
+
+/// An MCP server over a toolset and its bindings. Cheap to clone (the HTTP transport makes one
+/// per session).
+#[derive(Clone)]
+pub struct ToolServer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    runtime: Runtime,
+    tools: Vec<Tool>,
+    bindings: String,
+    options: ServerOptions,
+}
+
+tokio::task_local! {
+    /// The client of the call being run, for the approver (which is registered once, for every
+    /// call).
+    static CLIENT: Peer<RoleServer>;
+}
+
+impl ToolServer {
+    /// A server for `toolset`, running each tool through its binding.
+    pub fn new(
+        toolset: Arc<Toolset>,
+        bindings: &Bindings,
+        options: ServerOptions,
+    ) -> Result<ToolServer, ServeError> {
+        let listed = toolset
+            .emit_with(Target::Mcp, &Options { warnings: false })
+            .map_err(ServeError::Target)?;
+        let tools: Vec<Tool> = listed.json["tools"]
+            .as_array()
+            .map(|ts| {
+                ts.iter()
+                    .filter_map(|t| serde_json::from_value(t.clone()).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut options = options;
+        if options.instructions.is_none() {
+            options.instructions = toolset
+                .sources()
+                .first()
+                .and_then(|s| instructions(s.text()));
+        }
+        let mut runtime =
+            Runtime::new(Arc::clone(&toolset)).with_approver(Approver::new(ask_client));
+        for (name, binding) in &bindings.tools {
+            let b = binding.clone();
+            let handler = Handler::new(move |args: Value| {
+                let b = b.clone();
+                async move { process::run(&b, &args).await }
+            })
+            .with_timeout(binding.timeout);
+            // The bindings were checked against the set when they were loaded.
+            let _ = runtime.register(name, handler);
+        }
+        Ok(ToolServer {
+            inner: Arc::new(Inner {
+                runtime,
+                tools,
+                bindings: bindings.path.display().to_string(),
+                options,
+            }),
+        })
+    }
+
+    /// The tools as `tools/list` returns them, all pages together.
+    pub fn tools(&self) -> &[Tool] {
+        &self.inner.tools
+    }
+
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let inner = &self.inner;
+        let name = request.name.to_string();
+        let toolset = inner.runtime.toolset();
+        if toolset.tool(&name).is_none() {
+            let hint = toolset
+                .suggest(&name)
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            log_unknown(inner.options.log, &name);
+            return Err(McpError::invalid_params(
+                format!("unknown tool `{name}`{hint}"),
+                None,
+            ));
+        }
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let token = CancelToken::new();
+        let progress = context.meta.get_progress_token();
+        let peer = context.peer.clone();
+        let run = CLIENT.scope(
+            peer.clone(),
+            inner.runtime.call(
+                &name,
+                &arguments,
+                RunOptions::default().cancel(token.clone()),
+            ),
+        );
+        tokio::pin!(run);
+        let mut ticks = tokio::time::interval(inner.options.progress_every);
+        let mut reported = 0u32;
+        let result = loop {
+            tokio::select! {
+                r = &mut run => break r,
+                () = context.ct.cancelled(), if !token.is_cancelled() => token.cancel(),
+                _ = ticks.tick(), if progress.is_some() => {
+                    if let Some(p) = &progress {
+                        reported += 1;
+                        let mut note = ProgressNotificationParam::new(p.clone(), f64::from(reported));
+                        note.message = Some(format!("`{name}` is running"));
+                        let _ = peer.notify_progress(note).await;
+                    }
+                }
+            }
+        };
+        Ok(match result {
+            Ok(reply) => {
+                log(inner.options.log, &reply.audit);
+                if reply.is_error {
+                    CallToolResult::error(vec![ContentBlock::text(as_text(&reply.content))])
+                } else {
+                    let mut result =
+                        CallToolResult::success(vec![ContentBlock::text(as_text(&reply.content))]);
+                    if reply.content.is_object() {
+                        result.structured_content = Some(reply.content);
+                    }
+                    result
+                }
+            }
+            Err(e) => {
+                log(inner.options.log, &e.audit);
+                CallToolResult::error(vec![ContentBlock::text(self.error_text(&name, &e))])
+            }
+        })
+    }
+
+    fn error_text(&self, name: &str, e: &CallError) -> String {
+        match &e.kind {
+            CallErrorKind::NoHandler { .. } => format!(
+                "tool `{name}` is not bound to a command: add a [tools.{name}] table to {}",
+                self.inner.bindings
+            ),
+            CallErrorKind::TimedOut { after } => format!(
+                "tool `{name}` did not finish within {} ms and was stopped",
+                after.as_millis()
+            ),
+            CallErrorKind::Cancelled => format!("the call of `{name}` was cancelled"),
+            CallErrorKind::Failed(err) => format!("tool `{name}` failed: {}", err.message()),
+            _ => e.to_string(),
+        }
+    }
+}
+
+/// A result as text: a string as it is, anything else as JSON.
+fn as_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The approver: asks the client of the call through an elicitation request.
+async fn ask_client(request: crate::runtime::ApprovalRequest) -> Approval {
+    let Ok(peer) = CLIENT.try_with(Peer::clone) else {
+        return Approval::deny_because("requires approval, and there is no client to ask");
+    };
+    let supports = peer
+        .peer_info()
+        .is_some_and(|info| info.capabilities.elicitation.is_some());
+    if !supports {
+        return Approval::deny_because(
+            "requires approval, and the client cannot be asked (it does not support elicitation)",
+        );
+    }
+    let message = format!(
+        "Allow the tool `{}` to run with these arguments?\n{}",
+        request.tool,
+        serde_json::to_string_pretty(&request.arguments).unwrap_or_default()
+    );
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema: ElicitationSchema::new(BTreeMap::new()),
+    };
+    match peer.create_elicitation(params).await {
+        Ok(r) if r.action == ElicitationAction::Accept => {
+            if r.content.as_ref().and_then(|c| c.get("approve")) == Some(&Value::Bool(false)) {
+                Approval::deny_because("the user declined")
+            } else {
+                Approval::Approve
+            }
+        }
+        Ok(r) if r.action == ElicitationAction::Decline => {
+            Approval::deny_because("the user declined")
+        }
+        Ok(_) => Approval::deny_because("the user cancelled the approval"),
+        Err(e) => Approval::deny_because(format!(
+            "requires approval, and asking the client failed: {e}"
+        )),
+    }
+}
+
+/// The instructions of a source: its leading `//!` lines, without the marker.
+pub fn instructions(source: &str) -> Option<String> {
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
+    let lines: Vec<&str> = source
+        .lines()
+        .map(str::trim_start)
+        .take_while(|l| l.starts_with("//!"))
+        .map(|l| {
+            let rest = &l[3..];
+            rest.strip_prefix(' ').unwrap_or(rest)
+        })
+        .collect();
+    let text = lines.join("\n").trim().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+fn log(format: LogFormat, audit: &Audit) {
+    let line = match format {
+        LogFormat::Json => serde_json::to_string(audit).unwrap_or_default(),
+        LogFormat::Text => {
+            let valid = !matches!(audit.outcome, crate::runtime::CallOutcome::Invalid);
+            let mut s = format!(
+                "call {}: valid={valid} coercions={} attempts={} duration={:.1}ms outcome={}",
+                audit.tool,
+                audit.coercions.len(),
+                audit.attempts,
+                audit.duration.as_secs_f64() * 1000.0,
+                serde_json::to_value(audit.outcome)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+            );
+            if let Some(e) = &audit.error {
+                s.push_str(": ");
+                s.push_str(&e.replace('\n', " "));
+            }
+            s
+        }
+    };
+    eprintln!("{line}");
+}
+
+fn log_unknown(format: LogFormat, name: &str) {
+    match format {
+        LogFormat::Json => eprintln!(
+            "{}",
+            serde_json::json!({"tool": name, "outcome": "unknown-tool"})
+        ),
+        LogFormat::Text => eprintln!("call {name}: unknown tool"),
+    }
+}
+
+impl ServerHandler for ToolServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        info.server_info = Implementation::new("tooldef", env!("CARGO_PKG_VERSION"));
+        info.instructions = self.inner.options.instructions.clone();
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let all = &self.inner.tools;
+        let start = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(c) => c
+                .parse::<usize>()
+                .ok()
+                .filter(|&i| i < all.len())
+                .ok_or_else(|| McpError::invalid_params(format!("invalid cursor `{c}`"), None))?,
+        };
+        let end = start
+            .saturating_add(self.inner.options.page_size.max(1))
+            .min(all.len());
+        let mut page = ListToolsResult::with_all_items(all[start..end].to_vec());
+        if end < all.len() {
+            page.next_cursor = Some(end.to_string());
+        }
+        Ok(page)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        self.call(request, context).await.map(Into::into)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.inner.tools.iter().find(|t| t.name == name).cloned()
+    }
+}
+
+/// Serves over standard input and output until the client closes them. Logs go to standard
+/// error, never to standard output.
+pub async fn serve_stdio(server: ToolServer) -> std::io::Result<()> {
+    use rmcp::ServiceExt;
+    let running = server
+        .serve((tokio::io::stdin(), tokio::io::stdout()))
+        .await
+        .map_err(std::io::Error::other)?;
+    running.waiting().await.map_err(std::io::Error::other)?;
+    Ok(())
+}
