@@ -42,6 +42,8 @@ enum LogArg {
     Text,
     /// One JSON object a line: the call's audit record.
     Json,
+    /// Nothing.
+    Off,
 }
 
 pub(crate) fn run(a: &ServeArgs) -> Result<u8, String> {
@@ -87,6 +89,7 @@ pub(crate) fn run(a: &ServeArgs) -> Result<u8, String> {
         log: match a.log {
             LogArg::Text => LogFormat::Text,
             LogArg::Json => LogFormat::Json,
+            LogArg::Off => LogFormat::Off,
         },
         ..ServerOptions::default()
     };

@@ -41,6 +41,8 @@ pub enum LogFormat {
     Text,
     /// One JSON object a line: the audit record.
     Json,
+    /// Nothing.
+    Off,
 }
 
 /// How the server behaves.
@@ -85,7 +87,8 @@ pub struct ToolServer {
 struct Inner {
     runtime: Runtime,
     tools: Vec<Tool>,
-    bindings: String,
+    /// The end of the message of a call to a tool without a handler.
+    unbound: String,
     options: ServerOptions,
 }
 
@@ -102,6 +105,38 @@ impl ToolServer {
         bindings: &Bindings,
         options: ServerOptions,
     ) -> Result<ToolServer, ServeError> {
+        let mut runtime = Runtime::new(toolset);
+        for (name, binding) in &bindings.tools {
+            let b = binding.clone();
+            let handler = Handler::new(move |args: Value| {
+                let b = b.clone();
+                async move { process::run(&b, &args).await }
+            })
+            .with_timeout(binding.timeout);
+            // The bindings were checked against the set when they were loaded.
+            let _ = runtime.register(name, handler);
+        }
+        let unbound = format!(
+            "add a [tools.NAME] table to {}",
+            if bindings.path.as_os_str().is_empty() {
+                "a bindings file (--bind)".to_string()
+            } else {
+                bindings.path.display().to_string()
+            }
+        );
+        ToolServer::with_runtime(runtime, &unbound, options)
+    }
+
+    /// A server over a runtime whose handlers the host registered (in-process handlers, for a
+    /// program that embeds the server). The runtime's approver is replaced by one that asks the
+    /// client through an elicitation request. `unbound` completes the message of a call to a
+    /// tool without a handler ("tool `x` has no handler: {unbound}").
+    pub fn with_runtime(
+        runtime: Runtime,
+        unbound: &str,
+        options: ServerOptions,
+    ) -> Result<ToolServer, ServeError> {
+        let toolset = runtime.toolset();
         let listed = toolset
             .emit_with(Target::Mcp, &Options { warnings: false })
             .map_err(ServeError::Target)?;
@@ -120,23 +155,11 @@ impl ToolServer {
                 .first()
                 .and_then(|s| instructions(s.text()));
         }
-        let mut runtime =
-            Runtime::new(Arc::clone(&toolset)).with_approver(Approver::new(ask_client));
-        for (name, binding) in &bindings.tools {
-            let b = binding.clone();
-            let handler = Handler::new(move |args: Value| {
-                let b = b.clone();
-                async move { process::run(&b, &args).await }
-            })
-            .with_timeout(binding.timeout);
-            // The bindings were checked against the set when they were loaded.
-            let _ = runtime.register(name, handler);
-        }
         Ok(ToolServer {
             inner: Arc::new(Inner {
-                runtime,
+                runtime: runtime.with_approver(Approver::new(ask_client)),
                 tools,
-                bindings: bindings.path.display().to_string(),
+                unbound: unbound.to_string(),
                 options,
             }),
         })
@@ -219,8 +242,8 @@ impl ToolServer {
     fn error_text(&self, name: &str, e: &CallError) -> String {
         match &e.kind {
             CallErrorKind::NoHandler { .. } => format!(
-                "tool `{name}` is not bound to a command: add a [tools.{name}] table to {}",
-                self.inner.bindings
+                "tool `{name}` has no handler: {}",
+                self.inner.unbound.replace("NAME", name)
             ),
             CallErrorKind::TimedOut { after } => format!(
                 "tool `{name}` did not finish within {} ms and was stopped",
@@ -300,6 +323,7 @@ pub fn instructions(source: &str) -> Option<String> {
 
 fn log(format: LogFormat, audit: &Audit) {
     let line = match format {
+        LogFormat::Off => return,
         LogFormat::Json => serde_json::to_string(audit).unwrap_or_default(),
         LogFormat::Text => {
             let valid = !matches!(audit.outcome, crate::runtime::CallOutcome::Invalid);
@@ -331,6 +355,7 @@ fn log_unknown(format: LogFormat, name: &str) {
             serde_json::json!({"tool": name, "outcome": "unknown-tool"})
         ),
         LogFormat::Text => eprintln!("call {name}: unknown tool"),
+        LogFormat::Off => {}
     }
 }
 
