@@ -78,9 +78,15 @@ enum Command {
         check: bool,
     },
     /// Import tool definitions from JSON Schema or a provider format, printing `.tool` source.
+    ///
+    /// With `--from mcp`, `--server CMD` or `--url URL` reads the tools from a running MCP
+    /// server (every page of `tools/list`) instead of a file.
+    #[command(group(clap::ArgGroup::new("input").required(true).args(["file", "server", "url"])))]
     Import {
         /// The JSON (or JSON Lines) file; `-` reads standard input.
-        file: PathBuf,
+        file: Option<PathBuf>,
+        #[command(flatten)]
+        remote: mcp_client_command::Remote,
         /// The input format.
         #[arg(long, value_enum)]
         from: FromArg,
@@ -94,6 +100,12 @@ enum Command {
         #[arg(long)]
         keep_open: bool,
     },
+    /// Call a tool of an MCP server, after validating its arguments against the listed schema.
+    ///
+    /// Exit codes: 0 the tool's result, 1 a result with `isError: true` or invalid arguments
+    /// (prints the message for the model; the tool is not called), 2 usage, connection or
+    /// protocol errors, or a tool the server does not list.
+    Call(mcp_client_command::CallArgs),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -199,7 +211,14 @@ fn main() -> ExitCode {
             output,
             name,
             keep_open,
-        } => import(&file, from.into(), output.as_deref(), name, keep_open),
+            remote,
+        } => match file {
+            Some(file) if !remote.is_given() => {
+                import(&file, from.into(), output.as_deref(), name, keep_open)
+            }
+            _ => mcp_client_command::import(&remote, from, output.as_deref(), name, keep_open),
+        },
+        Command::Call(args) => mcp_client_command::call(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -221,7 +240,11 @@ fn to_stderr(text: &str) {
 }
 
 mod dispatch_command;
+<<<<<<< HEAD
 mod serve_command;
+=======
+mod mcp_client_command;
+>>>>>>> client
 mod validate_command;
 use dispatch_command::DispatchArgs;
 use serve_command::ServeArgs;
@@ -456,6 +479,16 @@ fn import(
     let options = tooldef::import::Options { name, keep_open };
     let result = tooldef::import::parse_input(&text)
         .and_then(|doc| tooldef::import::import(&doc, dialect, &options));
+    finish_import(&input.name, result, output)
+}
+
+/// Prints an import's warnings (or errors) on standard error and writes its source; `source` names
+/// the input in messages.
+fn finish_import(
+    source: &str,
+    result: Result<tooldef::import::Imported, tooldef::import::ImportError>,
+    output: Option<&std::path::Path>,
+) -> Result<u8, String> {
     match result {
         Ok(imported) => {
             for w in &imported.warnings {
@@ -464,10 +497,7 @@ fn import(
                 } else {
                     &w.pointer
                 };
-                to_stderr(&format!(
-                    "warning: {}: at {at}: {}\n",
-                    input.name, w.message
-                ));
+                to_stderr(&format!("warning: {source}: at {at}: {}\n", w.message));
             }
             match output {
                 Some(path) => std::fs::write(path, &imported.source)
@@ -483,7 +513,7 @@ fn import(
                     .as_deref()
                     .map(|k| format!(" [{k}]"))
                     .unwrap_or_default();
-                to_stderr(&format!("error: {}: {issue}{kw}\n", input.name));
+                to_stderr(&format!("error: {source}: {issue}{kw}\n"));
             }
             Ok(EXIT_ERRORS)
         }

@@ -4,12 +4,15 @@
 //! - [`bindings`]: which command runs each tool (a TOML file);
 //! - `process`: running a bound command for a call;
 //! - [`server`]: the MCP server over a [`crate::Toolset`], on stdio;
-//! - [`http`]: the same on streamable HTTP, on loopback, with an optional bearer token.
+//! - [`http`]: the same on streamable HTTP, on loopback, with an optional bearer token;
+//! - [`client`]: another server's tools, listed and called.
 
 pub mod bindings;
+pub mod client;
 pub mod http;
 mod process;
 pub mod server;
 
 pub use bindings::{Binding, Bindings, BindingsError};
+pub use client::{Client, ClientError};
 pub use server::{serve_stdio, LogFormat, ServeError, ServerOptions, ToolServer};
