@@ -240,11 +240,8 @@ fn to_stderr(text: &str) {
 }
 
 mod dispatch_command;
-<<<<<<< HEAD
-mod serve_command;
-=======
 mod mcp_client_command;
->>>>>>> client
+mod serve_command;
 mod validate_command;
 use dispatch_command::DispatchArgs;
 use serve_command::ServeArgs;
