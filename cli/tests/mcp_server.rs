@@ -1,12 +1,13 @@
 //! `tooldef serve` as clients see it: the MCP Python SDK drives the server over stdio and over
-//! streamable HTTP (`tests/mcp/client.py` records what it saw, the assertions are here).
+//! streamable HTTP (`tests/mcp/client.py` records what it saw, the assertions are here), and
+//! bindings errors stop the server at startup.
 //!
 //! The Python tests skip with a notice when python3 or the `mcp` package (2.x) is missing,
 //! except when `CI=true`, where that is a failure.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
 use tooldef::emit::{self, Options, Target};
@@ -369,4 +370,77 @@ fn python_client_over_http_with_token() {
         !stderr.contains(token),
         "the token appears in the server's stderr:\n{stderr}"
     );
+}
+
+/// `tooldef serve` with a bindings file holding `text`, in a directory of its own.
+fn serve_with_bindings(text: &str) -> (Output, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad-bindings.toml");
+    std::fs::write(&path, text).unwrap();
+    let out = Command::new(BIN)
+        .arg("serve")
+        .arg(fixtures().join("tools.tool"))
+        .arg("--bind")
+        .arg(&path)
+        .stdin(Stdio::null())
+        .output()
+        .expect("tooldef runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out, stderr)
+}
+
+#[test]
+fn bindings_errors_stop_the_server_at_startup() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "an unknown tool",
+            "[tools.ecoh]\ncommand = [\"python3\", \"echo.py\"]\n",
+            &[
+                "[tools.ecoh]",
+                "no tool named `ecoh`",
+                "did you mean `echo`?",
+            ],
+        ),
+        (
+            "a command that cannot be started",
+            "[tools.echo]\ncommand = [\"tooldef-no-such-program\"]\n",
+            &[
+                "[tools.echo].command",
+                "`tooldef-no-such-program` cannot be started",
+                "on PATH",
+            ],
+        ),
+        (
+            "a relative program that does not exist",
+            "[tools.echo]\ncommand = [\"./missing.sh\"]\n",
+            &["[tools.echo].command", "`./missing.sh` cannot be started"],
+        ),
+        (
+            "a cwd that does not exist",
+            "[tools.echo]\ncommand = [\"python3\"]\ncwd = \"no-such-dir\"\n",
+            &["[tools.echo].cwd", "no-such-dir is not a directory"],
+        ),
+        (
+            "malformed TOML",
+            "[tools.echo\ncommand = [\"python3\"]\n",
+            &["line 1", "unclosed table"],
+        ),
+        (
+            "an unknown key",
+            "[tools.echo]\ncommand = [\"python3\"]\ntimeout = 5\n",
+            &["unknown field `timeout`"],
+        ),
+    ];
+    for (what, text, wants) in cases {
+        let (out, stderr) = serve_with_bindings(text);
+        assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+        assert!(out.stdout.is_empty(), "{what}: nothing on stdout");
+        assert!(
+            stderr.contains("bad-bindings.toml"),
+            "{what}: the message names the file: {stderr}"
+        );
+        for want in *wants {
+            assert!(stderr.contains(want), "{what}: {want:?} not in {stderr}");
+        }
+    }
 }
