@@ -1,13 +1,17 @@
 //! `tooldef serve` as clients see it: the MCP Python SDK drives the server over stdio and over
-//! streamable HTTP (`tests/mcp/client.py` records what it saw, the assertions are here), and
-//! bindings errors stop the server at startup.
+//! streamable HTTP (`tests/mcp/client.py` records what it saw, the assertions are here),
+//! bindings errors stop the server at startup, and messages a client should not send (before
+//! `initialize`, or malformed) neither stop nor hang it.
 //!
 //! The Python tests skip with a notice when python3 or the `mcp` package (2.x) is missing,
 //! except when `CI=true`, where that is a failure.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 use serde_json::{json, Value};
 use tooldef::emit::{self, Options, Target};
@@ -442,5 +446,159 @@ fn bindings_errors_stop_the_server_at_startup() {
         for want in *wants {
             assert!(stderr.contains(want), "{what}: {want:?} not in {stderr}");
         }
+    }
+}
+
+/// `tooldef serve` on stdio, spoken to frame by frame: each line it writes arrives on a channel
+/// (as JSON, or as a string when it is not JSON).
+struct StdioServer {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<Value>,
+    stderr: Option<JoinHandle<String>>,
+}
+
+impl StdioServer {
+    fn start() -> StdioServer {
+        let mut child = Command::new(BIN)
+            .args(["serve", "tools.tool", "--bind", "bindings.toml"])
+            .current_dir(fixtures())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("tooldef serve starts");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).split(b'\n') {
+                let Ok(line) = line else { break };
+                let v = serde_json::from_slice(&line)
+                    .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&line).into()));
+                if tx.send(v).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut err = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = err.read_to_string(&mut s);
+            s
+        });
+        StdioServer {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr: Some(stderr),
+        }
+    }
+
+    fn send(&mut self, frame: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        // A server that has exited shows up as a closed stdout in `until`.
+        let _ = stdin.write_all(frame).and_then(|()| stdin.write_all(b"\n"));
+        let _ = stdin.flush();
+    }
+
+    /// What the server wrote before its answer to `id` (which is dropped); an error when it
+    /// closed its output or did not answer within 10 s.
+    fn until(&self, id: &Value) -> Result<Vec<Value>, String> {
+        let mut before = Vec::new();
+        loop {
+            match self.lines.recv_timeout(Duration::from_secs(10)) {
+                Ok(v) if v.get("id") == Some(id) => return Ok(before),
+                Ok(v) => before.push(v),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    return Err(format!("no answer to {id} within 10 s: the server hangs"))
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(format!("the server exited before answering {id}"))
+                }
+            }
+        }
+    }
+
+    /// Sends a request and returns its answer.
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        let frame = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send(frame.to_string().as_bytes());
+        loop {
+            let v = self
+                .lines
+                .recv_timeout(Duration::from_secs(10))
+                .unwrap_or_else(|e| panic!("no answer to {method}: {e}; {}", self.stderr()));
+            if v["id"] == json!(id) {
+                return v;
+            }
+        }
+    }
+
+    fn initialize(&mut self) {
+        let init = self.request(
+            0,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "frames", "version": "1"}}),
+        );
+        assert_eq!(init["result"]["serverInfo"]["name"], "tooldef", "{init}");
+        self.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+
+    /// Closes stdin and returns the exit status and the standard error.
+    fn finish(mut self) -> (std::process::ExitStatus, String) {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        (status, self.stderr())
+    }
+
+    fn stderr(&mut self) -> String {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        self.stderr
+            .take()
+            .map(|h| h.join().unwrap_or_default())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for StdioServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn notifications_and_responses_before_initialize_do_not_stop_the_server() {
+    // rmcp ends the session when the first message is not a request; any one of these used to
+    // stop the server with "expect initialized request".
+    let early: &[&[u8]] = &[
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
+        br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#,
+        br#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        br#"{"jsonrpc":"2.0","id":2,"error":{"code":-1,"message":"no"}}"#,
+    ];
+    for frame in early {
+        let mut server = StdioServer::start();
+        server.send(frame);
+        // A ping before initialize is answered (the spec allows it) and shows the server lives.
+        server.send(br#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#);
+        let before = server.until(&json!("p")).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}\n{}",
+                String::from_utf8_lossy(frame),
+                server.stderr()
+            )
+        });
+        assert!(before.is_empty(), "answered {before:?}");
+        server.initialize();
+        let listed = server.request(5, "tools/list", json!({}));
+        assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(7));
+        let (status, stderr) = server.finish();
+        assert!(status.success(), "{status}: {stderr}");
     }
 }
