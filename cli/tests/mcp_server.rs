@@ -519,6 +519,15 @@ impl StdioServer {
         }
     }
 
+    /// The answer to `id` if it comes within `wait`.
+    fn answer_to(&self, id: &Value, wait: Duration) -> Option<Value> {
+        match self.lines.recv_timeout(wait) {
+            Ok(v) if v.get("id") == Some(id) => Some(v),
+            Ok(v) => panic!("an answer to nothing sent: {v}"),
+            Err(_) => None,
+        }
+    }
+
     /// Sends a request and returns its answer.
     fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
         let frame = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
@@ -601,4 +610,280 @@ fn notifications_and_responses_before_initialize_do_not_stop_the_server() {
         let (status, stderr) = server.finish();
         assert!(status.success(), "{status}: {stderr}");
     }
+}
+
+/// The kinds of bad frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Bad {
+    Truncated,
+    WrongTypes,
+    HugeId,
+    Binary,
+    UnknownMethodRequest,
+    UnknownMethodNotification,
+    NotJsonRpc,
+    BeforeInitializeRequest,
+    BeforeInitializeOther,
+    Stray,
+}
+
+/// A small deterministic generator (xorshift64).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// A bad frame of `kind`; `n` makes its id unique.
+fn bad_frame(kind: Bad, n: u64, rng: &mut Rng) -> Vec<u8> {
+    let pick = |rng: &mut Rng, xs: &[String]| xs[rng.below(xs.len())].clone().into_bytes();
+    match kind {
+        Bad::Truncated => {
+            let whole = pick(
+                rng,
+                &[
+                    format!(
+                        r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hi"}}}}}}"#
+                    ),
+                    format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/list"}}"#),
+                    format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"ping","params":{{}}}}"#),
+                ],
+            );
+            whole[..1 + rng.below(whole.len() - 1)].to_vec()
+        }
+        Bad::WrongTypes => pick(
+            rng,
+            &[
+                format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":"echo"}}"#),
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{{"name":5}}}}"#
+                ),
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{{"name":"echo","arguments":[1]}}}}"#
+                ),
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":5}}}}}}"#
+                ),
+                format!(r#"{{"jsonrpc":"2.0","id":{n},"method":5}}"#),
+                format!(r#"{{"jsonrpc":2,"id":{n},"method":"ping"}}"#),
+                r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#.to_string(),
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/list","params":{{"cursor":7}}}}"#
+                ),
+            ],
+        ),
+        Bad::HugeId => pick(
+            rng,
+            &[
+                r#"{"jsonrpc":"2.0","id":1e400,"method":"ping"}"#.to_string(),
+                r#"{"jsonrpc":"2.0","id":18446744073709551617,"method":"ping"}"#.to_string(),
+                r#"{"jsonrpc":"2.0","id":-9223372036854775809,"method":"ping"}"#.to_string(),
+                r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"ping"}"#.to_string(),
+                r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#.to_string(),
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":"{}","method":"ping"}}"#,
+                    "9".repeat(10_000)
+                ),
+            ],
+        ),
+        Bad::Binary => {
+            let len = 1 + rng.below(200);
+            let mut bytes = vec![0xff];
+            bytes.extend((0..len).map(|_| match rng.below(256) as u8 {
+                b'\n' => 0,
+                b => b,
+            }));
+            bytes
+        }
+        Bad::UnknownMethodRequest => {
+            format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"tooldef/nothing-{n}"}}"#).into_bytes()
+        }
+        Bad::UnknownMethodNotification => pick(
+            rng,
+            &[
+                r#"{"jsonrpc":"2.0","method":"tooldef/nothing"}"#.to_string(),
+                r#"{"jsonrpc":"2.0","method":"notifications/nothing","params":{}}"#.to_string(),
+            ],
+        ),
+        Bad::NotJsonRpc => pick(
+            rng,
+            &[
+                "[1,2,3]".into(),
+                "\"text\"".into(),
+                "null".into(),
+                "42".into(),
+                "true".into(),
+                "{}".into(),
+                "[]".into(),
+                r#"{"hello":"world"}"#.into(),
+                r#"{"jsonrpc":"2.0"}"#.into(),
+                format!(r#"{{"jsonrpc":"2.0","id":{n}}}"#),
+                format!(r#"[{{"jsonrpc":"2.0","id":{n},"method":"ping"}}]"#),
+            ],
+        ),
+        Bad::BeforeInitializeRequest => pick(
+            rng,
+            &[
+                format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/list"}}"#),
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hi"}}}}}}"#
+                ),
+                format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"tooldef/nothing"}}"#),
+            ],
+        ),
+        Bad::BeforeInitializeOther | Bad::Stray => pick(
+            rng,
+            &[
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+                format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{n}}}}}"#
+                ),
+                format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{n},"progress":1}}}}"#
+                ),
+                format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{}}}}"#),
+                format!(r#"{{"jsonrpc":"2.0","id":{n},"error":{{"code":-1,"message":"no"}}}}"#),
+            ],
+        ),
+    }
+}
+
+/// An answer in words: whether it is a result or an error, its code, and whether it carries
+/// the id of the frame it answers.
+fn describe(answer: &Value, sent: &[u8]) -> String {
+    let sent: Option<Value> = serde_json::from_slice(sent).ok();
+    let same_id = match (answer.get("id"), sent.as_ref().and_then(|s| s.get("id"))) {
+        (None | Some(Value::Null), _) => "no id",
+        (Some(a), Some(s)) if a == s => "its id",
+        (Some(_), _) => "ANOTHER id",
+    };
+    if let Some(e) = answer.get("error") {
+        format!("error {} ({same_id})", e["code"])
+    } else if answer["result"]["isError"] == true {
+        format!("tool error ({same_id})")
+    } else if answer.get("result").is_some() {
+        format!("result ({same_id})")
+    } else {
+        format!("?? {answer}")
+    }
+}
+
+#[test]
+fn malformed_frames_neither_stop_nor_hang_the_server() {
+    use std::collections::BTreeMap;
+    const FRAMES: usize = 10_000;
+    const BEFORE_INITIALIZE: usize = 1_000;
+    let mut rng = Rng(0x7003_DEF5_EED5_0001);
+    let mut server = StdioServer::start();
+    let mut seen: BTreeMap<(bool, Bad), BTreeMap<String, usize>> = BTreeMap::new();
+    let common = [
+        Bad::Truncated,
+        Bad::WrongTypes,
+        Bad::HugeId,
+        Bad::Binary,
+        Bad::UnknownMethodRequest,
+        Bad::UnknownMethodNotification,
+        Bad::NotJsonRpc,
+    ];
+    for i in 0..FRAMES {
+        if i == BEFORE_INITIALIZE {
+            server.initialize();
+        }
+        let kind = match (i < BEFORE_INITIALIZE, rng.below(common.len() + 2)) {
+            (_, k) if k < common.len() => common[k],
+            (true, k) if k == common.len() => Bad::BeforeInitializeRequest,
+            (true, _) => Bad::BeforeInitializeOther,
+            (false, _) => Bad::Stray,
+        };
+        let n = 1_000_000 + i as u64;
+        let frame = bad_frame(kind, n, &mut rng);
+        server.send(&frame);
+        // A ping after each frame: what comes before its answer answers the frame.
+        let fence = json!(format!("fence-{i}"));
+        server.send(
+            json!({"jsonrpc": "2.0", "id": fence, "method": "ping"})
+                .to_string()
+                .as_bytes(),
+        );
+        let mut answers = server.until(&fence).unwrap_or_else(|e| {
+            panic!(
+                "frame {i} ({kind:?}) {:?}: {e}\n{}",
+                String::from_utf8_lossy(&frame),
+                server.stderr()
+            )
+        });
+        // Requests are handled concurrently: the answer to a request can come after the ping's.
+        let request: Option<Value> = serde_json::from_slice(&frame).ok();
+        if let Some(id) = request
+            .as_ref()
+            .filter(|r| answers.is_empty() && r.get("method").is_some())
+            .and_then(|r| r.get("id"))
+        {
+            answers.extend(server.answer_to(id, Duration::from_secs(2)));
+        }
+        let words = match answers.as_slice() {
+            [] => "nothing".to_string(),
+            [one] => describe(one, &frame),
+            more => panic!("frame {i} ({kind:?}) got {} answers: {more:?}", more.len()),
+        };
+        let ok = match kind {
+            Bad::Truncated | Bad::Binary => words == "nothing" || words == "error -32700 (no id)",
+            // Before initialize, rmcp answers every request but a ping with -32602 (the request
+            // lacks the metadata of the lifecycle without initialize).
+            Bad::UnknownMethodRequest if i < BEFORE_INITIALIZE => words == "error -32602 (its id)",
+            Bad::UnknownMethodRequest => words == "error -32601 (its id)",
+            Bad::UnknownMethodNotification | Bad::Stray | Bad::BeforeInitializeOther => {
+                words == "nothing"
+            }
+            Bad::NotJsonRpc => {
+                ["nothing", "error -32600 (no id)", "error -32700 (no id)"]
+                    .contains(&words.as_str())
+                    || words == "error -32600 (its id)"
+            }
+            // An answer of some kind (rmcp reads a number as cursor leniently: a result).
+            Bad::WrongTypes => words != "nothing",
+            // serde_json reads 1e400 as unparsable, which rmcp ignores.
+            Bad::HugeId => {
+                words == "result (its id)" || words == "nothing" || words.starts_with("error ")
+            }
+            Bad::BeforeInitializeRequest => {
+                words.starts_with("error ") && words.ends_with("(its id)")
+            }
+        };
+        assert!(
+            ok && !words.contains("ANOTHER"),
+            "frame {i} ({kind:?}) {:?} was answered with {words}",
+            String::from_utf8_lossy(&frame)
+        );
+        let after = i >= BEFORE_INITIALIZE;
+        *seen
+            .entry((after, kind))
+            .or_default()
+            .entry(words)
+            .or_default() += 1;
+    }
+    // What the server answered, by class (shown with --nocapture).
+    for ((after, kind), answers) in &seen {
+        let when = if *after { "after" } else { "before" };
+        eprintln!("{when} initialize, {kind:?}: {answers:?}");
+    }
+    assert_eq!(seen.len(), 17, "every class was sent: {seen:?}");
+
+    let added = server.request(
+        7,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 2}}),
+    );
+    assert_eq!(
+        added["result"]["structuredContent"],
+        json!({"sum": 3}),
+        "{added}"
+    );
+    let (status, stderr) = server.finish();
+    assert!(status.success(), "{status}: {stderr}");
 }
