@@ -4,7 +4,8 @@
 //! `initialize`, or malformed) neither stop nor hang it.
 //!
 //! The Python tests skip with a notice when python3 or the `mcp` package (2.x) is missing,
-//! except when `CI=true`, where that is a failure.
+//! except when `CI=true`, where that is a failure. The MCP Inspector test needs Node 22 or newer
+//! (installed, or `node@22` fetched by npx) and skips with a notice without it, in CI too.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -886,4 +887,94 @@ fn malformed_frames_neither_stop_nor_hang_the_server() {
     );
     let (status, stderr) = server.finish();
     assert!(status.success(), "{status}: {stderr}");
+}
+
+/// How to run Node 22 or newer: the installed `node`, or `node@22` from the npm registry
+/// through npx. None (with the reason) when neither works.
+fn node_22() -> Result<Vec<String>, String> {
+    let major = |out: &Output| {
+        String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .trim_start_matches('v')
+            .split('.')
+            .next()
+            .and_then(|m| m.parse::<u32>().ok())
+    };
+    let installed = Command::new("node").arg("--version").output();
+    if let Ok(out) = &installed {
+        if major(out).is_some_and(|m| m >= 22) {
+            return Ok(vec!["npx".into(), "-y".into()]);
+        }
+    }
+    let via_npx = Command::new("npx")
+        .args(["-y", "node@22", "--version"])
+        .output();
+    match via_npx {
+        Ok(out) if out.status.success() && major(&out).is_some_and(|m| m >= 22) => Ok(vec![
+            "npx".into(),
+            "-y".into(),
+            "-p".into(),
+            "node@22".into(),
+        ]),
+        _ => Err(format!(
+            "Node 22 or newer is needed (installed: {}), and npx could not fetch node@22",
+            installed
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+                .unwrap_or_else(|e| e.to_string())
+        )),
+    }
+}
+
+#[test]
+fn mcp_inspector_cli_lists_the_tools() {
+    let npx = match node_22() {
+        Ok(npx) => npx,
+        Err(why) => {
+            eprintln!("skipping the MCP Inspector check (in CI too): {why}");
+            return;
+        }
+    };
+    let mut command = Command::new(&npx[0]);
+    command.args(&npx[1..]);
+    if npx.len() > 2 {
+        // node@22 comes from the registry: run the inspector's binary beside it.
+        command.args(["-p", "@modelcontextprotocol/inspector", "mcp-inspector"]);
+    } else {
+        command.arg("@modelcontextprotocol/inspector");
+    }
+    let out = command
+        .args([
+            "--cli",
+            BIN,
+            "serve",
+            "tools.tool",
+            "--bind",
+            "bindings.toml",
+        ])
+        .args(["--method", "tools/list"])
+        .current_dir(fixtures())
+        .stdin(Stdio::null())
+        .output()
+        .expect("npx runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && !in_ci() && stdout.trim().is_empty() {
+        // The registry may be out of reach on a developer's machine.
+        eprintln!("skipping the MCP Inspector check: the inspector did not run:\n{stderr}");
+        return;
+    }
+    assert!(
+        out.status.success(),
+        "the inspector failed:\n{stdout}\n{stderr}"
+    );
+    let listed: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("the inspector printed no JSON ({e}):\n{stdout}"));
+    let listed: Vec<Value> = listed["tools"]
+        .as_array()
+        .expect("a tools array")
+        .iter()
+        .map(listed_fields)
+        .collect();
+    let expected: Vec<Value> = expected_tools().iter().map(listed_fields).collect();
+    assert_eq!(listed, expected, "the inspector's tools/list differs");
 }
