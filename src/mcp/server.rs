@@ -17,9 +17,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
-    ElicitationAction, ElicitationSchema, Implementation, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, ContentBlock,
+    ElicitRequestParams, ElicitationAction, ElicitationSchema, Implementation, JsonRpcMessage,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
@@ -407,11 +408,81 @@ impl ServerHandler for ToolServer {
 /// Serves over standard input and output until the client closes them. Logs go to standard
 /// error, never to standard output.
 pub async fn serve_stdio(server: ToolServer) -> std::io::Result<()> {
+    use rmcp::transport::async_rw::AsyncRwTransport;
     use rmcp::ServiceExt;
+    let transport = AwaitInitialize {
+        inner: AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout()),
+        initialized: false,
+    };
     let running = server
-        .serve((tokio::io::stdin(), tokio::io::stdout()))
+        .serve(transport)
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;
     Ok(())
+}
+
+/// A transport that drops the notifications and responses a client sends before its
+/// `initialize` request.
+///
+/// rmcp answers requests that come before `initialize` (a ping, or an error), but ends the
+/// session on any other message: one stray `notifications/initialized` or response sent too
+/// early would stop the whole server. Nothing such a message could ask for is lost by dropping
+/// it (a notification has no answer, and no request of the server's is pending yet).
+struct AwaitInitialize<T> {
+    inner: T,
+    initialized: bool,
+}
+
+impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleServer>
+    for AwaitInitialize<T>
+{
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: rmcp::service::TxJsonRpcMessage<RoleServer>,
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleServer>> {
+        loop {
+            let message = self.inner.receive().await?;
+            if self.initialized {
+                return Some(message);
+            }
+            match &message {
+                JsonRpcMessage::Request(r) => {
+                    self.initialized = starts_session(&r.request);
+                    return Some(message);
+                }
+                JsonRpcMessage::Notification(_)
+                | JsonRpcMessage::Response(_)
+                | JsonRpcMessage::Error(_) => {}
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.inner.close().await
+    }
+}
+
+/// Whether rmcp starts the session on this request: `initialize`, or (the lifecycle without
+/// `initialize`) a request other than a ping or a discovery that carries the protocol version
+/// and the client's capabilities in its `_meta`.
+fn starts_session(request: &ClientRequest) -> bool {
+    use rmcp::model::{GetMeta, ProtocolVersion};
+    match request {
+        ClientRequest::InitializeRequest(_) => true,
+        ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_) => false,
+        other => {
+            let meta = other.get_meta();
+            meta.protocol_version().is_some()
+                && meta
+                    .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                    .is_empty()
+        }
+    }
 }
