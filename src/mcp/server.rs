@@ -18,9 +18,10 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, ContentBlock,
-    ElicitRequestParams, ElicitationAction, ElicitationSchema, Implementation, JsonRpcMessage,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig, Tool,
+    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
+    Implementation, InputRequest, InputRequests, InputRequiredResult, JsonRpcMessage,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
@@ -93,11 +94,21 @@ struct Inner {
     options: ServerOptions,
 }
 
-tokio::task_local! {
-    /// The client of the call being run, for the approver (which is registered once, for every
-    /// call).
-    static CLIENT: Peer<RoleServer>;
+/// The call being run, for the approver (which is registered once, for every call).
+#[derive(Clone)]
+struct CallContext {
+    peer: Peer<RoleServer>,
+    /// The client's answer to an approval asked for in an earlier round (protocol revisions
+    /// without server-to-client requests answer in the call's `inputResponses`).
+    answered: Option<Approval>,
 }
+
+tokio::task_local! {
+    static CALL: CallContext;
+}
+
+/// The key of the approval request in an input-required result.
+const APPROVAL_KEY: &str = "approval";
 
 impl ToolServer {
     /// A server for `toolset`, running each tool through its binding.
@@ -175,7 +186,7 @@ impl ToolServer {
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
+    ) -> Result<CallToolResponse, McpError> {
         let inner = &self.inner;
         let name = request.name.to_string();
         let toolset = inner.runtime.toolset();
@@ -190,12 +201,47 @@ impl ToolServer {
                 None,
             ));
         }
+        // Revisions from 2026-07-28 on forbid server-to-client requests: approval is asked for
+        // in an input-required result, and answered when the client calls again.
+        let rounds = context
+            .protocol_version()
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        let needs_approval = toolset
+            .tool(&name)
+            .is_some_and(|(_, t)| t.requires_approval);
+        let mut answered = None;
+        if needs_approval && rounds {
+            let answer = request
+                .input_responses
+                .as_ref()
+                .and_then(|r| r.get(APPROVAL_KEY));
+            match answer {
+                Some(v) => answered = Some(approval_of(serde_json::from_value(v.clone()).ok())),
+                None => {
+                    let supports = context
+                        .client_capabilities()
+                        .is_some_and(|c| c.elicitation.is_some());
+                    if supports {
+                        let arguments =
+                            Value::Object(request.arguments.clone().unwrap_or_default());
+                        let ask = ElicitRequest::new(approval_request(&name, &arguments));
+                        let mut requests = InputRequests::new();
+                        requests.insert(APPROVAL_KEY.to_string(), InputRequest::Elicitation(ask));
+                        return Ok(InputRequiredResult::from_input_requests(requests).into());
+                    }
+                    answered = Some(Approval::deny_because(NO_ELICITATION));
+                }
+            }
+        }
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let token = CancelToken::new();
         let progress = context.meta.get_progress_token();
         let peer = context.peer.clone();
-        let run = CLIENT.scope(
-            peer.clone(),
+        let run = CALL.scope(
+            CallContext {
+                peer: peer.clone(),
+                answered,
+            },
             inner.runtime.call(
                 &name,
                 &arguments,
@@ -219,7 +265,7 @@ impl ToolServer {
                 }
             }
         };
-        Ok(match result {
+        Ok(CallToolResponse::from(match result {
             Ok(reply) => {
                 log(inner.options.log, &reply.audit);
                 if reply.is_error {
@@ -237,7 +283,7 @@ impl ToolServer {
                 log(inner.options.log, &e.audit);
                 CallToolResult::error(vec![ContentBlock::text(self.error_text(&name, &e))])
             }
-        })
+        }))
     }
 
     fn error_text(&self, name: &str, e: &CallError) -> String {
@@ -265,41 +311,62 @@ fn as_text(v: &Value) -> String {
     }
 }
 
-/// The approver: asks the client of the call through an elicitation request.
-async fn ask_client(request: crate::runtime::ApprovalRequest) -> Approval {
-    let Ok(peer) = CLIENT.try_with(Peer::clone) else {
-        return Approval::deny_because("requires approval, and there is no client to ask");
-    };
-    let supports = peer
-        .peer_info()
-        .is_some_and(|info| info.capabilities.elicitation.is_some());
-    if !supports {
-        return Approval::deny_because(
-            "requires approval, and the client cannot be asked (it does not support elicitation)",
-        );
-    }
-    let message = format!(
-        "Allow the tool `{}` to run with these arguments?\n{}",
-        request.tool,
-        serde_json::to_string_pretty(&request.arguments).unwrap_or_default()
-    );
-    let params = ElicitRequestParams::FormElicitationParams {
+/// Why a call that needs approval is refused when the client cannot be asked.
+const NO_ELICITATION: &str =
+    "requires approval, and the client cannot be asked (it does not support elicitation)";
+
+/// The elicitation that asks to approve a call.
+fn approval_request(tool: &str, arguments: &Value) -> ElicitRequestParams {
+    ElicitRequestParams::FormElicitationParams {
         meta: None,
-        message,
+        message: format!(
+            "Allow the tool `{tool}` to run with these arguments?\n{}",
+            serde_json::to_string_pretty(arguments).unwrap_or_default()
+        ),
         requested_schema: ElicitationSchema::new(BTreeMap::new()),
-    };
-    match peer.create_elicitation(params).await {
-        Ok(r) if r.action == ElicitationAction::Accept => {
+    }
+}
+
+/// The decision an elicitation's answer stands for (`None`: no answer that can be read).
+fn approval_of(result: Option<ElicitResult>) -> Approval {
+    match result {
+        Some(r) if r.action == ElicitationAction::Accept => {
             if r.content.as_ref().and_then(|c| c.get("approve")) == Some(&Value::Bool(false)) {
                 Approval::deny_because("the user declined")
             } else {
                 Approval::Approve
             }
         }
-        Ok(r) if r.action == ElicitationAction::Decline => {
+        Some(r) if r.action == ElicitationAction::Decline => {
             Approval::deny_because("the user declined")
         }
-        Ok(_) => Approval::deny_because("the user cancelled the approval"),
+        Some(_) => Approval::deny_because("the user cancelled the approval"),
+        None => Approval::deny_because("the client's answer to the approval could not be read"),
+    }
+}
+
+/// The approver: the answer the client already gave in this call's round, or else a question
+/// to the client of the call through an elicitation request.
+async fn ask_client(request: crate::runtime::ApprovalRequest) -> Approval {
+    let Ok(call) = CALL.try_with(CallContext::clone) else {
+        return Approval::deny_because("requires approval, and there is no client to ask");
+    };
+    if let Some(answer) = call.answered {
+        return answer;
+    }
+    let supports = call
+        .peer
+        .peer_info()
+        .is_some_and(|info| info.capabilities.elicitation.is_some());
+    if !supports {
+        return Approval::deny_because(NO_ELICITATION);
+    }
+    match call
+        .peer
+        .create_elicitation(approval_request(&request.tool, &request.arguments))
+        .await
+    {
+        Ok(r) => approval_of(Some(r)),
         Err(e) => Approval::deny_because(format!(
             "requires approval, and asking the client failed: {e}"
         )),
@@ -397,7 +464,7 @@ impl ServerHandler for ToolServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        self.call(request, context).await.map(Into::into)
+        self.call(request, context).await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
