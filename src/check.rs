@@ -157,7 +157,7 @@ impl Checker {
             .collect();
         let components = strongly_connected(&refs);
         self.recursion(&mut module, file, &refs, &components);
-        self.depth(&module, &components);
+        self.depth(&module);
         for p in std::mem::take(&mut self.pending) {
             if let Some(problem) = validate::first_violation(&module, &p.ty, &p.value) {
                 let what = if p.code == Code::InvalidDefault {
@@ -1517,30 +1517,13 @@ impl Checker {
 
     /// Rejects tools whose inlined schema nests deeper than [`MAX_SCHEMA_DEPTH`] or has more
     /// than [`MAX_SCHEMA_NODES`] schemas (a type used twice by each of 30 nested types inlines
-    /// to 2^30 copies).
-    fn depth(&mut self, module: &Module, components: &[Vec<usize>]) {
-        let n = module.types.len();
-        let mut shape = Shape {
-            depths: vec![0; n],
-            sizes: vec![1; n],
-        };
-        for component in components {
-            for &i in component {
-                shape.depths[i] = shape.depth(module, &module.types[i].ty);
-                shape.sizes[i] = shape.size(module, &module.types[i].ty);
-            }
-        }
+    /// to 2^30 copies), counted as [`crate::shape`] says: through aliases, and with the body of
+    /// every recursive type the tool reaches.
+    fn depth(&mut self, module: &Module) {
+        let shapes = crate::shape::Shapes::of(module);
         for tool in &module.tools {
-            let fields = tool.params.fields.iter().map(|f| &f.ty);
-            let all: Vec<&Ty> = fields.chain(tool.output.as_ref()).collect();
-            let depth = 1 + all
-                .iter()
-                .map(|t| shape.depth(module, t))
-                .max()
-                .unwrap_or(0);
-            let size = all
-                .iter()
-                .fold(1usize, |acc, t| acc.saturating_add(shape.size(module, t)));
+            let shape = shapes.tool(module, tool);
+            let (depth, size) = (shape.depth, shape.size);
             if depth > MAX_SCHEMA_DEPTH {
                 self.error(
                     Diagnostic::error(
@@ -1552,9 +1535,9 @@ impl Checker {
                         ),
                     )
                     .with_label("too deep")
-                    .with_help("flatten the arguments; models handle shallow schemas far better"),
+                    .with_help("flatten the arguments (each alias in a chain counts as a level); models handle shallow schemas far better"),
                 );
-            } else if size > MAX_SCHEMA_NODES {
+            } else if size > MAX_SCHEMA_NODES as u64 {
                 self.error(
                     Diagnostic::error(
                         Code::SchemaTooLarge,
@@ -1562,78 +1545,13 @@ impl Checker {
                         format!(
                             "the schema of tool `{}` has {} subschemas once named types are inlined; the limit is {MAX_SCHEMA_NODES}",
                             tool.name,
-                            if size == usize::MAX { "too many".to_string() } else { size.to_string() }
+                            if size == u64::MAX { "too many".to_string() } else { size.to_string() }
                         ),
                     )
                     .with_label("too large")
-                    .with_help("named types used many times are copied at every use; simplify the types"),
+                    .with_help("named types used many times are copied at every use, and a recursive type's body counts once; simplify the types"),
                 );
             }
-        }
-    }
-}
-
-/// Depth and size of named types once inlined, filled in dependency order.
-struct Shape {
-    depths: Vec<usize>,
-    sizes: Vec<usize>,
-}
-
-impl Shape {
-    /// Nesting depth of a type once non-recursive named types are inlined.
-    fn depth(&self, module: &Module, ty: &Ty) -> usize {
-        match ty {
-            Ty::Ref(id) if module.types.get(id.0).is_some_and(|t| t.recursive) => 1,
-            Ty::Ref(id) => self.depths.get(id.0).copied().unwrap_or(1),
-            Ty::Array(a) => 1 + self.depth(module, &a.items),
-            Ty::Tuple(t) => {
-                let items = t.items.iter().map(|i| self.depth(module, i));
-                let extra = match &t.rest {
-                    Additional::Schema(r) => self.depth(module, r),
-                    _ => 0,
-                };
-                1 + items.max().unwrap_or(0).max(extra)
-            }
-            Ty::Object(o) => {
-                let fields = o.fields.iter().map(|f| self.depth(module, &f.ty));
-                let extra = match &o.additional {
-                    Additional::Schema(t) => self.depth(module, t),
-                    _ => 0,
-                };
-                1 + fields.max().unwrap_or(0).max(extra)
-            }
-            Ty::Nullable(t) => 1 + self.depth(module, t),
-            Ty::AnyOf(ts) => 1 + ts.iter().map(|t| self.depth(module, t)).max().unwrap_or(0),
-            _ => 0,
-        }
-    }
-
-    /// Number of subschemas of a type once non-recursive named types are inlined (saturating).
-    fn size(&self, module: &Module, ty: &Ty) -> usize {
-        let sum = |ts: &mut dyn Iterator<Item = &Ty>| {
-            ts.fold(1usize, |acc, t| acc.saturating_add(self.size(module, t)))
-        };
-        match ty {
-            Ty::Ref(id) if module.types.get(id.0).is_some_and(|t| t.recursive) => 1,
-            Ty::Ref(id) => self.sizes.get(id.0).copied().unwrap_or(1),
-            Ty::Array(a) => sum(&mut std::iter::once(&a.items)),
-            Ty::Tuple(t) => {
-                let extra = match &t.rest {
-                    Additional::Schema(r) => Some(r),
-                    _ => None,
-                };
-                sum(&mut t.items.iter().chain(extra))
-            }
-            Ty::Object(o) => {
-                let extra = match &o.additional {
-                    Additional::Schema(t) => Some(t),
-                    _ => None,
-                };
-                sum(&mut o.fields.iter().map(|f| &f.ty).chain(extra))
-            }
-            Ty::Nullable(t) => sum(&mut std::iter::once(t.as_ref())),
-            Ty::AnyOf(ts) => sum(&mut ts.iter()),
-            _ => 1,
         }
     }
 }

@@ -47,6 +47,7 @@ pub mod pattern;
 pub mod print;
 pub mod render;
 pub mod runtime;
+mod shape;
 mod source;
 pub mod suggest;
 pub mod syntax;

@@ -16,7 +16,7 @@ pub mod openai;
 use serde_json::{json, Map, Value};
 
 use crate::diagnostic::{Diagnostic, Errors};
-use crate::model::{Additional, Module, ObjectTy, Tool, Ty};
+use crate::model::{Module, Tool};
 
 /// The output formats `tooldef compile` can produce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -131,8 +131,9 @@ pub fn tool(
 pub fn tools(module: &Module, target: Target, options: &Options) -> Result<Emitted, Errors> {
     let mut all = Vec::new();
     let mut diagnostics = Vec::new();
+    let shapes = crate::shape::Shapes::of(module);
     for t in &module.tools {
-        let (json, d) = one(module, t, target);
+        let (json, d) = one_shaped(module, t, target, &shapes);
         all.push(json);
         diagnostics.extend(d);
     }
@@ -156,7 +157,16 @@ pub fn document(target: Target, tools: Vec<Value>) -> Value {
 pub const MAX_INLINED_SCHEMAS: u64 = 50_000;
 
 fn one(module: &Module, t: &Tool, target: Target) -> (Value, Vec<Diagnostic>) {
-    let size = inlined_size(module, t);
+    one_shaped(module, t, target, &crate::shape::Shapes::of(module))
+}
+
+fn one_shaped(
+    module: &Module,
+    t: &Tool,
+    target: Target,
+    shapes: &crate::shape::Shapes,
+) -> (Value, Vec<Diagnostic>) {
+    let size = shapes.tool(module, t).size;
     if size > MAX_INLINED_SCHEMAS {
         let d = Diagnostic::error(
             crate::Code::TargetLimit,
@@ -206,62 +216,6 @@ fn finish(json: Value, diagnostics: Vec<Diagnostic>, options: &Options) -> Resul
     };
     warnings.sort_by_key(|d| (d.span.start, d.span.end));
     Ok(Emitted { json, warnings })
-}
-
-/// How many schemas a tool's parameters and output expand to when every non-recursive named
-/// type is inlined (a recursive type counts once: it is referenced, or rejected).
-fn inlined_size(module: &Module, tool: &Tool) -> u64 {
-    let mut memo: Vec<Option<u64>> = vec![None; module.types.len()];
-    let params = object_size(module, &tool.params, &mut memo);
-    let output = tool
-        .output
-        .as_ref()
-        .map_or(0, |o| ty_size(module, o, &mut memo));
-    params.saturating_add(output)
-}
-
-fn object_size(module: &Module, o: &ObjectTy, memo: &mut Vec<Option<u64>>) -> u64 {
-    let mut n: u64 = 1;
-    for f in &o.fields {
-        n = n.saturating_add(ty_size(module, &f.ty, memo));
-    }
-    if let Additional::Schema(t) = &o.additional {
-        n = n.saturating_add(ty_size(module, t, memo));
-    }
-    n
-}
-
-fn ty_size(module: &Module, ty: &Ty, memo: &mut Vec<Option<u64>>) -> u64 {
-    match ty {
-        Ty::Array(a) => 1u64.saturating_add(ty_size(module, &a.items, memo)),
-        Ty::Object(o) => object_size(module, o, memo),
-        Ty::Nullable(t) => 1u64.saturating_add(ty_size(module, t, memo)),
-        Ty::AnyOf(ts) => ts
-            .iter()
-            .fold(1u64, |n, t| n.saturating_add(ty_size(module, t, memo))),
-        Ty::Ref(id) => {
-            let Some(named) = module.types.get(id.0) else {
-                return 1;
-            };
-            if named.recursive {
-                return 1;
-            }
-            if let Some(Some(n)) = memo.get(id.0) {
-                return *n;
-            }
-            // The checker rejects alias cycles, and a cycle through fields makes the types
-            // recursive; mark the type while it is counted all the same.
-            if let Some(slot) = memo.get_mut(id.0) {
-                *slot = Some(1);
-            }
-            let n = ty_size(module, &named.ty, memo);
-            if let Some(slot) = memo.get_mut(id.0) {
-                *slot = Some(n);
-            }
-            n
-        }
-        _ => 1,
-    }
 }
 
 /// The canonical parameter schema without `$schema`, which provider APIs do not need (and
