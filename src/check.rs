@@ -796,13 +796,15 @@ impl Checker {
 
     fn object(&mut self, body: &ast::ObjectBody) -> ObjectTy {
         let mut fields: Vec<Field> = Vec::new();
+        let mut seen: HashMap<&str, Span> = HashMap::with_capacity(body.fields.len());
         for f in &body.fields {
-            if let Some(first) = fields.iter().find(|x| x.name == f.name.text) {
-                let first = first.span;
+            if let Some(&first) = seen.get(f.name.text.as_str()) {
                 self.error(duplicate("field", &f.name.text, f.name.span, first));
                 continue;
             }
-            fields.push(self.field(f));
+            let field = self.field(f);
+            seen.insert(&f.name.text, field.span);
+            fields.push(field);
         }
         let additional = match (&body.rest, body.open) {
             (Some(rest), _) => Additional::Schema(self.ty(rest)),
@@ -1027,6 +1029,7 @@ impl Checker {
     fn union(&mut self, span: Span, members: &[TypeExpr]) -> Ty {
         let mut nullable = false;
         let mut out: Vec<Ty> = Vec::new();
+        let mut seen = crate::model::MemberSet::default();
         for m in members {
             let ty = self.ty(m);
             let parts = match ty {
@@ -1045,10 +1048,10 @@ impl Checker {
                 other => vec![other],
             };
             for part in parts {
-                if out.contains(&part) {
-                    self.redundant(m.span, "this member repeats an earlier member of the union");
-                } else {
+                if seen.insert(&part) {
                     out.push(part);
+                } else {
+                    self.redundant(m.span, "this member repeats an earlier member of the union");
                 }
             }
         }
@@ -1061,12 +1064,10 @@ impl Checker {
         }
         let ty = if !out.is_empty() && out.iter().all(|t| matches!(t, Ty::Const(_))) {
             let mut values: Vec<EnumMember> = Vec::new();
+            let mut seen = crate::model::ValueSet::default();
             for t in out {
                 if let Ty::Const(value) = t {
-                    if values
-                        .iter()
-                        .any(|m| validate::json_equal(&m.value, &value))
-                    {
+                    if !seen.insert(&value, false) {
                         self.redundant(span, "a literal appears twice in this union");
                     } else {
                         values.push(EnumMember {

@@ -531,3 +531,52 @@ pub enum Wait {
     /// `base × 2^(attempt-1)` seconds.
     Exponential,
 }
+
+/// Values seen so far, for finding repeats in linear time: bucketed by a hash consistent with
+/// [`crate::validate::json_equal`], compared within a bucket.
+#[derive(Default)]
+pub(crate) struct ValueSet {
+    buckets: std::collections::HashMap<u64, Vec<Value>>,
+}
+
+impl ValueSet {
+    /// Adds `v`; `false` when an equal value was there (`exact`: equal as JSON values are, `1`
+    /// and `1.0` apart; otherwise as JSON Schema compares, `1` equal to `1.0`).
+    pub(crate) fn insert(&mut self, v: &Value, exact: bool) -> bool {
+        let bucket = self
+            .buckets
+            .entry(crate::validate::json_hash(v))
+            .or_default();
+        let seen = if exact {
+            bucket.iter().any(|w| w == v)
+        } else {
+            bucket.iter().any(|w| crate::validate::json_equal(w, v))
+        };
+        if !seen {
+            bucket.push(v.clone());
+        }
+        !seen
+    }
+}
+
+/// Union members seen so far (equal as types are), for normalizing a union in linear time in
+/// its literal members.
+#[derive(Default)]
+pub(crate) struct MemberSet {
+    literals: ValueSet,
+    others: Vec<Ty>,
+}
+
+impl MemberSet {
+    /// Adds `t`; `false` when an equal member was there.
+    pub(crate) fn insert(&mut self, t: &Ty) -> bool {
+        match t {
+            Ty::Const(v) => self.literals.insert(v, true),
+            other if self.others.contains(other) => false,
+            other => {
+                self.others.push(other.clone());
+                true
+            }
+        }
+    }
+}

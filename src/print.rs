@@ -679,6 +679,13 @@ struct Printer<'s> {
     indent: usize,
     /// The source offset of the end of the last token printed from the source.
     last_src: usize,
+    /// The end of the source line that holds `last_src`, for the offset it was found from
+    /// (`last_src` only grows, so each search starts where the last one ended).
+    eol: (usize, usize),
+    /// In a trial of one line ([`Printer::one_line_object`]): the most bytes worth printing.
+    trial: Option<usize>,
+    /// Whether the trial failed (too long, or a line break): printing stops at once.
+    failed: bool,
 }
 
 impl<'s> Printer<'s> {
@@ -689,6 +696,19 @@ impl<'s> Printer<'s> {
             out: String::new(),
             indent: 0,
             last_src: 0,
+            eol: (0, 0),
+            trial: None,
+            failed: false,
+        }
+    }
+
+    /// A printer for a trial of one line of at most `max` bytes: it stops as soon as the line
+    /// is longer or needs a break, so a trial costs at most `max` bytes of printing however
+    /// large the object it tries.
+    fn trial(max: usize) -> Self {
+        Printer {
+            trial: Some(max),
+            ..Printer::new("", Vec::new())
         }
     }
 
@@ -709,12 +729,18 @@ impl<'s> Printer<'s> {
     }
 
     fn write(&mut self, s: &str) {
+        if self.failed {
+            return;
+        }
         if self.at_line_start() && !s.is_empty() {
             for _ in 0..self.indent {
                 self.out.push_str(INDENT);
             }
         }
         self.out.push_str(s);
+        if self.trial.is_some_and(|max| self.out.len() > max) {
+            self.failed = true;
+        }
     }
 
     /// Marks the end of a token printed from the source.
@@ -727,16 +753,14 @@ impl<'s> Printer<'s> {
     /// Ends the current line, first appending the comments that sat on the source line of the
     /// last printed token.
     fn newline(&mut self) {
+        if self.trial.is_some() {
+            self.failed = true;
+            return;
+        }
         if self.at_line_start() {
             return;
         }
-        let eol = if self.source.is_empty() {
-            0
-        } else {
-            self.source[self.last_src.min(self.source.len())..]
-                .find('\n')
-                .map_or(self.source.len(), |n| self.last_src + n)
-        };
+        let eol = self.end_of_line();
         let mut here = Vec::new();
         // A comment belongs here only when no code still to be printed sits before it.
         let source = self.source;
@@ -766,6 +790,25 @@ impl<'s> Printer<'s> {
             self.write(&c.text);
             self.out.push('\n');
         }
+    }
+
+    /// The offset of the end of the source line that holds `last_src` (the source's length on
+    /// its last line). Searches only past the end found last time, so a whole file costs one
+    /// pass, however long its lines.
+    fn end_of_line(&mut self) -> usize {
+        if self.source.is_empty() {
+            return 0;
+        }
+        let from = self.last_src.min(self.source.len());
+        let (searched_from, eol) = self.eol;
+        if searched_from <= from && from <= eol && (eol > from || eol == self.source.len()) {
+            return eol;
+        }
+        let eol = self.source[from..]
+            .find('\n')
+            .map_or(self.source.len(), |n| from + n);
+        self.eol = (from, eol);
+        eol
     }
 
     /// Prints, each on its own line, the comments before `offset`.
@@ -1038,7 +1081,9 @@ impl<'s> Printer<'s> {
         {
             return false;
         }
-        let mut p = Printer::new("", Vec::new());
+        // A trial of twice the width in bytes (a character has at most four, but a line worth
+        // trying has few wide ones); the count of characters below decides.
+        let mut p = Printer::trial(ONE_LINE * 4);
         p.write("{ ");
         for (i, f) in b.fields.iter().enumerate() {
             if i > 0 {
@@ -1054,7 +1099,12 @@ impl<'s> Printer<'s> {
             }
         }
         p.write(" }");
-        if p.out.contains('\n') || p.out.chars().count() > ONE_LINE {
+        if p.failed || p.out.contains('\n') || p.out.chars().count() > ONE_LINE {
+            if self.trial.is_some() {
+                // Inside a trial, an object that needs lines fails the whole line.
+                self.failed = true;
+                return true;
+            }
             return false;
         }
         self.write(&p.out);
@@ -1063,12 +1113,17 @@ impl<'s> Printer<'s> {
     }
 
     fn has_comments_in(&self, span: Span) -> bool {
+        // The comments are in source order.
+        let first = self.comments.partition_point(|c| c.offset < span.start);
         self.comments
-            .iter()
-            .any(|c| c.offset >= span.start && c.offset < span.end)
+            .get(first)
+            .is_some_and(|c| c.offset < span.end)
     }
 
     fn field(&mut self, f: &ast::Field) {
+        if self.failed {
+            return;
+        }
         self.doc(&f.doc);
         self.own_line_comments(f.name.span.start);
         self.name(&f.name);
@@ -1090,6 +1145,9 @@ impl<'s> Printer<'s> {
     /// Prints a type; `tight` when it sits where a union needs parentheses (an array's
     /// elements, a constrained type, a union member).
     fn ty(&mut self, t: &TypeExpr, tight: bool) {
+        if self.failed {
+            return;
+        }
         match &t.kind {
             TypeKind::Named(n) => self.name(n),
             TypeKind::Literal(v) => self.value(v),
@@ -1165,6 +1223,9 @@ impl<'s> Printer<'s> {
     }
 
     fn value(&mut self, v: &ast::Value) {
+        if self.failed {
+            return;
+        }
         match &v.kind {
             ValueKind::Null => self.write("null"),
             ValueKind::Bool(b) => self.write(if *b { "true" } else { "false" }),

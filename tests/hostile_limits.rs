@@ -122,3 +122,78 @@ fn what_the_checker_accepts_every_target_emits() {
         });
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Inputs that used to take exponential or quadratic time: each now finishes at a size where the
+// old code ran for minutes (the growth itself is measured in `benches/hostile.rs`).
+
+/// A JSON Schema of inline objects nested `depth` deep: the printer tried each object on one
+/// line by printing it whole, at every level, so each level doubled the work.
+fn nested_schema(depth: usize) -> serde_json::Value {
+    let mut s = serde_json::json!({"type": "string"});
+    for _ in 0..depth {
+        s = serde_json::json!({
+            "type": "object",
+            "properties": {"a": s, "b": {"type": "integer"}},
+            "required": ["a"],
+        });
+    }
+    s
+}
+
+#[test]
+fn deeply_nested_inline_objects_import_and_format() {
+    // 32 levels took over a minute to import; the import limit is 40.
+    let imported = tooldef::import::import(
+        &nested_schema(38),
+        tooldef::import::Dialect::JsonSchema,
+        &tooldef::import::Options {
+            name: Some("t".into()),
+            keep_open: false,
+        },
+    )
+    .expect("imports");
+    let again = tooldef::print::format(&imported.source).expect("formats");
+    assert_eq!(
+        again, imported.source,
+        "the printed source is already formatted"
+    );
+}
+
+#[test]
+fn a_wide_object_and_a_long_enum_check_in_linear_time() {
+    // A scan per field made 250,000 fields run past two minutes.
+    let fields: Vec<String> = (0..100_000).map(|i| format!("f{i}: string")).collect();
+    // (A type, not a tool: a tool this wide is over the schema size limit.)
+    let source = format!("type Wide {{ {} }}\n", fields.join(", "));
+    assert!(tooldef::compile(&source).is_ok());
+    // Comparing every pair of values made a 50,000-value enum import in 17 s.
+    let values: Vec<String> = (0..50_000).map(|i| format!("v{i}")).collect();
+    let schema = serde_json::json!({"type": "object", "properties": {"e": {"enum": values}}});
+    let imported = tooldef::import::import(
+        &schema,
+        tooldef::import::Dialect::JsonSchema,
+        &tooldef::import::Options {
+            name: Some("t".into()),
+            keep_open: false,
+        },
+    )
+    .expect("imports");
+    assert!(imported.source.contains("\"v49999\""));
+}
+
+#[test]
+fn a_long_single_line_formats() {
+    // The formatter searched to the end of the line for every line it printed: a 13 MB
+    // one-line file took seven minutes.
+    let types: Vec<String> = (0..20_000)
+        .map(|i| format!("type T{i} {{ a: string, b?: integer, c?: {{ d: string }} }}"))
+        .collect();
+    let source = types.join(" ");
+    let formatted = tooldef::print::format(&source).expect("formats");
+    assert_eq!(formatted.matches("\ntype ").count(), 19_999);
+    assert_eq!(
+        tooldef::print::format(&formatted).expect("formats"),
+        formatted
+    );
+}

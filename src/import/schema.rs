@@ -1345,6 +1345,7 @@ fn branch_types(b: &Value) -> Option<Vec<&'static str>> {
 pub(crate) fn union(members: Vec<Ty>) -> Ty {
     let mut nullable = false;
     let mut out: Vec<Ty> = Vec::new();
+    let mut seen = crate::model::MemberSet::default();
     for m in members {
         let parts = match m {
             Ty::Null => {
@@ -1362,7 +1363,7 @@ pub(crate) fn union(members: Vec<Ty>) -> Ty {
             other => vec![other],
         };
         for p in parts {
-            if !out.contains(&p) {
+            if seen.insert(&p) {
                 out.push(p);
             }
         }
@@ -1404,13 +1405,11 @@ pub(crate) fn union(members: Vec<Ty>) -> Ty {
 fn literal_type(values: Vec<Value>) -> Ty {
     let mut nullable = false;
     let mut members: Vec<EnumMember> = Vec::new();
+    let mut seen = crate::model::ValueSet::default();
     for v in values {
         if v.is_null() {
             nullable = true;
-        } else if !members
-            .iter()
-            .any(|m| crate::validate::json_equal(&m.value, &v))
-        {
+        } else if seen.insert(&v, false) {
             members.push(EnumMember {
                 value: v,
                 description: None,

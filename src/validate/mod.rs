@@ -72,6 +72,7 @@ pub use error::{ErrorCode, TextPosition, ValidationError};
 pub(crate) use message::kind as message_kind;
 pub use reading::Reading;
 pub use walk::json_equal;
+pub(crate) use walk::json_hash;
 
 use compile::{Compiler, NodeId, Program};
 

@@ -36,7 +36,7 @@ pub fn json_equal(a: &Value, b: &Value) -> bool {
 }
 
 /// A hash consistent with [`json_equal`].
-fn json_hash(v: &Value) -> u64 {
+pub(crate) fn json_hash(v: &Value) -> u64 {
     let mut h = DefaultHasher::new();
     match v {
         Value::Null => 0u8.hash(&mut h),
