@@ -1,17 +1,27 @@
 //! `@pattern`: compiled once per process, matched on every call.
 //!
-//! A pattern means what the `regex` crate's default syntax says (Unicode on, unanchored search,
-//! linear time). Building one costs far more than parsing the rest of a tool (a Unicode class
-//! such as `[^@ ]` compiles to a large UTF-8 automaton), so each pattern text is built once per
-//! process and shared by the checker and every validator: a small cache keyed by the pattern
-//! text, emptied when it reaches 64 entries. Errors are not cached.
+//! A pattern is written in the syntax of the `regex` crate (linear time, unanchored search) and
+//! means what ECMA-262 says, because that is how every JSON Schema validator reads the emitted
+//! `pattern`: strict mode and the schema must agree. Where the two differ on the same spelling,
+//! the pattern is parsed ([`regex_syntax::ast`]) and rewritten before it is compiled ([`ecma`]):
+//! `\d`, `\w`, `\s` and their negations become ECMA-262's sets (ASCII digits, ASCII word
+//! characters, ECMA whitespace and line terminators), inside and outside brackets; `\b` and `\B`
+//! are ASCII word boundaries; `.` stops at every ECMA line terminator; `\cX` is a control character
+//! and `[\b]` a backspace. Lookaround and backreferences stay rejected, as the `regex` crate
+//! rejects them.
+//!
+//! Building one costs far more than parsing the rest of a tool (a Unicode class such as `[^@ ]`
+//! compiles to a large UTF-8 automaton), so each pattern text is built once per process and
+//! shared by the checker and every validator: a small cache keyed by the pattern text, emptied
+//! when it reaches 64 entries. Errors are not cached.
 //!
 //! Matching is on the validator's hot path, where the patterns are short and so are the strings
 //! (an email, an issue key). `Regex::is_match` spends a few hundred instructions a call choosing
 //! and preparing its engine before it reads the first byte, so a pattern whose fully built DFA
 //! stays small also gets one (the same `regex-automata` machinery the `regex` crate uses, from
-//! the same syntax), and matching reads the string through it byte by byte. Patterns whose DFA
-//! would be large, or that the DFA cannot express (a Unicode word boundary), use the regex.
+//! the same rewritten syntax), and matching reads the string through it byte by byte. Patterns
+//! whose DFA would be large, or that hold a `\B` (an ASCII non-boundary also holds between the
+//! bytes of one character, which only the regex knows to skip), use the regex.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -19,6 +29,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use regex_automata::dfa::{dense, Automaton, StartKind};
 use regex_automata::util::primitives::StateID;
 use regex_automata::Input;
+use regex_syntax::ast::{
+    self, Assertion, AssertionKind, Ast, ClassBracketed, ClassPerl, ClassPerlKind, ClassSet,
+    ClassSetItem, ClassSetRange, ClassSetUnion, Flag, Flags, FlagsItem, FlagsItemKind, Group,
+    GroupKind, HexLiteralKind, Literal, LiteralKind, Span,
+};
 
 /// The most memory a pattern's DFA may take; larger ones are not built.
 const DFA_SIZE_LIMIT: usize = 256 * 1024;
@@ -40,6 +55,9 @@ pub struct Pattern {
 /// The parts of a pattern that matches without a [`Table`] use.
 #[derive(Debug)]
 struct General {
+    /// The pattern as written.
+    source: Box<str>,
+    /// The ECMA-262 reading of the pattern ([`ecma`]).
     regex: regex::Regex,
     dfa: Option<dense::DFA<Vec<u32>>>,
 }
@@ -65,26 +83,38 @@ impl Pattern {
     /// Compiles without the cache: the regex decides whether the pattern is valid; the DFA is
     /// built only for a valid pattern, and left out when it would be too large.
     fn build(pattern: &str) -> Result<Pattern, regex::Error> {
-        let regex = regex::Regex::new(pattern)?;
-        let dfa = dense::Builder::new()
-            .configure(
-                dense::DFA::config()
-                    .start_kind(StartKind::Unanchored)
-                    .dfa_size_limit(Some(DFA_SIZE_LIMIT))
-                    .determinize_size_limit(Some(DETERMINIZE_SIZE_LIMIT)),
-            )
-            .build(pattern)
-            .ok();
+        let ecma = ecma(pattern)?;
+        let regex = regex::Regex::new(&ecma.text).map_err(|e| {
+            // Report the error on the pattern as written when it has one there.
+            regex::Regex::new(pattern).err().unwrap_or(e)
+        })?;
+        let dfa = if ecma.splits {
+            None
+        } else {
+            dense::Builder::new()
+                .configure(
+                    dense::DFA::config()
+                        .start_kind(StartKind::Unanchored)
+                        .dfa_size_limit(Some(DFA_SIZE_LIMIT))
+                        .determinize_size_limit(Some(DETERMINIZE_SIZE_LIMIT)),
+                )
+                .build(&ecma.text)
+                .ok()
+        };
         let table = dfa.as_ref().and_then(Table::new).map(Arc::new);
         Ok(Pattern {
             table,
-            general: Arc::new(General { regex, dfa }),
+            general: Arc::new(General {
+                source: pattern.into(),
+                regex,
+                dfa,
+            }),
         })
     }
 
-    /// The pattern's text.
+    /// The pattern's text, as written.
     pub fn as_str(&self) -> &str {
-        self.general.regex.as_str()
+        &self.general.source
     }
 
     /// Whether the pattern matches somewhere in `s` (unanchored, as JSON Schema's `pattern`).
@@ -234,6 +264,244 @@ fn dfa_match(dfa: &dense::DFA<Vec<u32>>, s: &str) -> Option<bool> {
     Some(dfa.is_match_state(dfa.next_eoi_state(state)))
 }
 
+// ---------------------------------------------------------------------------------------------
+// ECMA-262 meaning
+
+/// ECMA-262 `\s`: WhiteSpace (TAB, VT, FF, SP, NBSP, ZWNBSP and the other Unicode space
+/// separators, Zs) and LineTerminator (LF, CR, LS, PS). The regex crate's `\s` is Unicode
+/// White_Space, which holds U+0085 and not U+FEFF.
+const SPACE: &[(char, char)] = &[
+    ('\t', '\r'),
+    (' ', ' '),
+    ('\u{A0}', '\u{A0}'),
+    ('\u{1680}', '\u{1680}'),
+    ('\u{2000}', '\u{200A}'),
+    ('\u{2028}', '\u{2029}'),
+    ('\u{202F}', '\u{202F}'),
+    ('\u{205F}', '\u{205F}'),
+    ('\u{3000}', '\u{3000}'),
+    ('\u{FEFF}', '\u{FEFF}'),
+];
+/// ECMA-262 `\d`.
+const DIGIT: &[(char, char)] = &[('0', '9')];
+/// ECMA-262 `\w`. Under `(?i)` the regex crate folds this class to add U+017F and U+212A (which
+/// fold to `s` and `k`), as ECMA-262 does for `\w` with the `u` and `i` flags.
+const WORD: &[(char, char)] = &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')];
+/// The line terminators, which ECMA-262's `.` does not match (the regex crate's stops at `\n`
+/// only).
+const LINE_TERMINATORS: &[(char, char)] = &[('\n', '\n'), ('\r', '\r'), ('\u{2028}', '\u{2029}')];
+/// The most `\cX` and `[\b]` escapes one pattern may hold: each is found by a parse.
+const ECMA_ESCAPES: usize = 64;
+
+/// A pattern rewritten to mean in the regex crate what it means in ECMA-262.
+#[derive(Debug)]
+struct Ecma {
+    /// The rewritten pattern, in the regex crate's syntax.
+    text: String,
+    /// Whether it holds an ASCII `\B`, which also holds between the bytes of one character.
+    splits: bool,
+}
+
+/// Parses `pattern` and rewrites what ECMA-262 reads differently from the regex crate (see the
+/// module's documentation). The rewrite works on the syntax tree, so escapes and classes keep
+/// their structure: `\\d` stays a backslash and a `d`, and `[\d-x]` is whatever the parser makes
+/// of it. Errors are the regex crate's, on the pattern as written.
+fn ecma(pattern: &str) -> Result<Ecma, regex::Error> {
+    let mut text = std::borrow::Cow::Borrowed(pattern);
+    let mut fixed = 0;
+    let mut ast = loop {
+        let error = match ast::parse::Parser::new().parse(&text) {
+            Ok(ast) => break ast,
+            Err(e) => e,
+        };
+        // Two ECMA-262 escapes the regex crate does not know, found where the parser stops:
+        // `\cX` (a control character) and `[\b]` (a backspace).
+        let span = error.span();
+        let (start, end) = (span.start.offset, span.end.offset);
+        let escape = &text[start..end];
+        let letter = text[end..].chars().next().filter(char::is_ascii_alphabetic);
+        let replacement = match (error.kind(), escape, letter) {
+            (ast::ErrorKind::EscapeUnrecognized, r"\c", Some(l)) => {
+                Some((end + 1, format!(r"\x{{{:02X}}}", u32::from(l) % 32)))
+            }
+            (ast::ErrorKind::ClassEscapeInvalid, r"\b", _) => Some((end, r"\x{08}".to_string())),
+            _ => None,
+        };
+        match replacement {
+            Some((end, with)) if fixed < ECMA_ESCAPES => {
+                fixed += 1;
+                text.to_mut().replace_range(start..end, &with);
+            }
+            _ => {
+                return Err(regex::Error::Syntax(
+                    regex_syntax::Error::from(error).to_string(),
+                ))
+            }
+        }
+    };
+    let mut splits = false;
+    rewrite(&mut ast, &mut false, &mut splits);
+    let mut out = String::with_capacity(text.len() + 16);
+    ast::print::Printer::new()
+        .print(&ast, &mut out)
+        .map_err(|e| regex::Error::Syntax(e.to_string()))?;
+    Ok(Ecma { text: out, splits })
+}
+
+/// Rewrites `ast` in place; `dot_all` is whether the `s` flag is on where it starts (flags set
+/// inside a group end with it, as the regex crate reads them).
+fn rewrite(ast: &mut Ast, dot_all: &mut bool, splits: &mut bool) {
+    let replacement = match ast {
+        Ast::Flags(set) => {
+            if let Some(on) = set.flags.flag_state(Flag::DotMatchesNewLine) {
+                *dot_all = on;
+            }
+            None
+        }
+        Ast::Dot(span) if !*dot_all => Some(Ast::ClassBracketed(Box::new(class(
+            **span,
+            true,
+            LINE_TERMINATORS,
+        )))),
+        Ast::ClassPerl(perl) => Some(Ast::ClassBracketed(Box::new(perl_class(perl)))),
+        Ast::ClassBracketed(bracketed) => {
+            rewrite_set(&mut bracketed.kind);
+            None
+        }
+        Ast::Assertion(assertion) => ascii_boundary(assertion, splits),
+        Ast::Repetition(repetition) => {
+            rewrite(&mut repetition.ast, dot_all, splits);
+            None
+        }
+        Ast::Group(group) => {
+            let mut inner = group
+                .flags()
+                .and_then(|f| f.flag_state(Flag::DotMatchesNewLine))
+                .unwrap_or(*dot_all);
+            rewrite(&mut group.ast, &mut inner, splits);
+            None
+        }
+        Ast::Alternation(alternation) => {
+            for a in &mut alternation.asts {
+                rewrite(a, dot_all, splits);
+            }
+            None
+        }
+        Ast::Concat(concat) => {
+            for a in &mut concat.asts {
+                rewrite(a, dot_all, splits);
+            }
+            None
+        }
+        Ast::Empty(_) | Ast::Literal(_) | Ast::Dot(_) | Ast::ClassUnicode(_) => None,
+    };
+    if let Some(new) = replacement {
+        *ast = new;
+    }
+}
+
+/// Rewrites the Perl classes inside brackets (`[\d_]`, `[^\s,]`) as nested classes.
+fn rewrite_set(set: &mut ClassSet) {
+    match set {
+        ClassSet::Item(item) => rewrite_item(item),
+        ClassSet::BinaryOp(op) => {
+            rewrite_set(&mut op.lhs);
+            rewrite_set(&mut op.rhs);
+        }
+    }
+}
+
+fn rewrite_item(item: &mut ClassSetItem) {
+    match item {
+        ClassSetItem::Perl(perl) => {
+            let nested = ClassSetItem::Bracketed(Box::new(perl_class(perl)));
+            *item = nested;
+        }
+        ClassSetItem::Bracketed(bracketed) => rewrite_set(&mut bracketed.kind),
+        ClassSetItem::Union(union) => {
+            for i in &mut union.items {
+                rewrite_item(i);
+            }
+        }
+        ClassSetItem::Empty(_)
+        | ClassSetItem::Literal(_)
+        | ClassSetItem::Range(_)
+        | ClassSetItem::Ascii(_)
+        | ClassSetItem::Unicode(_) => {}
+    }
+}
+
+/// ECMA-262's set for `\d`, `\w`, `\s` or a negation.
+fn perl_class(perl: &ClassPerl) -> ClassBracketed {
+    let ranges = match perl.kind {
+        ClassPerlKind::Digit => DIGIT,
+        ClassPerlKind::Word => WORD,
+        ClassPerlKind::Space => SPACE,
+    };
+    class(perl.span, perl.negated, ranges)
+}
+
+/// A bracketed class of `ranges`, every character written as `\x{…}`.
+fn class(span: Span, negated: bool, ranges: &[(char, char)]) -> ClassBracketed {
+    let literal = |c| Literal {
+        span,
+        kind: LiteralKind::HexBrace(HexLiteralKind::X),
+        c,
+    };
+    let items = ranges
+        .iter()
+        .map(|&(start, end)| {
+            if start == end {
+                ClassSetItem::Literal(literal(start))
+            } else {
+                ClassSetItem::Range(ClassSetRange {
+                    span,
+                    start: literal(start),
+                    end: literal(end),
+                })
+            }
+        })
+        .collect();
+    ClassBracketed {
+        span,
+        negated,
+        kind: ClassSet::Item(ClassSetItem::Union(ClassSetUnion { span, items })),
+    }
+}
+
+/// A word-boundary assertion made ASCII (`(?-u:\b)`), as ECMA-262's `\b` and `\B`; the regex
+/// crate's extensions `\b{start}`, `\b{end}`, `\<` and `\>` follow, so that "word" means one
+/// thing in a pattern. `None` for the other assertions.
+fn ascii_boundary(assertion: &Assertion, splits: &mut bool) -> Option<Ast> {
+    match assertion.kind {
+        AssertionKind::WordBoundary
+        | AssertionKind::WordBoundaryStart
+        | AssertionKind::WordBoundaryEnd
+        | AssertionKind::WordBoundaryStartAngle
+        | AssertionKind::WordBoundaryEndAngle => {}
+        AssertionKind::NotWordBoundary => *splits = true,
+        AssertionKind::StartLine
+        | AssertionKind::EndLine
+        | AssertionKind::StartText
+        | AssertionKind::EndText
+        | AssertionKind::WordBoundaryStartHalf
+        | AssertionKind::WordBoundaryEndHalf => return None,
+    }
+    let span = assertion.span;
+    let item = |kind| FlagsItem { span, kind };
+    Some(Ast::Group(Box::new(Group {
+        span,
+        kind: GroupKind::NonCapturing(Flags {
+            span,
+            items: vec![
+                item(FlagsItemKind::Negation),
+                item(FlagsItemKind::Flag(Flag::Unicode)),
+            ],
+        }),
+        ast: Box::new(Ast::Assertion(Box::new(assertion.clone()))),
+    })))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,17 +530,105 @@ mod tests {
             .is_match("é@ü"));
     }
 
+    /// Each spelling that ECMA-262 and the regex crate read differently, with strings on which
+    /// they disagree; every verdict is ECMA-262's (with the `u` flag, as JSON Schema asks).
+    #[test]
+    fn patterns_mean_what_ecma_262_says() {
+        let cases: &[(&str, &str, bool)] = &[
+            (r"^\d+$", "123", true),
+            (r"^\d+$", "\u{663}", false),
+            (r"^\d+$", "\u{FF13}", false),
+            (r"^\D$", "\u{663}", true),
+            (r"^\w+$", "abc_09", true),
+            (r"^\w$", "é", false),
+            (r"^\W$", "é", true),
+            (r"^\s$", "\u{FEFF}", true),
+            (r"^\s$", "\u{A0}", true),
+            (r"^\s$", "\u{2028}", true),
+            (r"^\s$", "\u{3000}", true),
+            (r"^\s$", "\u{85}", false),
+            (r"^\S$", "\u{85}", true),
+            (r"^\S$", "\u{FEFF}", false),
+            // Inside brackets, negated or not, beside ranges and a literal `-`.
+            (r"^[\d]$", "\u{663}", false),
+            (r"^[^\d]$", "\u{663}", true),
+            (r"^[\w-]+$", "a-b", true),
+            (r"^[\w-]+$", "é", false),
+            (r"^[\s\d]+$", "1 \u{3000}2", true),
+            (r"^[^\s]$", "\u{FEFF}", false),
+            (r"^[^\W]$", "é", false),
+            // Word boundaries are ASCII.
+            (r"a\b", "aé", true),
+            (r"\Bé", "aé", false),
+            (r"\bé", "aé", true),
+            (r"\B", "aéa", false),
+            (r"\B", "é", true),
+            // `.` stops at every line terminator, except in dot-all mode.
+            (r"^.$", "\r", false),
+            (r"^.$", "\u{2028}", false),
+            (r"^.$", "\u{85}", true),
+            (r"(?s)^.$", "\r", true),
+            (r"^(?s:.)$", "\n", true),
+            (r"^(?s:a)(.)$", "a\r", false),
+            // Escaped backslashes stay literal.
+            (r"^\\d$", r"\d", true),
+            (r"^\\d$", "1", false),
+            (r"^\\cC$", r"\cC", true),
+            // ECMA-262 escapes the regex crate lacks.
+            (r"^\cC$", "\u{3}", true),
+            (r"^\cc$", "\u{3}", true),
+            (r"^[\cA-\cZ]+$", "\u{5}\u{1A}", true),
+            (r"^[\b]$", "\u{8}", true),
+            // Case-insensitive: ECMA-262's `\w` with the `i` and `u` flags adds U+017F and U+212A.
+            (r"(?i)^\w$", "\u{17F}", true),
+            (r"(?i)^\w$", "\u{212A}", true),
+            (r"(?i)^\W$", "\u{17F}", false),
+            (r"(?i)^\w$", "É", false),
+            (r"(?i)^\d$", "\u{663}", false),
+        ];
+        for &(p, s, want) in cases {
+            let pattern = Pattern::new(p).unwrap_or_else(|e| panic!("/{p}/: {e}"));
+            assert_eq!(pattern.is_match(s), want, "/{p}/ on {s:?}");
+            assert_eq!(pattern.general.is_match(s), want, "/{p}/ on {s:?}, general");
+            assert_eq!(
+                pattern.general.regex.is_match(s),
+                want,
+                "/{p}/ on {s:?}, regex"
+            );
+            assert_eq!(pattern.as_str(), p);
+        }
+        for p in [
+            r"(?=a)",
+            r"(a)\1",
+            r"[\B]",
+            r"\c1",
+            r"\c",
+            "[",
+            r"^\p{Nope}$",
+        ] {
+            assert!(Pattern::new(p).is_err(), "/{p}/ is accepted");
+        }
+        // Errors are reported on the pattern as written.
+        let e = Pattern::new(r"\d(?=a)").unwrap_err().to_string();
+        assert!(e.contains(r"\d(?=a)"), "{e}");
+    }
+
     #[test]
     fn small_patterns_get_a_dfa_and_others_fall_back() {
         assert!(Pattern::new("^[^@ ]+@[^@ ]+$").expect("valid").has_dfa());
         assert!(Pattern::new("^[A-Z]{2,10}-[0-9]+$")
             .expect("valid")
             .has_dfa());
-        // A Unicode word boundary is beyond a DFA; a huge counted repetition beyond its limit.
+        // ECMA-262's word boundary is ASCII, which a DFA handles; its negation can hold inside
+        // a character, which only the regex skips; a huge counted repetition is beyond the limit.
         let word = Pattern::new(r"\bcat\b").expect("valid");
-        assert!(!word.has_dfa());
+        assert!(word.has_dfa());
         assert!(word.is_match("a cat sat") && !word.is_match("concatenate"));
-        let big = Pattern::new(r"^\w{50}$").expect("valid");
+        assert!(word.is_match("écat"));
+        let inside = Pattern::new(r"\B").expect("valid");
+        assert!(!inside.has_dfa());
+        assert!(!inside.is_match("aéa") && inside.is_match("é") && !inside.is_match("a"));
+        let big = Pattern::new(r"^\p{L}{50}$").expect("valid");
         assert!(!big.has_dfa());
         assert!(big.is_match(&"é".repeat(50)) && !big.is_match(&"é".repeat(49)));
     }
@@ -332,7 +688,7 @@ mod tests {
         for p in patterns {
             let pattern = Pattern::new(p).expect("valid");
             let dfa = pattern.general.dfa.as_ref().expect("a DFA");
-            let regex = regex::Regex::new(p).expect("valid");
+            let regex = regex::Regex::new(&ecma(p).expect("valid").text).expect("valid");
             for s in strings {
                 let want = regex.is_match(s);
                 assert_eq!(pattern.is_match(s), want, "/{p}/ on {s:?}");

@@ -911,15 +911,7 @@ impl Core {
                 );
                 return None;
             };
-            let translated = ecma_pattern(p);
-            if translated != p {
-                self.warn(
-                    &format!("{ptr}/pattern"),
-                    format!("the ECMA-262 pattern {p:?} was written as {translated:?} in the language's regex syntax (`\\d`, `\\w` and `\\s` mean what ECMA-262 says, `\\cX` is a control character)"),
-                );
-            }
-            let p = translated.as_str();
-            if let Err(e) = regex::Regex::new(p) {
+            if let Err(e) = crate::pattern::Pattern::new(p) {
                 let first = e.to_string();
                 let first = first.lines().last().unwrap_or("");
                 self.error(
@@ -1238,50 +1230,6 @@ fn value_depth(v: &Value) -> usize {
         Value::Object(m) => 1 + m.values().map(value_depth).max().unwrap_or(0),
         _ => 0,
     }
-}
-
-/// ECMA-262 whitespace (`\s`): the Unicode space separators, the line terminators and U+FEFF.
-const ECMA_SPACE: &str = "\\t\\n\\x0B\\x0C\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}";
-
-/// A JSON Schema (ECMA-262) pattern in the regex crate's syntax: the classes `\d`, `\w`, `\s`
-/// and their negations are ASCII digits, ASCII word characters and ECMA whitespace (the regex
-/// crate reads them as Unicode classes), and `\cX` is the control character it names. Nested
-/// classes make the same spelling valid inside brackets.
-pub(crate) fn ecma_pattern(p: &str) -> String {
-    let mut out = String::with_capacity(p.len());
-    let mut chars = p.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('d') => out.push_str("[0-9]"),
-            Some('D') => out.push_str("[^0-9]"),
-            Some('w') => out.push_str("[0-9A-Za-z_]"),
-            Some('W') => out.push_str("[^0-9A-Za-z_]"),
-            Some('s') => {
-                out.push('[');
-                out.push_str(ECMA_SPACE);
-                out.push(']');
-            }
-            Some('S') => {
-                out.push_str("[^");
-                out.push_str(ECMA_SPACE);
-                out.push(']');
-            }
-            Some('c') if chars.peek().is_some_and(char::is_ascii_alphabetic) => {
-                let letter = chars.next().map_or(0, |l| l as u32);
-                out.push_str(&format!("\\x{{{:02X}}}", letter % 32));
-            }
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
 }
 
 /// Whether every branch is a closed object (`type: object`, `additionalProperties: false`) and
