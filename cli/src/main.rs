@@ -243,6 +243,7 @@ mod dispatch_command;
 mod mcp_client_command;
 mod serve_command;
 mod validate_command;
+mod write;
 use dispatch_command::DispatchArgs;
 use serve_command::ServeArgs;
 use validate_command::ValidateArgs;
@@ -378,6 +379,9 @@ fn compile(
     format: Format,
     quiet: bool,
 ) -> Result<u8, String> {
+    if let Some(out) = output {
+        write::refuse_output_over_input(out, &[path])?;
+    }
     let input = read_input(path)?;
     let (module, mut diags, text) = compile_input(&input);
     if quiet {
@@ -418,24 +422,35 @@ fn compile(
     let mut text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
     text.push('\n');
     match output {
-        Some(p) => {
-            std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?
-        }
+        Some(p) => write::write_file(p, text.as_bytes())?,
         None => to_stdout(&text),
     }
     Ok(0)
 }
 
+/// Formats each file in place (through [`write::write_file`]). A file that cannot be read or
+/// written is reported and skipped, and the others are still formatted, as `check` does: the exit
+/// code is then 2. Otherwise it is 1 when a file does not parse (invalid UTF-8 included, a
+/// diagnostic as in `check`) or, with `--check`, would change.
 fn fmt(files: &[PathBuf], check: bool) -> Result<u8, String> {
-    let mut code = 0;
+    let mut errors = false;
+    let mut io_failed = false;
     let mut failures = Vec::new();
     for path in files {
-        let input = read_input(path)?;
+        let input = match read_input(path) {
+            Ok(input) => input,
+            Err(message) => {
+                to_stderr(&format!("error: {message}\n"));
+                io_failed = true;
+                continue;
+            }
+        };
         let text = match decode_source(&input.bytes) {
             Ok(s) => s.to_string(),
             Err(d) => {
-                failures.push((input.name.clone(), String::new(), vec![d]));
-                code = EXIT_ERRORS;
+                let text = String::from_utf8_lossy(&input.bytes).into_owned();
+                failures.push((input.name, text, vec![d]));
+                errors = true;
                 continue;
             }
         };
@@ -446,21 +461,27 @@ fn fmt(files: &[PathBuf], check: bool) -> Result<u8, String> {
                 } else if formatted != text {
                     if check {
                         to_stdout(&format!("{}\n", input.name));
-                        code = EXIT_ERRORS;
-                    } else {
-                        std::fs::write(path, formatted)
-                            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                        errors = true;
+                    } else if let Err(message) = write::write_file(path, formatted.as_bytes()) {
+                        to_stderr(&format!("error: {message}\n"));
+                        io_failed = true;
                     }
                 }
             }
             Err(e) => {
-                failures.push((input.name.clone(), text, e.diagnostics));
-                code = EXIT_ERRORS;
+                failures.push((input.name, text, e.diagnostics));
+                errors = true;
             }
         }
     }
     print_diagnostics(&failures, Format::Human, false);
-    Ok(code)
+    Ok(if io_failed {
+        EXIT_USAGE
+    } else if errors {
+        EXIT_ERRORS
+    } else {
+        0
+    })
 }
 
 fn import(
@@ -470,6 +491,9 @@ fn import(
     name: Option<String>,
     keep_open: bool,
 ) -> Result<u8, String> {
+    if let Some(out) = output {
+        write::refuse_output_over_input(out, &[file])?;
+    }
     let input = read_input(file)?;
     let text =
         String::from_utf8(input.bytes).map_err(|_| format!("{} is not UTF-8", input.name))?;
@@ -497,8 +521,7 @@ fn finish_import(
                 to_stderr(&format!("warning: {source}: at {at}: {}\n", w.message));
             }
             match output {
-                Some(path) => std::fs::write(path, &imported.source)
-                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+                Some(path) => write::write_file(path, imported.source.as_bytes())?,
                 None => to_stdout(&imported.source),
             }
             Ok(0)
