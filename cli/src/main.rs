@@ -1,6 +1,6 @@
 //! The `tooldef` command line: a thin layer over the library.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -18,6 +18,8 @@ use tooldef::Diagnostic;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    limits: InputLimits,
 }
 
 #[derive(Subcommand)]
@@ -184,8 +186,9 @@ const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let limits = cli.limits;
     let result = match cli.command {
-        Command::Check { files, format } => check(&files, format),
+        Command::Check { files, format } => check(&files, format, &limits),
         Command::Compile {
             file,
             tool,
@@ -200,11 +203,12 @@ fn main() -> ExitCode {
             output.as_deref(),
             format,
             quiet,
+            &limits,
         ),
-        Command::Validate(args) => validate_command::run(&args),
-        Command::Dispatch(args) => dispatch_command::run(&args),
-        Command::Serve(args) => serve_command::run(&args),
-        Command::Fmt { files, check } => fmt(&files, check),
+        Command::Validate(args) => validate_command::run(&args, &limits),
+        Command::Dispatch(args) => dispatch_command::run(&args, &limits),
+        Command::Serve(args) => serve_command::run(&args, &limits),
+        Command::Fmt { files, check } => fmt(&files, check, &limits),
         Command::Import {
             file,
             from,
@@ -213,12 +217,17 @@ fn main() -> ExitCode {
             keep_open,
             remote,
         } => match file {
-            Some(file) if !remote.is_given() => {
-                import(&file, from.into(), output.as_deref(), name, keep_open)
-            }
+            Some(file) if !remote.is_given() => import(
+                &file,
+                from.into(),
+                output.as_deref(),
+                name,
+                keep_open,
+                &limits,
+            ),
             _ => mcp_client_command::import(&remote, from, output.as_deref(), name, keep_open),
         },
-        Command::Call(args) => mcp_client_command::call(&args),
+        Command::Call(args) => mcp_client_command::call(&args, &limits),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -241,10 +250,12 @@ fn to_stderr(text: &str) {
 
 mod dispatch_command;
 mod mcp_client_command;
+mod read;
 mod serve_command;
 mod validate_command;
 mod write;
 use dispatch_command::DispatchArgs;
+use read::{InputLimits, Limit};
 use serve_command::ServeArgs;
 use validate_command::ValidateArgs;
 
@@ -254,18 +265,17 @@ struct Input {
     bytes: Vec<u8>,
 }
 
-fn read_input(path: &std::path::Path) -> Result<Input, String> {
+/// Reads a file, or standard input for `-`, through `limit` (never more than the limit plus one
+/// byte).
+fn read_input(path: &std::path::Path, limit: Limit) -> Result<Input, String> {
     if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        let bytes = read::read_bounded(std::io::stdin().lock(), "standard input", limit)?;
         return Ok(Input {
             name: "<stdin>".into(),
             bytes,
         });
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = read::read_file_bounded(path, limit)?;
     Ok(Input {
         name: path.display().to_string(),
         bytes,
@@ -334,11 +344,11 @@ fn summary(all: &[(String, String, Vec<Diagnostic>)]) -> (usize, usize) {
     (errors, diags.count() - errors)
 }
 
-fn check(files: &[PathBuf], format: Format) -> Result<u8, String> {
+fn check(files: &[PathBuf], format: Format, limits: &InputLimits) -> Result<u8, String> {
     let mut all = Vec::new();
     let mut unreadable = false;
     for path in files {
-        match read_input(path) {
+        match read_input(path, limits.input()) {
             Ok(input) => {
                 let (_, diags, text) = compile_input(&input);
                 all.push((input.name, text, diags));
@@ -378,11 +388,12 @@ fn compile(
     output: Option<&std::path::Path>,
     format: Format,
     quiet: bool,
+    limits: &InputLimits,
 ) -> Result<u8, String> {
     if let Some(out) = output {
         write::refuse_output_over_input(out, &[path])?;
     }
-    let input = read_input(path)?;
+    let input = read_input(path, limits.input())?;
     let (module, mut diags, text) = compile_input(&input);
     if quiet {
         diags.retain(Diagnostic::is_error);
@@ -432,12 +443,12 @@ fn compile(
 /// written is reported and skipped, and the others are still formatted, as `check` does: the exit
 /// code is then 2. Otherwise it is 1 when a file does not parse (invalid UTF-8 included, a
 /// diagnostic as in `check`) or, with `--check`, would change.
-fn fmt(files: &[PathBuf], check: bool) -> Result<u8, String> {
+fn fmt(files: &[PathBuf], check: bool, limits: &InputLimits) -> Result<u8, String> {
     let mut errors = false;
     let mut io_failed = false;
     let mut failures = Vec::new();
     for path in files {
-        let input = match read_input(path) {
+        let input = match read_input(path, limits.input()) {
             Ok(input) => input,
             Err(message) => {
                 to_stderr(&format!("error: {message}\n"));
@@ -490,11 +501,12 @@ fn import(
     output: Option<&std::path::Path>,
     name: Option<String>,
     keep_open: bool,
+    limits: &InputLimits,
 ) -> Result<u8, String> {
     if let Some(out) = output {
         write::refuse_output_over_input(out, &[file])?;
     }
-    let input = read_input(file)?;
+    let input = read_input(file, limits.input())?;
     let text =
         String::from_utf8(input.bytes).map_err(|_| format!("{} is not UTF-8", input.name))?;
     let options = tooldef::import::Options { name, keep_open };

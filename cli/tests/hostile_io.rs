@@ -2,8 +2,11 @@
 //! that are inputs, unreadable files among readable ones, and inputs that never end.
 //!
 //! The guarantees: a file the command line writes holds either its old content or all of the new
-//! one; and an output that is one of the inputs is refused (exit 2) before anything is written.
+//! one; an output that is one of the inputs is refused (exit 2) before anything is written; and
+//! no input is read past its limit (10 MiB for sources, imports, responses and bindings, 4 MiB for
+//! arguments), so `/dev/zero` or an endless pipe ends with exit 2 and a message naming the limit.
 
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -26,6 +29,29 @@ fn run(dir: &Path, args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .expect("run tooldef")
+}
+
+/// Runs tooldef with an endless standard input (`y\n` forever, as `yes` writes it), fed until
+/// tooldef closes its end of the pipe.
+fn run_endless_stdin(dir: &Path, args: &[&str]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tooldef");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let feeder = std::thread::spawn(move || {
+        let chunk = "y\n".repeat(32 * 1024);
+        // Ends when tooldef exits and the pipe breaks.
+        while stdin.write_all(chunk.as_bytes()).is_ok() {}
+    });
+    let out = child.wait_with_output().expect("wait");
+    feeder.join().expect("feeder");
+    out
 }
 
 /// Runs tooldef under `sh` with a file-size limit of one block: writing more kills it (SIGXFSZ),
@@ -307,4 +333,109 @@ fn fmt_exits_1_for_a_file_that_is_not_utf8_as_check_does() {
         std::fs::read_to_string(dir.path().join("b.tool")).unwrap(),
         TOOL
     );
+}
+
+// Bounded reads.
+
+/// The message for an input over a limit: the limit in bytes and the option that raises it.
+fn assert_over_limit(out: &Output, what: &str, bytes: usize, option: &str) {
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(out));
+    let err = stderr(out);
+    let expected = format!("{what} is larger than the limit of {bytes} bytes");
+    assert!(err.contains(&expected), "{err}");
+    assert!(
+        err.contains(&format!("raise it with {option} BYTES")),
+        "{err}"
+    );
+}
+
+const TEN_MIB: usize = 10 * 1024 * 1024;
+const FOUR_MIB: usize = 4 * 1024 * 1024;
+
+#[cfg(unix)]
+#[test]
+fn sources_from_dev_zero_stop_at_10_mib() {
+    let dir = temp();
+    std::fs::write(dir.path().join("a.tool"), TOOL).unwrap();
+    let out = run(dir.path(), &["check", "a.tool", "/dev/zero"]);
+    assert_over_limit(&out, "/dev/zero", TEN_MIB, "--max-input-bytes");
+    let out = run(dir.path(), &["fmt", "/dev/zero"]);
+    assert_over_limit(&out, "/dev/zero", TEN_MIB, "--max-input-bytes");
+    let out = run(dir.path(), &["compile", "/dev/zero"]);
+    assert_over_limit(&out, "/dev/zero", TEN_MIB, "--max-input-bytes");
+}
+
+#[cfg(unix)]
+#[test]
+fn imports_responses_and_bindings_from_dev_zero_stop_at_10_mib() {
+    let dir = temp();
+    std::fs::write(dir.path().join("a.tool"), TOOL).unwrap();
+    let out = run(dir.path(), &["import", "/dev/zero", "--from", "openai"]);
+    assert_over_limit(&out, "/dev/zero", TEN_MIB, "--max-input-bytes");
+    let out = run(
+        dir.path(),
+        &["dispatch", "a.tool", "/dev/zero", "--from", "openai"],
+    );
+    assert_over_limit(&out, "/dev/zero", TEN_MIB, "--max-input-bytes");
+    let out = run(dir.path(), &["serve", "a.tool", "--bind", "/dev/zero"]);
+    assert_over_limit(&out, "/dev/zero", TEN_MIB, "--max-input-bytes");
+}
+
+#[cfg(unix)]
+#[test]
+fn arguments_from_dev_zero_stop_at_the_validators_4_mib() {
+    let dir = temp();
+    std::fs::write(dir.path().join("a.tool"), TOOL).unwrap();
+    let out = run(
+        dir.path(),
+        &["validate", "a.tool", "--tool", "greet", "/dev/zero"],
+    );
+    assert_over_limit(&out, "/dev/zero", FOUR_MIB, "--max-args-bytes");
+}
+
+#[test]
+fn endless_standard_input_stops_at_the_limit() {
+    let dir = temp();
+    std::fs::write(dir.path().join("a.tool"), TOOL).unwrap();
+    let out = run_endless_stdin(dir.path(), &["validate", "a.tool", "--tool", "greet"]);
+    assert_over_limit(&out, "standard input", FOUR_MIB, "--max-args-bytes");
+    let out = run_endless_stdin(dir.path(), &["check", "-"]);
+    assert_over_limit(&out, "standard input", TEN_MIB, "--max-input-bytes");
+    let out = run_endless_stdin(dir.path(), &["dispatch", "a.tool", "--from", "anthropic"]);
+    assert_over_limit(&out, "standard input", TEN_MIB, "--max-input-bytes");
+    let out = run_endless_stdin(dir.path(), &["import", "-", "--from", "mcp"]);
+    assert_over_limit(&out, "standard input", TEN_MIB, "--max-input-bytes");
+}
+
+#[test]
+fn the_limits_are_changed_with_options_and_accept_units() {
+    let dir = temp();
+    std::fs::write(dir.path().join("a.tool"), TOOL).unwrap();
+    // A file over the limit is refused (its size is known before reading it).
+    let out = run(dir.path(), &["--max-input-bytes", "16", "check", "a.tool"]);
+    assert_over_limit(&out, "a.tool", 16, "--max-input-bytes");
+    // The options are global: they may follow the command too.
+    let out = run(
+        dir.path(),
+        &["check", "a.tool", "--max-input-bytes", "1KiB"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run(dir.path(), &["check", "a.tool", "--max-input-bytes", "ten"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is not a size"), "{}", stderr(&out));
+}
+
+#[test]
+fn the_argument_limit_is_the_one_the_validator_applies() {
+    let dir = temp();
+    std::fs::write(dir.path().join("a.tool"), TOOL).unwrap();
+    // 5 MiB of arguments: over the default, read and accepted once the limit is raised.
+    let args = format!("{{\"name\": \"{}\"}}", "x".repeat(5 * 1024 * 1024));
+    std::fs::write(dir.path().join("args.json"), &args).unwrap();
+    let validate = ["validate", "a.tool", "--tool", "greet", "args.json"];
+    let out = run(dir.path(), &validate);
+    assert_over_limit(&out, "args.json", FOUR_MIB, "--max-args-bytes");
+    let raised = [&validate[..], &["--max-args-bytes", "6MiB"]].concat();
+    let out = run(dir.path(), &raised);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
