@@ -8,7 +8,7 @@ use tooldef::envelope::Provider;
 use tooldef::validate::Mode;
 use tooldef::{DispatchError, DispatchOptions, Source, Toolset};
 
-use super::{read_input, render, style, to_stderr, TargetArg, EXIT_ERRORS};
+use super::{read_input, render, style, to_stderr, InputLimits, TargetArg, EXIT_ERRORS};
 
 /// The arguments of `tooldef dispatch`.
 #[derive(clap::Args)]
@@ -64,7 +64,7 @@ fn is_tool_file(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "tool")
 }
 
-pub(crate) fn run(a: &DispatchArgs) -> Result<u8, String> {
+pub(crate) fn run(a: &DispatchArgs, limits: &InputLimits) -> Result<u8, String> {
     let (files, response) = match a.paths.split_last() {
         Some((last, rest))
             if !rest.is_empty() && (last.as_os_str() == "-" || !is_tool_file(last)) =>
@@ -78,7 +78,7 @@ pub(crate) fn run(a: &DispatchArgs) -> Result<u8, String> {
     }
     let mut sources = Vec::with_capacity(files.len());
     for f in files {
-        let input = read_input(f)?;
+        let input = read_input(f, limits.input())?;
         let text = String::from_utf8(input.bytes)
             .map_err(|e| format!("{} is not UTF-8: {e}", input.name))?;
         sources.push(Source::new(input.name, text));
@@ -95,7 +95,7 @@ pub(crate) fn run(a: &DispatchArgs) -> Result<u8, String> {
             return Err("the tool files have errors".into());
         }
     };
-    let raw = read_input(&response)?;
+    let raw = read_input(&response, limits.input())?;
     let text =
         String::from_utf8(raw.bytes).map_err(|e| format!("{} is not UTF-8: {e}", raw.name))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);

@@ -1,6 +1,6 @@
 //! The `tooldef` command line: a thin layer over the library.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -18,6 +18,8 @@ use tooldef::Diagnostic;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    limits: InputLimits,
 }
 
 #[derive(Subcommand)]
@@ -184,8 +186,9 @@ const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let limits = cli.limits;
     let result = match cli.command {
-        Command::Check { files, format } => check(&files, format),
+        Command::Check { files, format } => check(&files, format, &limits),
         Command::Compile {
             file,
             tool,
@@ -200,11 +203,12 @@ fn main() -> ExitCode {
             output.as_deref(),
             format,
             quiet,
+            &limits,
         ),
-        Command::Validate(args) => validate_command::run(&args),
-        Command::Dispatch(args) => dispatch_command::run(&args),
-        Command::Serve(args) => serve_command::run(&args),
-        Command::Fmt { files, check } => fmt(&files, check),
+        Command::Validate(args) => validate_command::run(&args, &limits),
+        Command::Dispatch(args) => dispatch_command::run(&args, &limits),
+        Command::Serve(args) => serve_command::run(&args, &limits),
+        Command::Fmt { files, check } => fmt(&files, check, &limits),
         Command::Import {
             file,
             from,
@@ -213,12 +217,17 @@ fn main() -> ExitCode {
             keep_open,
             remote,
         } => match file {
-            Some(file) if !remote.is_given() => {
-                import(&file, from.into(), output.as_deref(), name, keep_open)
-            }
+            Some(file) if !remote.is_given() => import(
+                &file,
+                from.into(),
+                output.as_deref(),
+                name,
+                keep_open,
+                &limits,
+            ),
             _ => mcp_client_command::import(&remote, from, output.as_deref(), name, keep_open),
         },
-        Command::Call(args) => mcp_client_command::call(&args),
+        Command::Call(args) => mcp_client_command::call(&args, &limits),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -241,9 +250,12 @@ fn to_stderr(text: &str) {
 
 mod dispatch_command;
 mod mcp_client_command;
+mod read;
 mod serve_command;
 mod validate_command;
+mod write;
 use dispatch_command::DispatchArgs;
+use read::{InputLimits, Limit};
 use serve_command::ServeArgs;
 use validate_command::ValidateArgs;
 
@@ -253,18 +265,17 @@ struct Input {
     bytes: Vec<u8>,
 }
 
-fn read_input(path: &std::path::Path) -> Result<Input, String> {
+/// Reads a file, or standard input for `-`, through `limit` (never more than the limit plus one
+/// byte).
+fn read_input(path: &std::path::Path, limit: Limit) -> Result<Input, String> {
     if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        let bytes = read::read_bounded(std::io::stdin().lock(), "standard input", limit)?;
         return Ok(Input {
             name: "<stdin>".into(),
             bytes,
         });
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = read::read_file_bounded(path, limit)?;
     Ok(Input {
         name: path.display().to_string(),
         bytes,
@@ -333,11 +344,11 @@ fn summary(all: &[(String, String, Vec<Diagnostic>)]) -> (usize, usize) {
     (errors, diags.count() - errors)
 }
 
-fn check(files: &[PathBuf], format: Format) -> Result<u8, String> {
+fn check(files: &[PathBuf], format: Format, limits: &InputLimits) -> Result<u8, String> {
     let mut all = Vec::new();
     let mut unreadable = false;
     for path in files {
-        match read_input(path) {
+        match read_input(path, limits.input()) {
             Ok(input) => {
                 let (_, diags, text) = compile_input(&input);
                 all.push((input.name, text, diags));
@@ -377,8 +388,12 @@ fn compile(
     output: Option<&std::path::Path>,
     format: Format,
     quiet: bool,
+    limits: &InputLimits,
 ) -> Result<u8, String> {
-    let input = read_input(path)?;
+    if let Some(out) = output {
+        write::refuse_output_over_input(out, &[path])?;
+    }
+    let input = read_input(path, limits.input())?;
     let (module, mut diags, text) = compile_input(&input);
     if quiet {
         diags.retain(Diagnostic::is_error);
@@ -418,24 +433,35 @@ fn compile(
     let mut text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
     text.push('\n');
     match output {
-        Some(p) => {
-            std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?
-        }
+        Some(p) => write::write_file(p, text.as_bytes())?,
         None => to_stdout(&text),
     }
     Ok(0)
 }
 
-fn fmt(files: &[PathBuf], check: bool) -> Result<u8, String> {
-    let mut code = 0;
+/// Formats each file in place (through [`write::write_file`]). A file that cannot be read or
+/// written is reported and skipped, and the others are still formatted, as `check` does: the exit
+/// code is then 2. Otherwise it is 1 when a file does not parse (invalid UTF-8 included, a
+/// diagnostic as in `check`) or, with `--check`, would change.
+fn fmt(files: &[PathBuf], check: bool, limits: &InputLimits) -> Result<u8, String> {
+    let mut errors = false;
+    let mut io_failed = false;
     let mut failures = Vec::new();
     for path in files {
-        let input = read_input(path)?;
+        let input = match read_input(path, limits.input()) {
+            Ok(input) => input,
+            Err(message) => {
+                to_stderr(&format!("error: {message}\n"));
+                io_failed = true;
+                continue;
+            }
+        };
         let text = match decode_source(&input.bytes) {
             Ok(s) => s.to_string(),
             Err(d) => {
-                failures.push((input.name.clone(), String::new(), vec![d]));
-                code = EXIT_ERRORS;
+                let text = String::from_utf8_lossy(&input.bytes).into_owned();
+                failures.push((input.name, text, vec![d]));
+                errors = true;
                 continue;
             }
         };
@@ -446,21 +472,27 @@ fn fmt(files: &[PathBuf], check: bool) -> Result<u8, String> {
                 } else if formatted != text {
                     if check {
                         to_stdout(&format!("{}\n", input.name));
-                        code = EXIT_ERRORS;
-                    } else {
-                        std::fs::write(path, formatted)
-                            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                        errors = true;
+                    } else if let Err(message) = write::write_file(path, formatted.as_bytes()) {
+                        to_stderr(&format!("error: {message}\n"));
+                        io_failed = true;
                     }
                 }
             }
             Err(e) => {
-                failures.push((input.name.clone(), text, e.diagnostics));
-                code = EXIT_ERRORS;
+                failures.push((input.name, text, e.diagnostics));
+                errors = true;
             }
         }
     }
     print_diagnostics(&failures, Format::Human, false);
-    Ok(code)
+    Ok(if io_failed {
+        EXIT_USAGE
+    } else if errors {
+        EXIT_ERRORS
+    } else {
+        0
+    })
 }
 
 fn import(
@@ -469,8 +501,12 @@ fn import(
     output: Option<&std::path::Path>,
     name: Option<String>,
     keep_open: bool,
+    limits: &InputLimits,
 ) -> Result<u8, String> {
-    let input = read_input(file)?;
+    if let Some(out) = output {
+        write::refuse_output_over_input(out, &[file])?;
+    }
+    let input = read_input(file, limits.input())?;
     let text =
         String::from_utf8(input.bytes).map_err(|_| format!("{} is not UTF-8", input.name))?;
     let options = tooldef::import::Options { name, keep_open };
@@ -497,8 +533,7 @@ fn finish_import(
                 to_stderr(&format!("warning: {source}: at {at}: {}\n", w.message));
             }
             match output {
-                Some(path) => std::fs::write(path, &imported.source)
-                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+                Some(path) => write::write_file(path, imported.source.as_bytes())?,
                 None => to_stdout(&imported.source),
             }
             Ok(0)

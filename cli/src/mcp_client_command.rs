@@ -12,9 +12,9 @@ use serde_json::{json, Value};
 
 use tooldef::import::{Dialect, Options};
 use tooldef::mcp::client::Client;
-use tooldef::validate::{Mode, Validator};
+use tooldef::validate::{Limits, Mode, Validator};
 
-use super::{read_input, to_stderr, to_stdout, FromArg, EXIT_ERRORS};
+use super::{read_input, to_stderr, to_stdout, FromArg, InputLimits, EXIT_ERRORS};
 
 /// Where the server is: `--server` or `--url` (with `--token-env`).
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -150,18 +150,23 @@ enum CallFormat {
 /// as `import --from mcp` would), then call it. Exit codes: 0 a result, 1 a result with
 /// `isError: true` or invalid arguments (the server is not called), 2 usage, connection or
 /// protocol errors, an unknown tool, or a schema the importer cannot read.
-pub(crate) fn call(a: &CallArgs) -> Result<u8, String> {
-    let text = read_arguments(a.args.as_deref())?;
+pub(crate) fn call(a: &CallArgs, limits: &InputLimits) -> Result<u8, String> {
+    let text = read_arguments(a.args.as_deref(), limits)?;
     let rt = runtime()?;
     rt.block_on(async {
         let client = a.remote.connect().await?;
-        let outcome = call_with(&client, a, &text).await;
+        let outcome = call_with(&client, a, &text, limits).await;
         client.close().await;
         outcome
     })
 }
 
-async fn call_with(client: &Client, a: &CallArgs, text: &str) -> Result<u8, String> {
+async fn call_with(
+    client: &Client,
+    a: &CallArgs,
+    text: &str,
+    limits: &InputLimits,
+) -> Result<u8, String> {
     let server = a.remote.name();
     let tools = client
         .list_tools()
@@ -197,6 +202,11 @@ async fn call_with(client: &Client, a: &CallArgs, text: &str) -> Result<u8, Stri
         .first()
         .ok_or_else(|| format!("the import of `{}` made no tool", a.tool))?;
     let validator = Validator::new(module, tool).map_err(|e| e.to_string())?;
+    let checked = Limits {
+        max_bytes: limits.max_args_bytes,
+        ..validator.limits()
+    };
+    let validator = validator.with_limits(checked);
     let mode = if a.lax {
         Mode::Lax
     } else if a.strict {
@@ -288,11 +298,11 @@ fn human_result(result: &Value) -> String {
 }
 
 /// The argument text: inline when it starts with `{`, else a file, else standard input.
-fn read_arguments(args: Option<&str>) -> Result<String, String> {
+fn read_arguments(args: Option<&str>, limits: &InputLimits) -> Result<String, String> {
     let text = match args {
         Some(s) if s.trim_start().starts_with('{') => s.to_string(),
         other => {
-            let raw = read_input(&PathBuf::from(other.unwrap_or("-")))?;
+            let raw = read_input(&PathBuf::from(other.unwrap_or("-")), limits.args())?;
             String::from_utf8(raw.bytes).map_err(|e| format!("{} is not UTF-8: {e}", raw.name))?
         }
     };

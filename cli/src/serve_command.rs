@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tooldef::mcp::{http, Bindings, LogFormat, ServerOptions, ToolServer};
 use tooldef::{Source, Toolset};
 
-use super::{read_input, render, style, to_stderr};
+use super::{read, read_input, render, style, to_stderr, InputLimits};
 
 /// The arguments of `tooldef serve`.
 #[derive(clap::Args)]
@@ -46,13 +46,13 @@ enum LogArg {
     Off,
 }
 
-pub(crate) fn run(a: &ServeArgs) -> Result<u8, String> {
+pub(crate) fn run(a: &ServeArgs, limits: &InputLimits) -> Result<u8, String> {
     let mut sources = Vec::with_capacity(a.files.len());
     for f in &a.files {
         if f.as_os_str() == "-" {
             return Err("the tool files cannot come from standard input when serving".into());
         }
-        let input = read_input(f)?;
+        let input = read_input(f, limits.input())?;
         let text = String::from_utf8(input.bytes)
             .map_err(|e| format!("{} is not UTF-8: {e}", input.name))?;
         sources.push(Source::new(input.name, text));
@@ -70,7 +70,7 @@ pub(crate) fn run(a: &ServeArgs) -> Result<u8, String> {
         }
     };
     let bindings = match &a.bindings {
-        Some(path) => Bindings::load(path, &toolset).map_err(|e| e.to_string())?,
+        Some(path) => load_bindings(path, &toolset, limits)?,
         None => Bindings::default(),
     };
     let token = match &a.token_env {
@@ -114,4 +114,20 @@ pub(crate) fn run(a: &ServeArgs) -> Result<u8, String> {
         }
     })?;
     Ok(0)
+}
+
+/// [`Bindings::load`], reading the file through the input limit.
+fn load_bindings(
+    path: &std::path::Path,
+    toolset: &Toolset,
+    limits: &InputLimits,
+) -> Result<Bindings, String> {
+    let name = path.display().to_string();
+    let bytes = read::read_file_bounded(path, limits.input())?;
+    let text = String::from_utf8(bytes).map_err(|e| format!("{name} is not UTF-8: {e}"))?;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    Bindings::parse(&text, &name, dir, toolset).map_err(|e| e.to_string())
 }

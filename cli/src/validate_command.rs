@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use tooldef::validate::{Mode, Validator};
+use tooldef::validate::{Limits, Mode, Validator};
 
-use super::{compile_input, print_diagnostics, read_input, Format, EXIT_ERRORS};
+use super::{compile_input, print_diagnostics, read_input, Format, InputLimits, EXIT_ERRORS};
 
 /// The arguments of `tooldef validate`.
 #[derive(clap::Args)]
@@ -50,18 +50,24 @@ impl From<ResultFormat> for Format {
     }
 }
 
-pub(crate) fn run(a: &ValidateArgs) -> Result<u8, String> {
+pub(crate) fn run(a: &ValidateArgs, limits: &InputLimits) -> Result<u8, String> {
     let args_path = a.args.clone().unwrap_or_else(|| PathBuf::from("-"));
     if a.file.as_os_str() == "-" && args_path.as_os_str() == "-" {
         return Err("the tool file and the arguments cannot both come from standard input".into());
     }
-    let input = read_input(&a.file)?;
+    let input = read_input(&a.file, limits.input())?;
     let (module, diags, text) = compile_input(&input);
     let Some(module) = module else {
         print_diagnostics(&[(input.name, text, diags)], a.format.into(), false);
         return Err("the tool file has errors".into());
     };
     let validator = Validator::for_tool(&module, &a.tool).map_err(|e| e.to_string())?;
+    // One limit for the arguments: what is read is what the validator accepts.
+    let checked = Limits {
+        max_bytes: limits.max_args_bytes,
+        ..validator.limits()
+    };
+    let validator = validator.with_limits(checked);
     let mode = if a.lax {
         Mode::Lax
     } else if a.strict {
@@ -69,7 +75,7 @@ pub(crate) fn run(a: &ValidateArgs) -> Result<u8, String> {
     } else {
         validator.default_mode()
     };
-    let raw = read_input(&args_path)?;
+    let raw = read_input(&args_path, limits.args())?;
     let arguments =
         String::from_utf8(raw.bytes).map_err(|e| format!("{} is not UTF-8: {e}", raw.name))?;
     // Editors may save JSON files with a byte-order mark; providers never send one.

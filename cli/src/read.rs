@@ -1,0 +1,138 @@
+//! Every input the command line reads goes through [`read_bounded`]: at most the limit plus one
+//! byte is read, so `/dev/zero` or an endless pipe ends with an error in bounded memory instead
+//! of growing until allocation fails.
+
+use std::io::Read;
+use std::path::Path;
+
+use tooldef::validate::Limits;
+
+/// The size limits on what the command line reads (`docs/limits.md`).
+#[derive(Clone, Copy, Debug, clap::Args)]
+pub(crate) struct InputLimits {
+    /// The largest source, import, response or bindings file read, in bytes (suffixes KiB, MiB
+    /// and GiB are accepted).
+    #[arg(
+        long,
+        global = true,
+        value_name = "BYTES",
+        default_value_t = DEFAULT_MAX_INPUT_BYTES,
+        value_parser = parse_size
+    )]
+    pub max_input_bytes: usize,
+    /// The largest argument text read by `validate` and `call`, in bytes; the validator accepts
+    /// the same (suffixes KiB, MiB and GiB are accepted).
+    #[arg(
+        long,
+        global = true,
+        value_name = "BYTES",
+        default_value_t = Limits::DEFAULT_MAX_BYTES,
+        value_parser = parse_size
+    )]
+    pub max_args_bytes: usize,
+}
+
+/// The default of `--max-input-bytes`: 10 MiB.
+pub(crate) const DEFAULT_MAX_INPUT_BYTES: usize = 10 * 1024 * 1024;
+
+/// Which limit applies to an input, to read it and to name the option that changes it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limit {
+    pub bytes: usize,
+    pub option: &'static str,
+}
+
+impl InputLimits {
+    /// The limit on source, import, response and bindings files.
+    pub(crate) fn input(&self) -> Limit {
+        Limit {
+            bytes: self.max_input_bytes,
+            option: "--max-input-bytes",
+        }
+    }
+
+    /// The limit on argument text.
+    pub(crate) fn args(&self) -> Limit {
+        Limit {
+            bytes: self.max_args_bytes,
+            option: "--max-args-bytes",
+        }
+    }
+}
+
+/// Reads all of `reader`, but never more than `limit.bytes` bytes: one byte more is an error that
+/// names the limit and the option that raises it. `name` names the input in messages.
+pub(crate) fn read_bounded(reader: impl Read, name: &str, limit: Limit) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    let cap = u64::try_from(limit.bytes)
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
+    reader
+        .take(cap)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {name}: {e}"))?;
+    if bytes.len() > limit.bytes {
+        return Err(too_large(name, limit));
+    }
+    Ok(bytes)
+}
+
+/// Reads the file at `path` through [`read_bounded`]; a file whose size is known to exceed the
+/// limit is refused before anything is read.
+pub(crate) fn read_file_bounded(path: &Path, limit: Limit) -> Result<Vec<u8>, String> {
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+    if let Ok(meta) = file.metadata() {
+        if meta.is_file() && meta.len() > u64::try_from(limit.bytes).unwrap_or(u64::MAX) {
+            return Err(too_large(&name, limit));
+        }
+    }
+    read_bounded(file, &name, limit)
+}
+
+fn too_large(name: &str, limit: Limit) -> String {
+    format!(
+        "{name} is larger than the limit of {} bytes{}; raise it with {} BYTES",
+        limit.bytes,
+        human(limit.bytes),
+        limit.option
+    )
+}
+
+/// ` (4 MiB)` for a whole number of KiB, MiB or GiB; nothing otherwise.
+fn human(bytes: usize) -> String {
+    for (unit, size) in [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
+        if bytes >= size && bytes.is_multiple_of(size) {
+            return format!(" ({} {unit})", bytes / size);
+        }
+    }
+    String::new()
+}
+
+/// `4194304`, `4096KiB`, `4MiB`, `1GiB`.
+fn parse_size(s: &str) -> Result<usize, String> {
+    let s = s.trim();
+    let (digits, factor) = [("GiB", 1usize << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]
+        .iter()
+        .find_map(|&(unit, f)| s.strip_suffix(unit).map(|d| (d.trim_end(), f)))
+        .unwrap_or((s, 1));
+    digits
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(factor))
+        .ok_or_else(|| format!("`{s}` is not a size: give bytes, or a number with KiB, MiB or GiB"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_and_without_units() {
+        assert_eq!(parse_size("4194304"), Ok(4 * 1024 * 1024));
+        assert_eq!(parse_size("10MiB"), Ok(DEFAULT_MAX_INPUT_BYTES));
+        assert_eq!(parse_size("2 KiB"), Ok(2048));
+        assert!(parse_size("10MB").is_err());
+        assert!(parse_size("-1").is_err());
+    }
+}
