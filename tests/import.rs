@@ -254,3 +254,27 @@ fn gemini_and_anthropic_envelopes() {
     .unwrap();
     assert!(m.source.contains("tool g { ... }"), "{}", m.source);
 }
+
+/// A key repeated in an object of the input was kept silently by the JSON reader (the last one
+/// won): it is an error at the key's pointer, in a document and in each line of JSON Lines.
+#[test]
+fn a_repeated_key_is_an_error_with_its_pointer() {
+    let doc =
+        r#"{"type": "object", "properties": {"a": {"type": "string"}, "a": {"type": "integer"}}}"#;
+    let err = tooldef::import::parse_input(doc).unwrap_err();
+    assert_eq!(err.issues.len(), 1);
+    assert_eq!(err.issues[0].pointer, "/properties/a");
+    assert!(
+        err.issues[0].message.contains("appears twice"),
+        "{}",
+        err.issues[0].message
+    );
+
+    let lines = "{\"name\": \"f\", \"parameters\": {}}\n{\"name\": \"g\", \"name\": \"h\"}\n";
+    let err = tooldef::import::parse_input(lines).unwrap_err();
+    assert_eq!(err.issues[0].pointer, "/1/name");
+
+    // Without repeats, nothing changes.
+    let ok = r#"{"type": "object", "properties": {"a": {"type": "string"}}}"#;
+    assert!(tooldef::import::parse_input(ok).is_ok());
+}

@@ -148,7 +148,10 @@ pub fn parse_input(text: &str) -> Result<Value, ImportError> {
         }],
     };
     match serde_json::from_str::<Value>(text) {
-        Ok(v) => Ok(v),
+        Ok(v) => {
+            refuse_duplicate_keys(text, "")?;
+            Ok(v)
+        }
         Err(first) => {
             let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
             if lines.len() < 2 {
@@ -157,7 +160,10 @@ pub fn parse_input(text: &str) -> Result<Value, ImportError> {
             let mut out = Vec::new();
             for (i, l) in lines.iter().enumerate() {
                 match serde_json::from_str::<Value>(l) {
-                    Ok(v) => out.push(v),
+                    Ok(v) => {
+                        refuse_duplicate_keys(l, &format!("/{i}"))?;
+                        out.push(v)
+                    }
                     Err(e) => {
                         return Err(one(format!(
                             "not JSON ({first}), nor JSON Lines (line {}: {e})",
@@ -169,6 +175,39 @@ pub fn parse_input(text: &str) -> Result<Value, ImportError> {
             Ok(Value::Array(out))
         }
     }
+}
+
+/// The most nesting the check for repeated keys follows (serde_json's own limit).
+const MAX_INPUT_DEPTH: usize = 128;
+
+/// A key repeated in an object of `text` (JSON readers keep one of the two, silently) is an
+/// error at its pointer, after `prefix`.
+fn refuse_duplicate_keys(text: &str, prefix: &str) -> Result<(), ImportError> {
+    let Ok(parsed) = crate::validate::parse_json(text, MAX_INPUT_DEPTH) else {
+        // Deeper than the check follows: serde_json has read it, and the importer's own
+        // depth limit reports it.
+        return Ok(());
+    };
+    if parsed.duplicates.is_empty() {
+        return Ok(());
+    }
+    Err(ImportError {
+        issues: parsed
+            .duplicates
+            .iter()
+            .map(|d| {
+                let key = d.path.rsplit('/').next().unwrap_or("");
+                let key = key.replace("~1", "/").replace("~0", "~");
+                Issue {
+                    pointer: format!("{prefix}{}", d.path),
+                    keyword: None,
+                    message: format!(
+                        "the key `{key}` appears twice in this object; a JSON reader keeps only one of the two, so the import will not guess which was meant"
+                    ),
+                }
+            })
+            .collect(),
+    })
 }
 
 /// Imports a document of the given dialect.

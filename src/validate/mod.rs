@@ -70,6 +70,7 @@ pub use coerce::{Coercion, CoercionRule};
 pub use compile::PatternError;
 pub use error::{ErrorCode, TextPosition, ValidationError};
 pub(crate) use message::kind as message_kind;
+pub(crate) use parse::parse as parse_json;
 pub use reading::Reading;
 pub use walk::json_equal;
 pub(crate) use walk::json_hash;
