@@ -1,0 +1,121 @@
+//! Growth on hostile inputs: each shape is run at a size and at twice that size, several times,
+//! and the ratio of the best times is reported. Linear work doubles (≈ 2×); the shapes that were
+//! exponential or quadratic (nested inline objects in import and fmt, wide objects, long enums,
+//! a long single line, alias chains, large bodies behind a recursive type) must stay near 2×.
+//!
+//! `cargo bench --bench hostile` runs the sizes below; `cargo test --benches` runs each shape
+//! once at a small size (no timing).
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+fn nested_schema(depth: usize) -> Value {
+    let mut s = json!({"type": "string"});
+    for _ in 0..depth {
+        s = json!({"type": "object", "properties": {"a": s, "b": {"type": "integer"}}, "required": ["a"]});
+    }
+    s
+}
+
+fn import(doc: &Value) {
+    let options = tooldef::import::Options {
+        name: Some("t".into()),
+        keep_open: false,
+    };
+    let _ = tooldef::import::import(doc, tooldef::import::Dialect::JsonSchema, &options);
+}
+
+/// The shapes: a name, and a function from a size to the work at that size.
+fn shapes() -> Vec<(&'static str, usize, Box<dyn Fn(usize)>)> {
+    vec![
+        (
+            "import: nested inline objects (chains of n)",
+            // Nested objects are bounded by the import depth limit (40): chains of them side
+            // by side double the input instead.
+            8,
+            Box::new(|n| {
+                let props: serde_json::Map<String, Value> =
+                    (0..n).map(|i| (format!("p{i}"), nested_schema(35))).collect();
+                import(&json!({"type": "object", "properties": props}));
+            }),
+        ),
+        (
+            "check: fields of one object",
+            25_000,
+            Box::new(|n| {
+                let fields: Vec<String> = (0..n).map(|i| format!("f{i}: string")).collect();
+                let _ = tooldef::compile(&format!("type W {{ {} }}", fields.join(", ")));
+            }),
+        ),
+        (
+            "import: enum values",
+            12_500,
+            Box::new(|n| {
+                let values: Vec<String> = (0..n).map(|i| format!("v{i}")).collect();
+                import(&json!({"type": "object", "properties": {"e": {"enum": values}}}));
+            }),
+        ),
+        (
+            "fmt: types on one line",
+            5_000,
+            Box::new(|n| {
+                let types: Vec<String> = (0..n)
+                    .map(|i| format!("type T{i} {{ a: string, c?: {{ d: string }} }}"))
+                    .collect();
+                let _ = tooldef::print::format(&types.join(" "));
+            }),
+        ),
+        (
+            "check: alias chain",
+            4_000,
+            Box::new(|n| {
+                let mut s: String = (0..n).map(|i| format!("type A{i} = A{}\n", i + 1)).collect();
+                s.push_str(&format!("type A{n} = string\n/// C.\ntool c {{ a: A0 }}\n"));
+                let _ = tooldef::compile(&s);
+            }),
+        ),
+        (
+            "check: object chain behind a recursive type",
+            2_000,
+            Box::new(|n| {
+                let mut s: String =
+                    (0..n).map(|i| format!("type O{i} {{ x?: O{} }}\n", i + 1)).collect();
+                s.push_str(&format!(
+                    "type O{n} {{ y: string }}\ntype R {{ next?: R, o?: O0 }}\n/// H.\ntool h {{ r: R }}\n"
+                ));
+                let _ = tooldef::compile(&s);
+            }),
+        ),
+    ]
+}
+
+fn best_of(runs: usize, f: &dyn Fn(usize), n: usize) -> Duration {
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f(n);
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--bench");
+    for (name, size, work) in shapes() {
+        if !full {
+            work(size / 16 + 1);
+            println!("{name}: ran once");
+            continue;
+        }
+        let once = best_of(3, &*work, size);
+        let twice = best_of(3, &*work, 2 * size);
+        println!(
+            "{name:<48} n={size:<7} {:>9.2} ms   2n {:>9.2} ms   growth {:.2}×",
+            once.as_secs_f64() * 1e3,
+            twice.as_secs_f64() * 1e3,
+            twice.as_secs_f64() / once.as_secs_f64()
+        );
+    }
+}
