@@ -35,8 +35,9 @@ fn shapes() -> Vec<(&'static str, usize, Box<dyn Fn(usize)>)> {
             // by side double the input instead.
             8,
             Box::new(|n| {
-                let props: serde_json::Map<String, Value> =
-                    (0..n).map(|i| (format!("p{i}"), nested_schema(35))).collect();
+                let props: serde_json::Map<String, Value> = (0..n)
+                    .map(|i| (format!("p{i}"), nested_schema(35)))
+                    .collect();
                 import(&json!({"type": "object", "properties": props}));
             }),
         ),
@@ -70,7 +71,9 @@ fn shapes() -> Vec<(&'static str, usize, Box<dyn Fn(usize)>)> {
             "check: alias chain",
             4_000,
             Box::new(|n| {
-                let mut s: String = (0..n).map(|i| format!("type A{i} = A{}\n", i + 1)).collect();
+                let mut s: String = (0..n)
+                    .map(|i| format!("type A{i} = A{}\n", i + 1))
+                    .collect();
                 s.push_str(&format!("type A{n} = string\n/// C.\ntool c {{ a: A0 }}\n"));
                 let _ = tooldef::compile(&s);
             }),
@@ -79,8 +82,9 @@ fn shapes() -> Vec<(&'static str, usize, Box<dyn Fn(usize)>)> {
             "check: object chain behind a recursive type",
             2_000,
             Box::new(|n| {
-                let mut s: String =
-                    (0..n).map(|i| format!("type O{i} {{ x?: O{} }}\n", i + 1)).collect();
+                let mut s: String = (0..n)
+                    .map(|i| format!("type O{i} {{ x?: O{} }}\n", i + 1))
+                    .collect();
                 s.push_str(&format!(
                     "type O{n} {{ y: string }}\ntype R {{ next?: R, o?: O0 }}\n/// H.\ntool h {{ r: R }}\n"
                 ));

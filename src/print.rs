@@ -768,7 +768,7 @@ impl<'s> Printer<'s> {
         let nothing_before = |c: &Comment| {
             source.get(from.min(c.offset)..c.offset).is_some_and(|gap| {
                 gap.chars()
-                    .all(|ch| ch.is_whitespace() || matches!(ch, ',' | '}' | ']' | ')' | '>'))
+                    .all(|ch| ch.is_whitespace() || matches!(ch, ',' | '{' | '}' | ']' | ')' | '>'))
             })
         };
         while self
@@ -780,16 +780,35 @@ impl<'s> Printer<'s> {
                 here.push(c);
             }
         }
-        let last = here.pop();
-        if let Some(c) = last {
+        // The first stays at the end of the line. The others sat between tokens now joined on
+        // this line: they go back to the queue, in source order, and are printed on lines of
+        // their own before what comes next, where a second run finds them.
+        let mut here = here.into_iter();
+        if let Some(c) = here.next() {
             self.out.push(' ');
             self.out.push_str(&c.text);
         }
         self.out.push('\n');
-        for c in here {
-            self.write(&c.text);
-            self.out.push('\n');
+        for c in here.rev() {
+            self.comments.push_front(c);
         }
+    }
+
+    /// The offset of the first character of code at or after `offset`: blanks and `//` comments
+    /// skipped.
+    fn next_code(&self, offset: usize) -> usize {
+        let bytes = self.source.as_bytes();
+        let mut i = offset.min(bytes.len());
+        while i < bytes.len() {
+            match bytes[i] {
+                b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+                b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                    i = self.source[i..].find('\n').map_or(bytes.len(), |n| i + n);
+                }
+                _ => break,
+            }
+        }
+        i
     }
 
     /// The offset of the end of the source line that holds `last_src` (the source's length on
@@ -978,6 +997,11 @@ impl<'s> Printer<'s> {
             }
             self.own_line_comments(m.span.start);
             self.doc(&m.doc);
+            if let Some(d) = &m.doc {
+                // Comments between the doc comment and the value stay between them.
+                let value = self.next_code(d.span.end);
+                self.own_line_comments(value);
+            }
             match &m.value {
                 EnumValue::Ident(s) => self.write(s),
                 EnumValue::String(s) => self.write(&quote(s)),

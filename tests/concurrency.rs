@@ -16,7 +16,10 @@ fn corpus() -> Option<PathBuf> {
     if std::env::var("CI").as_deref() == Ok("true") {
         panic!("the corpus is missing at {} and CI=true", dir.display());
     }
-    eprintln!("notice: {} is absent; concurrency test skipped", dir.display());
+    eprintln!(
+        "notice: {} is absent; concurrency test skipped",
+        dir.display()
+    );
     None
 }
 
@@ -26,7 +29,10 @@ fn outcome(tools: &Toolset, name: &str, args: &str) -> Result<Value, (Vec<String
     match v.validate_str(args, Mode::Strict) {
         Ok(ok) => Ok(ok.into_arguments()),
         Err(e) => Err((
-            e.errors.iter().map(|x| format!("{} {}", x.path, x.message())).collect(),
+            e.errors
+                .iter()
+                .map(|x| format!("{} {}", x.path, x.message()))
+                .collect(),
             e.message(),
         )),
     }
@@ -77,20 +83,31 @@ fn eight_threads_give_the_single_threaded_answers() {
     let tools = Arc::new(Toolset::new(sources).expect("the set compiles"));
     let expected: Vec<_> = calls.iter().map(|(n, a)| outcome(&tools, n, a)).collect();
     let invalid = expected.iter().filter(|e| e.is_err()).count();
-    assert!(calls.len() > 2000 && invalid > 500, "{} calls, {invalid} invalid", calls.len());
+    assert!(
+        calls.len() > 2000 && invalid > 500,
+        "{} calls, {invalid} invalid",
+        calls.len()
+    );
     let calls = Arc::new(calls);
     let expected = Arc::new(expected);
     let threads: Vec<_> = (0..8)
         .map(|t| {
-            let (tools, calls, expected) =
-                (Arc::clone(&tools), Arc::clone(&calls), Arc::clone(&expected));
+            let (tools, calls, expected) = (
+                Arc::clone(&tools),
+                Arc::clone(&calls),
+                Arc::clone(&expected),
+            );
             std::thread::spawn(move || {
                 // Each thread starts at another place, so threads meet on the same validators.
                 let n = calls.len();
                 for k in 0..n {
                     let i = (k + t * n / 8) % n;
                     let (name, args) = &calls[i];
-                    assert_eq!(outcome(&tools, name, args), expected[i], "thread {t}, call {i}");
+                    assert_eq!(
+                        outcome(&tools, name, args),
+                        expected[i],
+                        "thread {t}, call {i}"
+                    );
                 }
             })
         })
