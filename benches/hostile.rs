@@ -26,8 +26,11 @@ fn import(doc: &Value) {
     let _ = tooldef::import::import(doc, tooldef::import::Dialect::JsonSchema, &options);
 }
 
-/// The shapes: a name, and a function from a size to the work at that size.
-fn shapes() -> Vec<(&'static str, usize, Box<dyn Fn(usize)>)> {
+/// A shape: its name, the size it is run at, and the work at a size.
+type Shape = (&'static str, usize, Box<dyn Fn(usize)>);
+
+/// The shapes.
+fn shapes() -> Vec<Shape> {
     vec![
         (
             "import: nested inline objects (chains of n)",
