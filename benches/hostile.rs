@@ -22,6 +22,7 @@ fn import(doc: &Value) {
     let options = tooldef::import::Options {
         name: Some("t".into()),
         keep_open: false,
+        ..Default::default()
     };
     let _ = tooldef::import::import(doc, tooldef::import::Dialect::JsonSchema, &options);
 }

@@ -10,6 +10,8 @@ use serde_json::{Number, Value};
 
 use crate::ast::{self, AttrValue, Attribute, TypeExpr, TypeKind, ValueKind};
 use crate::diagnostic::{Code, Diagnostic, Span};
+use crate::emit::{self, fold::Folded};
+use crate::hidden;
 use crate::model::*;
 use crate::suggest::did_you_mean;
 use crate::validate;
@@ -55,6 +57,9 @@ const TOOL_ATTRIBUTES: &[&str] = &[
     "deprecated",
 ];
 const TYPE_ATTRIBUTES: &[&str] = &["deprecated"];
+
+/// The help of every `forbidden-character` error.
+const HIDDEN_HELP: &str = "control, zero-width, bidirectional-override and Unicode tag characters can hide instructions from reviewers; remove it";
 
 /// Checks a parsed file. Returns the module when there are no errors; the diagnostics (errors
 /// and warnings, in source order) either way.
@@ -216,16 +221,24 @@ impl Checker {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
         if !ok {
+            let rule = "tool names are 1 to 128 characters from A-Z, a-z, 0-9, `_`, `-` and `.`";
+            // A hidden character is named, so that the message shows what the source does not.
+            let help = match hidden::find(&name.text, hidden::Text::Line) {
+                Some(h) => format!(
+                    "{rule}; this one contains the invisible or control character {} ({})",
+                    h.code_point(),
+                    h.class.describe()
+                ),
+                None => rule.to_string(),
+            };
             self.error(
                 Diagnostic::error(
                     Code::InvalidName,
                     name.span,
-                    format!("`{}` is not a valid tool name", name.text),
+                    format!("`{}` is not a valid tool name", hidden::reveal(&name.text)),
                 )
                 .with_label("invalid tool name")
-                .with_help(
-                    "tool names are 1 to 128 characters from A-Z, a-z, 0-9, `_`, `-` and `.`",
-                ),
+                .with_help(help),
             );
         }
     }
@@ -280,6 +293,11 @@ impl Checker {
                 description: self.description(m.doc.as_ref()),
             });
         }
+        if let Some(folded) = enum_folding(&members) {
+            for (m, span) in members.iter().zip(&spans) {
+                self.folded_value(&m.value, *span, folded);
+            }
+        }
         if e.members.is_empty() {
             self.error(
                 Diagnostic::error(
@@ -316,32 +334,62 @@ impl Checker {
     }
 
     /// Rejects characters that hide text from a human reviewer but not from a model (a guard
-    /// against tool poisoning).
+    /// against tool poisoning; the rule is [`crate::hidden`]).
     fn shown_text(&mut self, text: &str, span: Span, what: &str) {
-        // Fast path: printable ASCII (plus line feed and tab in a description) has none of them.
-        // (A branch-free fold over the bytes, which the compiler vectorizes.)
-        let description = what == "description";
-        let suspect = text.bytes().fold(false, |acc, b| {
-            let allowed_control = description & ((b == b'\n') | (b == b'\t'));
-            acc | (b >= 0x7f) | ((b < 0x20) & !allowed_control)
-        });
-        if !suspect {
-            return;
-        }
-        if let Some(c) = text
-            .chars()
-            .find(|&c| forbidden_char(c, what == "description"))
-        {
+        let kind = if what == "description" {
+            hidden::Text::Prose
+        } else {
+            hidden::Text::Line
+        };
+        if let Some(h) = hidden::find(text, kind) {
             self.error(
                 Diagnostic::error(
                     Code::ForbiddenCharacter,
                     span,
-                    format!("{what} contains the invisible or control character U+{:04X}", c as u32),
+                    format!(
+                        "{what} contains the invisible or control character {}",
+                        h.code_point()
+                    ),
                 )
                 .with_label("forbidden character")
-                .with_help("control, zero-width, bidirectional-override and Unicode tag characters can hide instructions from reviewers; remove it"),
+                .with_help(HIDDEN_HELP),
             );
         }
+    }
+
+    /// Rejects hidden characters in the strings of a value (a default, an example, an enum
+    /// value) that targets write into a description as JSON, where the model reads it as text.
+    /// A value no target folds is data, and stays exempt.
+    fn folded_value(&mut self, value: &Value, span: Span, folded: Folded) {
+        let targets = emit::fold::folding_targets(folded);
+        if targets.is_empty() {
+            return;
+        }
+        let Some((inside, h)) = hidden::find_in_value(value) else {
+            return;
+        };
+        let what = folded.noun();
+        let at = if inside.is_empty() {
+            String::new()
+        } else {
+            format!(" (at {inside} in the value)")
+        };
+        let names: Vec<&str> = targets.iter().map(|t| t.as_str()).collect();
+        self.error(
+            Diagnostic::error(
+                Code::ForbiddenCharacter,
+                span,
+                format!(
+                    "{what} contains the invisible or control character {}{at}",
+                    h.code_point()
+                ),
+            )
+            .with_label("forbidden character")
+            .with_help(format!(
+                "this {what} is folded into the description by targets {}, where the model reads it; {HIDDEN_HELP}",
+                names.join(", ")
+            )),
+        );
     }
 
     // -----------------------------------------------------------------------------------------
@@ -907,6 +955,7 @@ impl Checker {
                             }
                         };
                         if let Some(v) = value {
+                            self.folded_value(&v, arg.span, Folded::Example);
                             self.pending.push(Pending {
                                 ty: field.ty.clone(),
                                 value: v.clone(),
@@ -945,6 +994,7 @@ impl Checker {
                 );
             }
             if let Some(v) = self.value(d) {
+                self.folded_value(&v, d.span, Folded::Default);
                 self.pending.push(Pending {
                     ty: field.ty.clone(),
                     value: v.clone(),
@@ -1075,6 +1125,11 @@ impl Checker {
                             description: None,
                         });
                     }
+                }
+            }
+            if let Some(folded) = enum_folding(&values) {
+                for m in &values {
+                    self.folded_value(&m.value, span, folded);
                 }
             }
             Ty::Enum(values)
@@ -1640,23 +1695,25 @@ fn tighter(
     }
 }
 
-/// Whether a character may hide text from a reviewer: C0/C1 controls (tab and line feed are
-/// allowed in descriptions), zero-width characters, bidirectional controls and Unicode tags.
+/// Whether a character may hide text from a reviewer in a description (`in_description`: tab
+/// and line feed are layout there) or in a name or title. The rule is [`crate::hidden`]; this
+/// is kept for callers of the earlier API.
 pub fn forbidden_char(c: char, in_description: bool) -> bool {
-    if in_description && (c == '\n' || c == '\t') {
-        return false;
-    }
-    c.is_control()
-        || matches!(c,
-            '\u{200B}'..='\u{200F}'   // zero-width space, joiners, LRM, RLM
-            | '\u{202A}'..='\u{202E}' // bidi embeddings and overrides
-            | '\u{2060}'..='\u{2064}' // word joiner, invisible operators
-            | '\u{2066}'..='\u{2069}' // bidi isolates
-            | '\u{061C}'              // Arabic letter mark
-            | '\u{FEFF}'              // zero-width no-break space
-            | '\u{180E}'              // Mongolian vowel separator
-            | '\u{E0000}'..='\u{E007F}' // tags
-        )
+    let text = if in_description {
+        hidden::Text::Prose
+    } else {
+        hidden::Text::Line
+    };
+    hidden::is_hidden(c, text)
+}
+
+/// How targets fold an enum's values into descriptions, if any does
+/// ([`emit::fold::enum_folding`]).
+fn enum_folding(members: &[EnumMember]) -> Option<Folded> {
+    emit::fold::enum_folding(
+        members.iter().map(|m| &m.value),
+        members.iter().any(|m| m.description.is_some()),
+    )
 }
 
 /// The strongly connected components that contain a cycle.

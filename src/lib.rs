@@ -39,6 +39,7 @@ pub mod diagnostic;
 mod dispatch;
 pub mod emit;
 pub mod envelope;
+pub mod hidden;
 pub mod import;
 #[cfg(feature = "mcp")]
 pub mod mcp;

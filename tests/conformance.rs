@@ -306,6 +306,7 @@ fn bfcl_functions_import_and_pass_every_target() {
                         let options = import::Options {
                             name: Some(name.to_string()),
                             keep_open: false,
+                            ..Default::default()
                         };
                         let back = import::import_json_schema(&out.json[0]["parameters"], &options)
                             .unwrap_or_else(|e| panic!("{name}: re-import: {e}"));
@@ -455,6 +456,7 @@ fn bfcl_ground_truth_calls_and_mutations() {
                     &import::Options {
                         name: None,
                         keep_open: true,
+                        ..Default::default()
                     },
                 )
                 .unwrap();
@@ -669,6 +671,7 @@ fn mcp_tools_import_and_keep_their_meaning() {
         let options = import::Options {
             name: None,
             keep_open,
+            ..Default::default()
         };
         let m = import::import(&doc, Dialect::Mcp, &options).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(m.module.tools.len(), 169);

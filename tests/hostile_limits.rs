@@ -150,6 +150,7 @@ fn deeply_nested_inline_objects_import_and_format() {
         &tooldef::import::Options {
             name: Some("t".into()),
             keep_open: false,
+            ..Default::default()
         },
     )
     .expect("imports");
@@ -176,6 +177,7 @@ fn a_wide_object_and_a_long_enum_check_in_linear_time() {
         &tooldef::import::Options {
             name: Some("t".into()),
             keep_open: false,
+            ..Default::default()
         },
     )
     .expect("imports");

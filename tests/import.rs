@@ -79,6 +79,7 @@ fn check(doc: &Value) -> Result<(), TestCaseError> {
             let options = Options {
                 name: None,
                 keep_open,
+                ..Default::default()
             };
             if let Ok(m) = import::import(doc, d, &options) {
                 let compiled = tooldef::compile(&m.source);
@@ -249,6 +250,7 @@ fn gemini_and_anthropic_envelopes() {
         &Options {
             name: None,
             keep_open: true,
+            ..Default::default()
         },
     )
     .unwrap();

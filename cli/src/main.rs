@@ -101,6 +101,12 @@ enum Command {
         /// Keep objects open (tool formats close objects that declare properties by default).
         #[arg(long)]
         keep_open: bool,
+        /// Refuse invisible and control characters in text shown to the model (descriptions,
+        /// titles, defaults and examples): errors with their JSON pointers, exit code 1. By
+        /// default they are removed (a default or example holding one is dropped) with a
+        /// warning.
+        #[arg(long)]
+        deny_hidden: bool,
     },
     /// Call a tool of an MCP server, after validating its arguments against the listed schema.
     ///
@@ -215,18 +221,21 @@ fn main() -> ExitCode {
             output,
             name,
             keep_open,
+            deny_hidden,
             remote,
-        } => match file {
-            Some(file) if !remote.is_given() => import(
-                &file,
-                from.into(),
-                output.as_deref(),
+        } => {
+            let options = tooldef::import::Options {
                 name,
                 keep_open,
-                &limits,
-            ),
-            _ => mcp_client_command::import(&remote, from, output.as_deref(), name, keep_open),
-        },
+                deny_hidden,
+            };
+            match file {
+                Some(file) if !remote.is_given() => {
+                    import(&file, from.into(), output.as_deref(), &options, &limits)
+                }
+                _ => mcp_client_command::import(&remote, from, output.as_deref(), &options),
+            }
+        }
         Command::Call(args) => mcp_client_command::call(&args, &limits),
     };
     match result {
@@ -499,8 +508,7 @@ fn import(
     file: &std::path::Path,
     dialect: tooldef::import::Dialect,
     output: Option<&std::path::Path>,
-    name: Option<String>,
-    keep_open: bool,
+    options: &tooldef::import::Options,
     limits: &InputLimits,
 ) -> Result<u8, String> {
     if let Some(out) = output {
@@ -509,9 +517,8 @@ fn import(
     let input = read_input(file, limits.input())?;
     let text =
         String::from_utf8(input.bytes).map_err(|_| format!("{} is not UTF-8", input.name))?;
-    let options = tooldef::import::Options { name, keep_open };
     let result = tooldef::import::parse_input(&text)
-        .and_then(|doc| tooldef::import::import(&doc, dialect, &options));
+        .and_then(|doc| tooldef::import::import(&doc, dialect, options));
     finish_import(&input.name, result, output)
 }
 

@@ -92,8 +92,7 @@ pub(crate) fn import(
     remote: &Remote,
     from: FromArg,
     output: Option<&Path>,
-    name: Option<String>,
-    keep_open: bool,
+    options: &Options,
 ) -> Result<u8, String> {
     if from != FromArg::Mcp {
         return Err(
@@ -108,8 +107,7 @@ pub(crate) fn import(
         tools.map_err(|e| format!("{}: {e}", remote.name()))
     })?;
     let doc = json!({ "tools": tools });
-    let options = Options { name, keep_open };
-    let result = tooldef::import::import(&doc, Dialect::Mcp, &options);
+    let result = tooldef::import::import(&doc, Dialect::Mcp, options);
     super::finish_import(&remote.name(), result, output)
 }
 

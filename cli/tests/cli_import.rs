@@ -201,3 +201,40 @@ fn fmt_handles_crlf_comment_only_and_empty_files() {
     assert_eq!(tooldef::print::format("").unwrap(), "");
     assert_eq!(tooldef::print::format("\u{FEFF}").unwrap(), "");
 }
+
+#[test]
+fn import_deny_hidden_turns_the_hidden_character_warning_into_exit_code_1() {
+    let doc = |description: &str| {
+        serde_json::json!({"tools": [{
+            "name": "t",
+            "description": description,
+            "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false},
+        }]})
+        .to_string()
+    };
+    let poisoned = doc("Do it.\u{E0100}\u{E0101}");
+    let clean = doc("Do it.");
+
+    let (code, out, err) = run_stdin(&["import", "--from", "mcp", "-"], &poisoned);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: <stdin>: at /tools/0/description: the description contains the invisible or control character U+E0100; it was removed"),
+        "{err}"
+    );
+    assert!(out.contains("/// Do it.\n"), "{out}");
+
+    let (code, out, err) = run_stdin(
+        &["import", "--from", "mcp", "--deny-hidden", "-"],
+        &poisoned,
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("error: <stdin>: at /tools/0/description: the description contains the invisible or control character U+E0100 (a variation selector)"),
+        "{err}"
+    );
+    assert_eq!(out, "");
+
+    let (code, out, err) = run_stdin(&["import", "--from", "mcp", "--deny-hidden", "-"], &clean);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(out.contains("tool t"), "{out}");
+}

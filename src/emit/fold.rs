@@ -7,7 +7,70 @@
 
 use serde_json::{Number, Value};
 
+use super::Target;
 use crate::model::{EnumMember, Format, NumberRules};
+
+/// A value that some targets write into a description as JSON text ("Defaults to ...",
+/// "Example: ...", "One of: ...", "Must be ..."), where the model reads it as it reads prose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Folded {
+    /// A `= default`: OpenAI strict mode has no `default` keyword.
+    Default,
+    /// An `@example(...)`: OpenAI strict mode has no `examples` keyword.
+    Example,
+    /// A value of an enum whose values have descriptions: every target lists them, with their
+    /// descriptions, in a "One of: ..." sentence (the JSON Schema family in the description of
+    /// a field that has one).
+    DocumentedEnumValue,
+    /// A value of an enum that mixes strings with numbers or booleans: Gemini enums hold
+    /// strings only.
+    MixedEnumValue,
+}
+
+impl Folded {
+    /// The value in words ("default").
+    pub fn noun(self) -> &'static str {
+        match self {
+            Folded::Default => "default",
+            Folded::Example => "example",
+            Folded::DocumentedEnumValue | Folded::MixedEnumValue => "enum value",
+        }
+    }
+}
+
+/// The targets that write a value of this kind into a description. The one list the
+/// tool-poisoning guard reads (tests/hidden_chars.rs compares it with what every target emits).
+pub fn folding_targets(folded: Folded) -> Vec<Target> {
+    let strict = |t: &Target| matches!(t, Target::OpenAiStrict | Target::OpenAiResponses);
+    Target::ALL
+        .iter()
+        .copied()
+        .filter(|t| match folded {
+            Folded::Default | Folded::Example => strict(t),
+            Folded::DocumentedEnumValue => true,
+            Folded::MixedEnumValue => *t == Target::Gemini,
+        })
+        .collect()
+}
+
+/// How targets fold the values of an enum into descriptions, if any does: every target when a
+/// value has a description; Gemini when strings are mixed with numbers or booleans (a literal
+/// array or object keeps the enum out of Gemini altogether). Values no target folds are data,
+/// written only as `enum` and `const` keywords.
+pub fn enum_folding<'a>(
+    values: impl IntoIterator<Item = &'a Value>,
+    documented: bool,
+) -> Option<Folded> {
+    if documented {
+        return Some(Folded::DocumentedEnumValue);
+    }
+    let (mut scalar, mut composite) = (false, false);
+    for v in values {
+        scalar |= v.is_number() || v.is_boolean();
+        composite |= v.is_array() || v.is_object();
+    }
+    (scalar && !composite).then_some(Folded::MixedEnumValue)
+}
 
 /// One bound of a range: the value and whether it is inclusive.
 type Bound<'a> = (&'a Number, bool);

@@ -6,11 +6,15 @@ use super::schema::{named_kind, type_name, Core, Rules};
 use super::{finish, ImportError, Imported, Issue, Options};
 use crate::model::{Module, NamedType, Tool, Ty, TypeId};
 
-const RULES: Rules = Rules {
-    close_objects: false,
-    openapi: false,
-    bfcl: false,
-};
+/// Faithful rules: objects stay open unless they say otherwise.
+fn rules(options: &Options) -> Rules {
+    Rules {
+        close_objects: false,
+        openapi: false,
+        bfcl: false,
+        deny_hidden: options.deny_hidden,
+    }
+}
 
 fn fail(core: Core) -> ImportError {
     ImportError {
@@ -19,7 +23,7 @@ fn fail(core: Core) -> ImportError {
 }
 
 pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
-    let mut core = Core::new(RULES);
+    let mut core = Core::new(rules(options));
     let mut tools = Vec::new();
     let list: Vec<(String, &Value)> = match doc {
         Value::Array(items) => items
@@ -83,8 +87,9 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
                         name.clone()
                     }
                 };
+                let title = title.map(|t| core.title(t, &format!("{ptr}/title")));
                 tools.push(Tool {
-                    title: title.map(str::to_string),
+                    title,
                     ..Tool::new(name, description, *o)
                 });
             }
@@ -127,7 +132,7 @@ fn push_named(core: &mut Core, name: String, ty: Ty, schema: &Value, ptr: &str) 
 }
 
 pub(super) fn import_type(schema: &Value, name: &str) -> Result<(Imported, TypeId), ImportError> {
-    let mut core = Core::new(RULES);
+    let mut core = Core::new(rules(&Options::default()));
     core.set_defs(schema, "");
     let Some(ty) = core.ty(schema, "") else {
         return Err(fail(core));

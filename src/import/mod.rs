@@ -80,6 +80,10 @@ pub struct Options {
     pub name: Option<String>,
     /// Keep objects open in the tool dialects (they are closed by default).
     pub keep_open: bool,
+    /// Refuse hidden characters (the tool-poisoning guard, [`crate::hidden`]) in text shown to
+    /// the model: an error with its pointer. By default they are removed from descriptions and
+    /// titles, and a default or example holding one is dropped, each with a warning.
+    pub deny_hidden: bool,
 }
 
 /// Something the importer changed or left out, at a JSON pointer into the input.
@@ -339,7 +343,7 @@ pub(crate) fn tools(
             core.error(
                 &format!("{ptr}/name"),
                 None,
-                format!("`{name}` is not a valid tool name (1 to 128 characters from A-Z, a-z, 0-9, `_`, `-` and `.`)"),
+                format!("`{}` is not a valid tool name (1 to 128 characters from A-Z, a-z, 0-9, `_`, `-` and `.`)", crate::hidden::reveal(name)),
             );
             continue;
         }
@@ -428,20 +432,7 @@ pub(crate) fn tools(
             None => None,
         };
         let mut hints = Hints::default();
-        let mut title = spec.title.map(str::to_string);
-        if let Some(t) = &title {
-            if t.chars().any(|c| crate::check::forbidden_char(c, false)) {
-                core.warn(
-                    &format!("{ptr}/title"),
-                    "the title contains invisible or control characters; they were removed",
-                );
-                title = Some(
-                    t.chars()
-                        .filter(|&c| !crate::check::forbidden_char(c, false))
-                        .collect(),
-                );
-            }
-        }
+        let mut title = spec.title.map(|t| core.title(t, &format!("{ptr}/title")));
         if let Some(a) = spec.annotations {
             let aptr = format!("{ptr}/annotations");
             match a.as_object() {
@@ -454,7 +445,9 @@ pub(crate) fn tools(
                             "openWorldHint" => Some(&mut hints.open_world),
                             "title" => {
                                 match (v.as_str(), &title) {
-                                    (Some(t), None) => title = Some(t.to_string()),
+                                    (Some(t), None) => {
+                                        title = Some(core.title(t, &format!("{aptr}/title")))
+                                    }
                                     (Some(t), Some(existing)) if t != existing => core.warn(
                                         &format!("{aptr}/title"),
                                         "the annotation title differs from the tool's title; the tool's title was kept",

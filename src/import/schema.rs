@@ -10,6 +10,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Number, Value};
 
 use super::{Issue, Warning};
+use crate::emit::fold::{enum_folding, folding_targets, Folded};
+use crate::hidden::{self, Text};
 use crate::model::*;
 
 /// The JSON types, in the order union members are written.
@@ -69,6 +71,9 @@ pub(crate) struct Rules {
     /// an `enum` none of whose values fits the type is dropped (with a warning) instead of
     /// refused.
     pub bfcl: bool,
+    /// Hidden characters in text shown to the model are errors, not removed with a warning
+    /// ([`super::Options::deny_hidden`]).
+    pub deny_hidden: bool,
 }
 
 impl Rules {
@@ -78,6 +83,7 @@ impl Rules {
             close_objects: !options.keep_open,
             openapi: false,
             bfcl: false,
+            deny_hidden: options.deny_hidden,
         }
     }
 }
@@ -279,24 +285,7 @@ impl Core {
     pub(crate) fn description(&mut self, text: &str, ptr: &str) -> Option<String> {
         // Hidden characters go first (with a warning), so that what is left is judged blank or
         // not as the checker will judge it.
-        let text = match text
-            .chars()
-            .find(|&c| crate::check::forbidden_char(c, true))
-        {
-            Some(c) => {
-                self.warn(
-                    ptr,
-                    format!(
-                        "the description contains the invisible or control character U+{:04X}; it was removed",
-                        c as u32
-                    ),
-                );
-                text.chars()
-                    .filter(|&c| !crate::check::forbidden_char(c, true))
-                    .collect()
-            }
-            None => text.to_string(),
-        };
+        let text = self.shown_text(text, ptr, "description", Text::Prose);
         let lines: Vec<&str> = text
             .split('\n')
             .map(|l| l.trim_end_matches('\r').trim_end())
@@ -304,6 +293,63 @@ impl Core {
         let joined = lines.join("\n");
         let trimmed = joined.trim();
         (!trimmed.is_empty()).then(|| trimmed.to_string())
+    }
+
+    /// A tool's title, without hidden characters.
+    pub(crate) fn title(&mut self, text: &str, ptr: &str) -> String {
+        self.shown_text(text, ptr, "title", Text::Line)
+    }
+
+    /// The tool-poisoning guard ([`crate::hidden`]) on a text shown to the model: a hidden
+    /// character is removed with a warning, or is an error under `--deny-hidden`. Returns the
+    /// text without hidden characters.
+    fn shown_text(&mut self, text: &str, ptr: &str, what: &str, kind: Text) -> String {
+        let Some(h) = hidden::find(text, kind) else {
+            return text.to_string();
+        };
+        if self.rules.deny_hidden {
+            self.error(
+                ptr,
+                None,
+                format!(
+                    "the {what} contains the invisible or control character {} ({}), which could hide instructions from reviewers",
+                    h.code_point(),
+                    h.class.describe()
+                ),
+            );
+        } else {
+            self.warn(
+                ptr,
+                format!(
+                    "the {what} contains the invisible or control character {}; it was removed",
+                    h.code_point()
+                ),
+            );
+        }
+        hidden::strip(text, kind)
+    }
+
+    /// The guard on a default or an example, which targets fold into descriptions: `false`
+    /// (after a warning, or an error under `--deny-hidden`) when the value must be dropped.
+    fn folded_value_ok(&mut self, value: &Value, ptr: &str, folded: Folded) -> bool {
+        let Some((inside, h)) = hidden::find_in_value(value) else {
+            return true;
+        };
+        let targets: Vec<&str> = folding_targets(folded).iter().map(|t| t.as_str()).collect();
+        let what = folded.noun();
+        let message = format!(
+            "the {what} contains the invisible or control character {} ({}), and targets {} fold it into the description, where the model reads it",
+            h.code_point(),
+            h.class.describe(),
+            targets.join(", ")
+        );
+        let ptr = format!("{ptr}{inside}");
+        if self.rules.deny_hidden {
+            self.error(&ptr, None, message);
+        } else {
+            self.warn(&ptr, format!("{message}; it was dropped"));
+        }
+        false
     }
 
     /// How `value` breaks `ty` under strict validation, against the named types so far.
@@ -805,6 +851,31 @@ impl Core {
                 return None;
             }
         }
+        // Values are data, exempt from the guard, unless a target writes them into a
+        // description (Gemini states an enum of strings and numbers in words; imported enum
+        // values have no descriptions). A value cannot be changed on import, so that is an
+        // error.
+        if let Some(Value::Array(list)) = s.get("enum") {
+            let found = list
+                .iter()
+                .enumerate()
+                .find_map(|(i, v)| hidden::find_in_value(v).map(|(inside, h)| (i, inside, h)));
+            if let (Some((i, inside, h)), Some(folded)) = (found, enum_folding(list, false)) {
+                let targets: Vec<&str> =
+                    folding_targets(folded).iter().map(|t| t.as_str()).collect();
+                self.error(
+                    &format!("{ptr}/enum/{i}{inside}"),
+                    Some("enum"),
+                    format!(
+                        "the enum value holds the invisible or control character {} ({}), and targets {} write these values into the description, where the model reads them",
+                        h.code_point(),
+                        h.class.describe(),
+                        targets.join(", ")
+                    ),
+                );
+                return None;
+            }
+        }
         if let Some(c) = s.get("const") {
             values = Some(match values {
                 Some(vs) => vs
@@ -1098,7 +1169,7 @@ impl Core {
                     && crate::check::MAX_VALUE_DEPTH <= value_depth(d)
                 {
                     self.warn(&dptr, "the default nests too deeply; it was dropped");
-                } else {
+                } else if self.folded_value_ok(d, &dptr, Folded::Default) {
                     default = Some(d.clone());
                 }
             }
@@ -1107,9 +1178,12 @@ impl Core {
                 match ex.as_array() {
                     Some(list) => {
                         for (i, e) in list.iter().enumerate() {
+                            let eptr = format!("{pptr}/examples/{i}");
                             if let Some(why) = self.violation(&ty, e) {
-                                self.warn(&format!("{pptr}/examples/{i}"), format!("the example {e} does not fit the type ({why}); it was dropped"));
-                            } else if value_depth(e) < crate::check::MAX_VALUE_DEPTH {
+                                self.warn(&eptr, format!("the example {e} does not fit the type ({why}); it was dropped"));
+                            } else if value_depth(e) < crate::check::MAX_VALUE_DEPTH
+                                && self.folded_value_ok(e, &eptr, Folded::Example)
+                            {
                                 examples.push(e.clone());
                             }
                         }
@@ -1129,14 +1203,11 @@ impl Core {
                 failed = true;
                 continue;
             }
-            if let Some(c) = name
-                .chars()
-                .find(|&c| crate::check::forbidden_char(c, false))
-            {
+            if let Some(h) = hidden::find(name, Text::Line) {
                 self.error(
                     &pptr,
                     Some("properties"),
-                    format!("the property name contains the invisible or control character U+{:04X}, which field names refuse (it could hide text from reviewers)", c as u32),
+                    format!("the property name contains the invisible or control character {}, which field names refuse (it could hide text from reviewers)", h.code_point()),
                 );
                 failed = true;
                 continue;
