@@ -33,8 +33,8 @@ fn paths_agree(source: &str, text: &str) {
     }
 }
 
-/// Found by the fuzz target `validate` (its input is fuzz/seeds/validate/multiple_of_lax.json,
-/// the first byte picking this tool). `998888888888888888.5` reads as the double
+/// Found by the fuzz target `validate` (its input is the text below after a first byte 0,
+/// which picks this tool). `998888888888888888.5` reads as the double
 /// 998888888888888832, which is integral; `@multiple_of(3)` gives that double (shortest decimal
 /// 998888888888888900, a multiple of 3) and the integer it equals (not a multiple) different
 /// verdicts in `number::is_multiple_of`. In the fuzz build (release, optimized) lax mode's text
