@@ -98,9 +98,14 @@ async fn authorize(
         Some(sent) if bool::from(sent.as_bytes().ct_eq(token.as_bytes())) => {
             next.run(request).await
         }
+        // The request's body is left unread, so the connection cannot carry another request:
+        // say so, or a client that reuses it sees the connection drop without a response.
         _ => (
             StatusCode::UNAUTHORIZED,
-            [(header::WWW_AUTHENTICATE, "Bearer")],
+            [
+                (header::WWW_AUTHENTICATE, "Bearer"),
+                (header::CONNECTION, "close"),
+            ],
             "missing or wrong bearer token\n",
         )
             .into_response(),
