@@ -39,12 +39,14 @@ fuzz_target!(|data: &[u8]| {
     let open = Options {
         name: None,
         keep_open: true,
+        ..Options::default()
     };
     for &dialect in Dialect::ALL {
         for keep_open in [false, true] {
             let options = Options {
                 name: None,
                 keep_open,
+                ..Options::default()
             };
             let Ok(imported) = import::import(&doc, dialect, &options) else {
                 continue;
