@@ -334,6 +334,8 @@ struct Shown {
     validator: Validator,
     source: Module,
     shown: Module,
+    /// The tool's parameters as a type of `source`, where [`reading::back`] starts.
+    params: Ty,
     /// Whether the tool holds a `@unique` array (whose items the shown shape may tell apart
     /// where the source's does not).
     unique: bool,
@@ -350,22 +352,19 @@ impl Shown {
     ) -> Result<Validated<'a>, Invalid> {
         let valid = self.validator.validate(args, Mode::Strict)?;
         let mut arguments = valid.arguments.into_owned();
-        if let Some(tool) = self.source.tools.first() {
-            let params = Ty::Object(Box::new(tool.params.clone()));
-            let bare = self.unique.then(|| arguments.clone());
-            if reading::back(&self.source, &self.shown, &params, &mut arguments).is_err() {
-                // Items that sent different absent fields as `null` are distinct in the shown
-                // shape and equal in the source's: the source reading of the call without
-                // those nulls (and without defaults) says which.
-                if let Some(mut bare) = bare {
-                    reading::bare(&self.source, &self.shown, &params, &mut bare);
-                    source
-                        .read_full(Arguments::Value(&bare), Mode::Strict)
-                        .map_err(|mut e| {
-                            e.coercions = valid.coercions.clone();
-                            e
-                        })?;
-                }
+        let bare = self.unique.then(|| arguments.clone());
+        if reading::back(&self.source, &self.shown, &self.params, &mut arguments).is_err() {
+            // Items that sent different absent fields as `null` are distinct in the shown shape
+            // and equal in the source's: the source reading of the call without those nulls
+            // (and without defaults) says which.
+            if let Some(mut bare) = bare {
+                reading::bare(&self.source, &self.shown, &self.params, &mut bare);
+                source
+                    .read_full(Arguments::Value(&bare), Mode::Strict)
+                    .map_err(|mut e| {
+                        e.coercions = valid.coercions.clone();
+                        e
+                    })?;
             }
         }
         Ok(Validated {
@@ -452,6 +451,7 @@ impl Validator {
             let unique = reading::has_unique(&source);
             validator.shown = Some(Box::new(Shown {
                 validator: strict,
+                params: Ty::Object(Box::new(tool.params.clone())),
                 source,
                 shown,
                 unique,
@@ -487,19 +487,8 @@ impl Validator {
     /// The same validator with other limits.
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
-        if let Some(shown) = self.shown.take() {
-            let Shown {
-                validator,
-                source,
-                shown,
-                unique,
-            } = *shown;
-            self.shown = Some(Box::new(Shown {
-                validator: validator.with_limits(limits),
-                source,
-                shown,
-                unique,
-            }));
+        if let Some(shown) = self.shown.as_mut() {
+            shown.validator.limits = limits;
         }
         self
     }
