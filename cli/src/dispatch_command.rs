@@ -5,7 +5,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use tooldef::envelope::Provider;
-use tooldef::validate::Mode;
 use tooldef::{DispatchError, DispatchOptions, Source, Toolset};
 
 use super::{read_input, render, style, to_stderr, InputLimits, TargetArg, EXIT_ERRORS};
@@ -101,13 +100,7 @@ pub(crate) fn run(a: &DispatchArgs, limits: &InputLimits) -> Result<u8, String> 
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let options = DispatchOptions {
         target: a.target.map(Into::into),
-        mode: if a.lax {
-            Some(Mode::Lax)
-        } else if a.strict {
-            Some(Mode::Strict)
-        } else {
-            None
-        },
+        mode: super::mode_flag(a.lax, a.strict),
     };
     let dispatched = toolset
         .dispatch_str(a.from.into(), text, &options)

@@ -252,6 +252,16 @@ fn to_stdout(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
+/// The mode `--lax` / `--strict` ask for; `None` leaves each tool's own (`@strict` / `@lax`).
+fn mode_flag(lax: bool, strict: bool) -> Option<tooldef::validate::Mode> {
+    use tooldef::validate::Mode;
+    match (lax, strict) {
+        (true, _) => Some(Mode::Lax),
+        (false, true) => Some(Mode::Strict),
+        (false, false) => None,
+    }
+}
+
 /// Writes to standard error, ignoring a closed pipe.
 fn to_stderr(text: &str) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());

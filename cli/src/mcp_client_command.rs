@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use tooldef::import::{Dialect, Options};
 use tooldef::mcp::client::Client;
-use tooldef::validate::{Limits, Mode, Validator};
+use tooldef::validate::{Limits, Validator};
 
 use super::{read_input, to_stderr, to_stdout, FromArg, InputLimits, EXIT_ERRORS};
 
@@ -205,13 +205,7 @@ async fn call_with(
         ..validator.limits()
     };
     let validator = validator.with_limits(checked);
-    let mode = if a.lax {
-        Mode::Lax
-    } else if a.strict {
-        Mode::Strict
-    } else {
-        validator.default_mode()
-    };
+    let mode = super::mode_flag(a.lax, a.strict).unwrap_or(validator.default_mode());
     let arguments = match validator.validate_str(text, mode) {
         Ok(v) => {
             if a.format == CallFormat::Human {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use tooldef::validate::{Limits, Mode, Validator};
+use tooldef::validate::{Limits, Validator};
 
 use super::{compile_input, print_diagnostics, read_input, Format, InputLimits, EXIT_ERRORS};
 
@@ -68,13 +68,7 @@ pub(crate) fn run(a: &ValidateArgs, limits: &InputLimits) -> Result<u8, String> 
         ..validator.limits()
     };
     let validator = validator.with_limits(checked);
-    let mode = if a.lax {
-        Mode::Lax
-    } else if a.strict {
-        Mode::Strict
-    } else {
-        validator.default_mode()
-    };
+    let mode = super::mode_flag(a.lax, a.strict).unwrap_or(validator.default_mode());
     let raw = read_input(&args_path, limits.args())?;
     let arguments =
         String::from_utf8(raw.bytes).map_err(|e| format!("{} is not UTF-8: {e}", raw.name))?;
