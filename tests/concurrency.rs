@@ -8,19 +8,11 @@ use serde_json::{json, Value};
 use tooldef::validate::Mode;
 use tooldef::{Source, Toolset};
 
+#[path = "support/corpus.rs"]
+mod shared;
+
 fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("the corpus is missing at {} and CI=true", dir.display());
-    }
-    eprintln!(
-        "notice: {} is absent; concurrency test skipped",
-        dir.display()
-    );
-    None
+    shared::corpus("concurrency test")
 }
 
 /// What a call gives: the normalized arguments, or every error and the message.

@@ -12,19 +12,11 @@ use tooldef::emit::{self, Options, Target};
 use tooldef::import::{self, strict_violation, Dialect};
 use tooldef::model::Ty;
 
+#[path = "support/corpus.rs"]
+mod shared;
+
 fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("the corpus is missing at {} and CI=true", dir.display());
-    }
-    eprintln!(
-        "notice: {} is absent; conformance test skipped",
-        dir.display()
-    );
-    None
+    shared::corpus("conformance test")
 }
 
 fn read_json(path: &std::path::Path) -> Value {

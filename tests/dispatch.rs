@@ -369,19 +369,11 @@ fn a_target_that_refuses_a_called_tool_is_an_error() {
 // ---------------------------------------------------------------------------------------------
 // BFCL: every ground-truth call, wrapped in each provider's envelope
 
+#[path = "support/corpus.rs"]
+mod shared;
+
 fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("the corpus is missing at {} and CI=true", dir.display());
-    }
-    eprintln!(
-        "notice: {} is absent; BFCL dispatch test skipped",
-        dir.display()
-    );
-    None
+    shared::corpus("BFCL dispatch test")
 }
 
 fn read_lines(path: &Path) -> Vec<Value> {

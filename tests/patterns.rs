@@ -21,19 +21,11 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use tooldef::validate::{Mode, Validator};
 
+#[path = "support/corpus.rs"]
+mod shared;
+
 fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("the corpus is missing at {} and CI=true", dir.display());
-    }
-    eprintln!(
-        "notice: {} is absent; ECMA-262 regex conformance skipped",
-        dir.display()
-    );
-    None
+    shared::corpus("ECMA-262 regex conformance")
 }
 
 /// A tool of one string parameter `s` with `@pattern(p)`: its validator and its emitted JSON
