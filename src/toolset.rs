@@ -283,10 +283,17 @@ impl Toolset {
         let mut items = Vec::with_capacity(self.tools.len());
         let mut diagnostics = Vec::new();
         let mut failed = false;
+        // Each module's named types are measured once, for all of its tools.
+        let shapes: Vec<crate::shape::Shapes> = self
+            .modules
+            .iter()
+            .map(|m| crate::shape::Shapes::of(m))
+            .collect();
         for e in self.tools.values() {
             let module = &self.modules[e.module];
             let source = &self.sources[e.module];
-            match emit::tool(module, &module.tools[e.index], target, options) {
+            let tool = &module.tools[e.index];
+            match emit::tool_shaped(module, tool, target, options, &shapes[e.module]) {
                 Ok(emitted) => {
                     items.push(emitted.json);
                     diagnostics.extend(emitted.warnings.into_iter().map(|d| d.in_file(source)));

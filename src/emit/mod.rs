@@ -103,7 +103,24 @@ pub fn tool(
     target: Target,
     options: &Options,
 ) -> Result<Emitted, Errors> {
-    let (json, diagnostics) = one(module, tool, target);
+    tool_shaped(
+        module,
+        tool,
+        target,
+        options,
+        &crate::shape::Shapes::of(module),
+    )
+}
+
+/// [`tool`] with the module's shapes measured once for all of its tools.
+pub(crate) fn tool_shaped(
+    module: &Module,
+    tool: &Tool,
+    target: Target,
+    options: &Options,
+    shapes: &crate::shape::Shapes,
+) -> Result<Emitted, Errors> {
+    let (json, diagnostics) = one(module, tool, target, shapes);
     finish(json, diagnostics, options)
 }
 
@@ -133,7 +150,7 @@ pub fn tools(module: &Module, target: Target, options: &Options) -> Result<Emitt
     let mut diagnostics = Vec::new();
     let shapes = crate::shape::Shapes::of(module);
     for t in &module.tools {
-        let (json, d) = one_shaped(module, t, target, &shapes);
+        let (json, d) = one(module, t, target, &shapes);
         all.push(json);
         diagnostics.extend(d);
     }
@@ -156,11 +173,7 @@ pub fn document(target: Target, tools: Vec<Value>) -> Value {
 /// billions of schemas.
 pub const MAX_INLINED_SCHEMAS: u64 = 50_000;
 
-fn one(module: &Module, t: &Tool, target: Target) -> (Value, Vec<Diagnostic>) {
-    one_shaped(module, t, target, &crate::shape::Shapes::of(module))
-}
-
-fn one_shaped(
+fn one(
     module: &Module,
     t: &Tool,
     target: Target,
