@@ -92,6 +92,43 @@ fn deep_object_chains_behind_a_recursive_type_count() {
     }
 }
 
+/// `R_i { a?: R_{i-1}, b?: R_{i-1} }` with `R_0` referring back to the top: every type is
+/// recursive, so each is emitted once under `$defs`, and there are 2^levels paths of references.
+/// Found by the fuzz target `compile`: the strict-mode depth limit followed `$ref` along every
+/// path, and 25 such types took 9 s in `openai-strict`. 200 levels are 2^200 paths; measuring
+/// each definition once finishes at once.
+fn recursive_doubling(levels: usize) -> String {
+    let mut s = format!("type R0 {{ x: string, up?: R{levels} }}\n");
+    for i in 1..=levels {
+        s.push_str(&format!("type R{i} {{ a?: R{}, b?: R{} }}\n", i - 1, i - 1));
+    }
+    s.push_str(&format!("/// Paths.\ntool paths {{ r: R{levels} }}\n"));
+    s
+}
+
+#[test]
+fn strict_mode_measures_each_recursive_definition_once() {
+    for levels in [25, 200] {
+        let source = recursive_doubling(levels);
+        let emitted = small_stack(move || {
+            let module = tooldef::compile(&source).expect("within the limits").module;
+            [
+                tooldef::emit::Target::OpenAiStrict,
+                tooldef::emit::Target::OpenAiResponses,
+            ]
+            .map(|target| {
+                tooldef::emit::tools(&module, target, &tooldef::emit::Options::default())
+                    .map(|e| e.json.to_string())
+                    .map_err(|e| e.to_string())
+            })
+        });
+        for json in emitted {
+            let json = json.expect("emits");
+            assert!(json.contains("\"$ref\""), "{levels} levels");
+        }
+    }
+}
+
 /// What passes the checker stays within the emitters' own guard, for every target.
 #[test]
 fn what_the_checker_accepts_every_target_emits() {

@@ -152,7 +152,11 @@ pub fn limit_problems(schema: &Value, limits: &Limits) -> Vec<String> {
     let mut stats = Stats::default();
     count(schema, limits, &mut stats);
     let defs = schema.get("$defs").and_then(Value::as_object);
-    let depth = depth(schema, defs, &mut Vec::new());
+    let depth = defs
+        .into_iter()
+        .flat_map(|d| d.values())
+        .map(depth)
+        .fold(depth(schema), usize::max);
     let mut out = Vec::new();
     if stats.properties > limits.properties {
         out.push(format!(
@@ -244,33 +248,25 @@ fn count(v: &Value, limits: &Limits, stats: &mut Stats) {
     }
 }
 
-/// Levels of object nesting, following `$ref` into `$defs` once per path (the levels of a
-/// recursive type count once).
-fn depth(v: &Value, defs: Option<&Map<String, Value>>, path: &mut Vec<String>) -> usize {
+/// Levels of object nesting under one schema root, not following `$ref`. This is the rule of
+/// `shape.rs` for the emitted form: a recursive type's definition is a schema root of its own
+/// and a reference to it is one schema, so every definition is measured once and the whole
+/// measure is linear in the schema's size (following references along every path took time
+/// exponential in the number of definitions that refer twice to the one before).
+fn depth(v: &Value) -> usize {
     let Value::Object(m) = v else { return 0 };
     let own = usize::from(m.get("type").is_some_and(|t| {
         t == "object" || t.as_array().is_some_and(|a| a.contains(&json!("object")))
     }));
     let mut deepest = 0;
     for (key, child) in m {
-        let subs: Vec<&Value> = match (key.as_str(), child) {
-            ("properties", Value::Object(p)) => p.values().collect(),
-            ("anyOf", Value::Array(a)) => a.iter().collect(),
-            ("items", c) => vec![c],
-            _ => Vec::new(),
-        };
-        for s in subs {
-            deepest = deepest.max(depth(s, defs, path));
-        }
-    }
-    if let (Some(Value::String(r)), Some(defs)) = (m.get("$ref"), defs) {
-        let name = r.trim_start_matches("#/$defs/").to_string();
-        if !path.contains(&name) {
-            if let Some(def) = defs.get(&name) {
-                path.push(name);
-                deepest = deepest.max(depth(def, Some(defs), path));
-                path.pop();
+        match (key.as_str(), child) {
+            ("properties", Value::Object(p)) => {
+                deepest = p.values().map(depth).fold(deepest, usize::max);
             }
+            ("anyOf", Value::Array(a)) => deepest = a.iter().map(depth).fold(deepest, usize::max),
+            ("items", c) => deepest = deepest.max(depth(c)),
+            _ => {}
         }
     }
     own + deepest
