@@ -100,7 +100,20 @@ const EXPECTED_REJECTIONS: &[(&str, &str)] = &[
 ];
 
 /// Tests whose verdict differs, by `file / case / test`, with the reason.
-const EXPECTED_FAILURES: &[(&str, &str)] = &[];
+const EXPECTED_FAILURES: &[(&str, &str)] = &[
+    (
+        "optional/bignum / integer / a bignum is an integer",
+        "an integer field refuses a double beyond ±2^53: reading may have rounded it (this one is 1.2345678910111214e52, not the 53 digits written), and tooldef never passes a rounded integer on",
+    ),
+    (
+        "optional/bignum / integer / a negative bignum is an integer",
+        "an integer field refuses a double beyond ±2^53: reading may have rounded it (this one is 1.2345678910111214e52, not the 53 digits written), and tooldef never passes a rounded integer on",
+    ),
+    (
+        "optional/float-overflow / all integers are multiples of 0.5, if overflow is handled / valid if optional overflow handling is implemented",
+        "an integer field refuses the double 1e308: beyond ±2^53 a double may be a rounded reading of the text",
+    ),
+];
 
 #[test]
 fn json_schema_test_suite() {

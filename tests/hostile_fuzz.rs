@@ -34,12 +34,12 @@ fn paths_agree(source: &str, text: &str) {
 }
 
 /// Found by the fuzz target `validate` (its input is the text below after a first byte 0,
-/// which picks this tool). `998888888888888888.5` reads as the double
-/// 998888888888888832, which is integral; `@multiple_of(3)` gives that double (shortest decimal
-/// 998888888888888900, a multiple of 3) and the integer it equals (not a multiple) different
-/// verdicts in `number::is_multiple_of`. In the fuzz build (release, optimized) lax mode's text
-/// path reported only `/code` and its value path `/code` and `/日本`; this debug test build
-/// agrees on both paths, so the case is kept here as a guard and the divergence is open.
+/// which picks this tool). `222004167105843297.79219` reads as the double 222004167105843296,
+/// which is integral. `number::is_multiple_of` read a double by its shortest decimal
+/// (2.220041671058433e17, a multiple of 3) where the integer it equals is not one, and lax
+/// mode's text path, which normalizes the double to that integer first, disagreed with the
+/// value path. An integral double is now the integer it equals; and for an `integer` field a
+/// double beyond ±2^53 is refused (reading may have rounded it), on both paths alike.
 #[test]
 fn multiple_of_on_a_large_integral_double_agrees_across_paths() {
     paths_agree(
@@ -47,7 +47,21 @@ fn multiple_of_on_a_large_integral_double_agrees_across_paths() {
         r#"{"n": 998888888888888888.5}"#,
     );
     paths_agree(
-        r#"
+        "/// T.\ntool t { n?: number @multiple_of(3), m?: integer @multiple_of(3) }",
+        r#"{"n": 222004167105843297.79219, "m": 222004167105843297.79219}"#,
+    );
+    paths_agree(
+        SCALARS,
+        r#"{"code": "2a-b13c", "prénom": "Zoé", "日本": 998888888888888888.5, "when": 3333333888888888885}"#,
+    );
+    paths_agree(
+        SCALARS,
+        r#"{"cod%": ";1231-abc", "prén;om": "Zoé", "日本": 222004167105843297.79219, "ratio": 1.5,  "chained": -5}"#,
+    );
+}
+
+/// The tool `scalars` of the fuzz target `validate`.
+const SCALARS: &str = r#"
 /// A level.
 enum Level { low medium 3 }
 /// The first of a chain.
@@ -67,7 +81,47 @@ tool scalars {
   chained?: A1
   flag?: boolean = false
 }
-"#,
-        r#"{"code": "2a-b13c", "prénom": "Zoé", "日本": 998888888888888888.5, "when": 3333333888888888885}"#,
-    );
+"#;
+
+/// An integer beyond what the reader keeps exactly is refused with words that say why, never
+/// passed on rounded (`99999999999999999999` reads as the double 1e20).
+#[test]
+fn an_integer_that_reading_rounded_is_refused() {
+    let module = tooldef::compile("/// T.\ntool t { n: integer }")
+        .expect("compiles")
+        .module;
+    let v = Validator::new(&module, &module.tools[0]).expect("validator");
+    for mode in [Mode::Strict, Mode::Lax] {
+        for text in [
+            r#"{"n": 99999999999999999999}"#,
+            r#"{"n": 1e20}"#,
+            r#"{"n": 998888888888888888.5}"#,
+        ] {
+            let e = v.validate_str(text, mode).expect_err(text);
+            assert_eq!(e.errors.len(), 1, "{text}");
+            assert_eq!(e.errors[0].path, "/n");
+            assert_eq!(e.errors[0].code.as_str(), "wrong-type");
+            assert!(
+                e.errors[0].message().contains("cannot be kept exactly"),
+                "{}",
+                e.errors[0].message()
+            );
+        }
+        // What the reader keeps exactly stays exact, to the last digit.
+        for (text, exact) in [
+            (r#"{"n": 18446744073709551615}"#, "18446744073709551615"),
+            (r#"{"n": -9223372036854775808}"#, "-9223372036854775808"),
+            (r#"{"n": 9007199254740992.0}"#, "9007199254740992"),
+        ] {
+            let out = v.validate_str(text, mode).expect(text);
+            assert_eq!(out.arguments["n"].to_string(), exact);
+        }
+        // Lax mode reads a numeric string beyond 64 bits as refused, not rounded.
+        if mode == Mode::Lax {
+            let e = v
+                .validate_str(r#"{"n": "99999999999999999999"}"#, mode)
+                .expect_err("out of range");
+            assert_eq!(e.errors[0].code.as_str(), "not-coercible");
+        }
+    }
 }

@@ -77,7 +77,9 @@ pub(crate) use walk::json_hash;
 
 use compile::{Compiler, NodeId, Program};
 
-/// Whether a number is an integer in the JSON Schema sense (zero fractional part).
+/// Whether a number is an integer an `integer` field accepts: one held exactly (an `i64`, a
+/// `u64`, or a double with a zero fractional part within ±2^53; a double beyond that may be a
+/// rounded reading of what was written, so it is refused rather than passed on changed).
 pub fn is_integer(n: &serde_json::Number) -> bool {
     number::is_integer(n)
 }

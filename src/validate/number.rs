@@ -1,6 +1,7 @@
 //! Exact comparisons of JSON numbers, as JSON Schema defines them: numbers are compared by value,
 //! whatever their representation (`1` equals `1.0`, `u64::MAX` is greater than `1.8e19`), and
-//! `multipleOf` is decided on the decimal a number is written as.
+//! `multipleOf` is decided on the decimal a number is written as (an integral double on the
+//! integer it equals).
 
 use std::cmp::Ordering;
 
@@ -88,12 +89,30 @@ pub fn exact_f64(n: &Number) -> Option<f64> {
     }
 }
 
-/// Whether a number is an integer in the JSON Schema sense (zero fractional part).
+/// The largest magnitude up to which every integer is an exact double (2^53).
+pub const EXACT_DOUBLE: f64 = 9_007_199_254_740_992.0;
+
+/// Whether a number is an integer that tooldef holds exactly: an `i64` or a `u64` (an integer
+/// written without a fraction or exponent within -2^63 … 2^64-1, which the JSON reader keeps
+/// exactly), or a double with a zero fractional part within ±2^53.
+///
+/// A double beyond ±2^53 is not an integer here, although JSON Schema would call it one when its
+/// fraction is zero: such a double is what reading rounded the text to (`99999999999999999999`
+/// and `998888888888888888.5` both read as integral doubles), so accepting it would hand the
+/// tool a number the model never wrote. RFC 8259 §6 and RFC 7493 §2.2 draw the same line.
 pub fn is_integer(n: &Number) -> bool {
     n.is_i64()
         || n.is_u64()
         || n.as_f64()
-            .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+            .is_some_and(|f| f.fract() == 0.0 && f.abs() <= EXACT_DOUBLE)
+}
+
+/// Whether a number is a double with a zero fractional part beyond ±2^53: integral as a double,
+/// but not an integer [`is_integer`] accepts.
+pub fn is_inexact_integer(n: &Number) -> bool {
+    n.is_f64()
+        && n.as_f64()
+            .is_some_and(|f| f.is_finite() && f.fract() == 0.0 && f.abs() > EXACT_DOUBLE)
 }
 
 /// A key that is equal for numbers that are equal by value (used to hash JSON values).
@@ -143,6 +162,12 @@ pub fn is_multiple_of(value: &Number, multiple: &Number) -> bool {
     }
     if m <= 0.0 || v.abs() < m {
         return false;
+    }
+    // An integral double is the integer it equals (shortest-decimal digits would round
+    // 998888888888888832 to 998888888888888900); inside ±2^127 the division is exact in i128.
+    const TWO_127: f64 = 1.7014118346046923e38;
+    if v.fract() == 0.0 && m.fract() == 0.0 && v.abs() < TWO_127 && m < TWO_127 {
+        return (v as i128) % (m as i128) == 0;
     }
     if let (Some((vm, vd)), Some((mm, md))) = (decimal_parts(v), decimal_parts(m)) {
         if mm != 0 {
@@ -228,6 +253,22 @@ mod tests {
         assert!(is_multiple_of(&n(json!(1000000.1)), &n(json!(0.1))));
         assert!(!is_multiple_of(&n(json!(1000000.05)), &n(json!(0.1))));
         assert!(is_multiple_of(&n(json!(4.0)), &n(json!(2))));
+        // An integral double is the integer it equals, not its shortest decimal: the double
+        // 998888888888888832 prints as 9.988888888888888e17 (remainder 1 by 3) and is a
+        // multiple of 3; 222004167105843296 prints as 2.220041671058433e17 (a multiple of 3)
+        // and leaves a remainder of 2.
+        assert!(is_multiple_of(
+            &n(json!(998888888888888832.0)),
+            &n(json!(3))
+        ));
+        assert!(!is_multiple_of(
+            &n(json!(222004167105843296.0)),
+            &n(json!(3))
+        ));
+        assert!(is_multiple_of(
+            &n(json!(222004167105843296.0)),
+            &n(json!(2))
+        ));
     }
 
     #[test]
@@ -236,6 +277,21 @@ mod tests {
         assert!(is_multiple_of(&n(json!(1e308)), &n(json!(0.5))));
         assert!(is_multiple_of(&n(json!(-1e308)), &n(json!(0.5))));
         assert!(!is_multiple_of(&n(json!(1e308)), &n(json!(3e-300))));
+    }
+
+    #[test]
+    fn integers_are_the_exact_ones() {
+        assert!(is_integer(&n(json!(3.0))));
+        assert!(is_integer(&n(json!(9007199254740992.0))));
+        assert!(is_integer(&n(json!(u64::MAX))));
+        assert!(is_integer(&n(json!(i64::MIN))));
+        assert!(!is_integer(&n(json!(1e20))));
+        assert!(!is_integer(&n(json!(9007199254740994.0))));
+        assert!(!is_integer(&n(json!(0.5))));
+        assert!(is_inexact_integer(&n(json!(1e20))));
+        assert!(!is_inexact_integer(&n(json!(u64::MAX))));
+        assert!(!is_inexact_integer(&n(json!(0.5))));
+        assert!(is_inexact_integer(&n(json!(2.5e20 + 0.5))));
     }
 
     #[test]

@@ -1115,6 +1115,11 @@ fn plain(n: &Number) -> String {
 /// A hint for a value of the wrong JSON type that shows what the model probably meant.
 fn hint(want: &str, value: &Value) -> Option<&'static str> {
     match (want, value) {
+        ("integer", Value::Number(n)) if number::is_inexact_integer(n) => Some(
+            "beyond ±2^53 an integer must be written as digits alone (no fraction, no exponent) \
+             within -9223372036854775808 to 18446744073709551615; this one may have been \
+             rounded when read, so it cannot be kept exactly",
+        ),
         ("integer", Value::String(s)) if coerce::integer_from_str(s).is_ok() => {
             Some("write the number without quotes")
         }
