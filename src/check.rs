@@ -55,6 +55,7 @@ const TOOL_ATTRIBUTES: &[&str] = &[
     "meta",
     "scope",
     "deprecated",
+    "formats",
 ];
 const TYPE_ATTRIBUTES: &[&str] = &["deprecated"];
 
@@ -464,6 +465,12 @@ impl Checker {
                     }
                 }
                 "retry" => tool.retry = self.retry(a),
+                "formats" => {
+                    tool.formats = match self.word_arg(a, &["assert", "annotate"]).as_deref() {
+                        Some("annotate") => Formats::Annotate,
+                        _ => Formats::Assert,
+                    }
+                }
                 "scope" => {
                     tool.scope = match self.single_arg(a).map(|x| &x.value) {
                         Some(AttrValue::Word(w)) => Some(w.text.clone()),

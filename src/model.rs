@@ -447,6 +447,8 @@ pub struct Tool {
     pub retry: Option<Retry>,
     /// `@deprecated`
     pub deprecated: bool,
+    /// `@formats(assert | annotate)`: whether the validator checks `@format` in the arguments.
+    pub formats: Formats,
     /// `@meta(key: value, ...)`: free metadata, in order.
     pub meta: IndexMap<String, Value>,
     /// The span of the tool's name: diagnostics about the whole tool point here.
@@ -470,10 +472,23 @@ impl Tool {
             on_error: None,
             retry: None,
             deprecated: false,
+            formats: Formats::Assert,
             meta: IndexMap::new(),
             span: Span::default(),
         }
     }
+}
+
+/// Whether a tool's validator checks `@format` (`@formats(...)`). The emitted schemas say
+/// `format` either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Formats {
+    /// A string that is not a valid value of its format is an error (`format-mismatch`), in
+    /// both modes. The default.
+    #[default]
+    Assert,
+    /// `format` is an annotation only, as JSON Schema 2020-12 reads it by default.
+    Annotate,
 }
 
 /// MCP tool annotations. `None` means "not said" (MCP's defaults then apply: not read-only,

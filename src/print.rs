@@ -372,6 +372,9 @@ impl ToAst<'_> {
             }
             None => {}
         }
+        if t.formats == model::Formats::Annotate {
+            attrs.push(attr("formats", Some(vec![arg(word("annotate"))])));
+        }
         if let Some(r) = &t.retry {
             let wait = match r.wait {
                 model::Wait::Fixed(x) => val(&f64_value(x)),

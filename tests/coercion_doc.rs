@@ -115,8 +115,10 @@ call (`CallOptions::mode`, `tooldef validate --lax | --strict`).
 **Strict** accepts exactly what a JSON Schema draft 2020-12 validator accepts on the schema
 tooldef emits for the tool: `1.0` is an integer, `uniqueItems` compares `1` and `1.0` as equal
 and objects deeply, `false` is not `0`, lengths count code points, `pattern` is unanchored (and
-uses the `regex` crate's syntax, as the language does), and `format` is an annotation that is not
-asserted (the draft's default). A property test checks strict mode against the `jsonschema`
+uses the `regex` crate's syntax, as the language does), and `format` is asserted, as validators
+do with format validation on (the jsonschema crate's `should_validate_formats(true)`, Ajv with
+ajv-formats); `@formats(annotate)` on a tool, or `Validator::without_formats`, makes it the
+annotation the draft's default vocabulary says it is. A property test checks strict mode against the `jsonschema`
 crate on random tools and random arguments, and another runs the part of the
 JSON-Schema-Test-Suite that the language can express.
 
@@ -153,7 +155,13 @@ listed as a coercion).
   items as sent (coerced, in lax mode), as JSON Schema judges it; when filling in defaults
   would make two items of a `@unique` array equal, that array's items are returned without
   them, so the output stays valid.
-- **`format`** is an annotation in both modes: it is shown in the signature, not asserted.
+- **`format`** is asserted in both modes (`format-mismatch`, with an example of a valid value)
+  for `date`, `date-time`, `time`, `duration`, `email`, `hostname`, `ipv4`, `ipv6`, `uri` and
+  `uuid`; it is never coerced. Defaults and examples in the source must be valid values too.
+  `@formats(annotate)` on a tool (or `Validator::without_formats()`) turns the check off; the
+  emitted schemas say `format` either way. Known difference: `xn--` host name labels are decoded
+  by UTS 46 (the `idna` crate), so IDNA2008's contextual rules (RFC 5892 appendix A) are not
+  checked; 14 JSON-Schema-Test-Suite cases name them.
 - **Unions** take the first member the value fits; in lax mode, members the value fits without
   coercion win over members it fits with one. A value that fits no member is one `no-match`
   error, unless exactly one member has the value's JSON type, whose own problems are then

@@ -102,6 +102,104 @@ const EXPECTED_REJECTIONS: &[(&str, &str)] = &[
 /// Tests whose verdict differs, by `file / case / test`, with the reason.
 const EXPECTED_FAILURES: &[(&str, &str)] = &[
     (
+        "optional/format/hostname / validation of A-label (punycode) host names / contains illegal char U+302E Hangul single dot tone mark",
+        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
+    ),
+    (
+        "optional/format/hostname / validation of A-label (punycode) host names / Exceptions that are DISALLOWED, right-to-left chars",
+        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
+    ),
+    (
+        "optional/format/hostname / validation of A-label (punycode) host names / Exceptions that are DISALLOWED, left-to-right chars",
+        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
+    ),
+    (
+        "optional/format/hostname / validation of A-label (punycode) host names / MIDDLE DOT with no preceding 'l'",
+        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
+    ),
+    (
+        "optional/format/hostname / validation of A-label (punycode) host names / MIDDLE DOT with nothing preceding",
+        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
+    ),
+    (
+        "optional/format/hostname / validation of A-label (punycode) host names / MIDDLE DOT with no following 'l'",
+        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
+    ),
+    (
+        "optional/format/hostname / validation of A-label (punycode) host names / MIDDLE DOT with nothing following",
+        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
+    ),
+    (
+        "optional/format/hostname / validation of A-label (punycode) host names / Greek KERAIA not followed by Greek",
+        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
+    ),
+    (
+        "optional/format/hostname / validation of A-label (punycode) host names / Greek KERAIA not followed by anything",
+        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
+    ),
+    (
+        "optional/format/hostname / validation of A-label (punycode) host names / Hebrew GERESH not preceded by anything",
+        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
+    ),
+    (
+        "optional/format/hostname / validation of A-label (punycode) host names / Hebrew GERSHAYIM not preceded by anything",
+        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
+    ),
+    (
+        "optional/format/hostname / validation of A-label (punycode) host names / KATAKANA MIDDLE DOT with no Hiragana, Katakana, or Han",
+        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
+    ),
+    (
+        "optional/format/hostname / validation of A-label (punycode) host names / KATAKANA MIDDLE DOT with no other characters",
+        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
+    ),
+    (
+        "optional/format/hostname / validation of A-label (punycode) host names / contains \"--\" in the 3rd and 4th position",
+        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
+    ),
+
+    (
+        "format / email format / invalid email string is only an annotation by default",
+        "tooldef asserts `@format` by default (`@formats(annotate)` makes it an annotation)",
+    ),
+    (
+        "format / ipv4 format / invalid ipv4 string is only an annotation by default",
+        "tooldef asserts `@format` by default (`@formats(annotate)` makes it an annotation)",
+    ),
+    (
+        "format / ipv6 format / invalid ipv6 string is only an annotation by default",
+        "tooldef asserts `@format` by default (`@formats(annotate)` makes it an annotation)",
+    ),
+    (
+        "format / hostname format / invalid hostname string is only an annotation by default",
+        "tooldef asserts `@format` by default (`@formats(annotate)` makes it an annotation)",
+    ),
+    (
+        "format / date format / invalid date string is only an annotation by default",
+        "tooldef asserts `@format` by default (`@formats(annotate)` makes it an annotation)",
+    ),
+    (
+        "format / date-time format / invalid date-time string is only an annotation by default",
+        "tooldef asserts `@format` by default (`@formats(annotate)` makes it an annotation)",
+    ),
+    (
+        "format / time format / invalid time string is only an annotation by default",
+        "tooldef asserts `@format` by default (`@formats(annotate)` makes it an annotation)",
+    ),
+    (
+        "format / uri format / invalid uri string is only an annotation by default",
+        "tooldef asserts `@format` by default (`@formats(annotate)` makes it an annotation)",
+    ),
+    (
+        "format / uuid format / invalid uuid string is only an annotation by default",
+        "tooldef asserts `@format` by default (`@formats(annotate)` makes it an annotation)",
+    ),
+    (
+        "format / duration format / invalid duration string is only an annotation by default",
+        "tooldef asserts `@format` by default (`@formats(annotate)` makes it an annotation)",
+    ),
+
+    (
         "optional/bignum / integer / a bignum is an integer",
         "an integer field refuses a double beyond ±2^53: reading may have rounded it (this one is 1.2345678910111214e52, not the 53 digits written), and tooldef never passes a rounded integer on",
     ),
@@ -134,6 +232,21 @@ fn json_schema_test_suite() {
     ] {
         files.push(dir.join("optional").join(format!("{name}.json")));
     }
+    // The formats tooldef asserts, with the test suite's cases for format assertion.
+    for name in [
+        "date",
+        "date-time",
+        "time",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uri",
+        "uuid",
+    ] {
+        files.push(dir.join("optional/format").join(format!("{name}.json")));
+    }
     files.sort();
     let mut rows: BTreeMap<String, [usize; 5]> = BTreeMap::new(); // cases, imported, rejected, tests, passed
     let mut unexpected = Vec::new();
@@ -141,7 +254,12 @@ fn json_schema_test_suite() {
     let mut seen_expected = Vec::new();
     for path in files {
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
-        let stem = if path.parent().is_some_and(|p| p.ends_with("optional")) {
+        let stem = if path
+            .parent()
+            .is_some_and(|p| p.ends_with("optional/format"))
+        {
+            format!("optional/format/{stem}")
+        } else if path.parent().is_some_and(|p| p.ends_with("optional")) {
             format!("optional/{stem}")
         } else {
             stem
@@ -714,11 +832,10 @@ fn mcp_tools_import_and_keep_their_meaning() {
                     assert_eq!(mine, theirs, "{name}: {hint}");
                 }
             }
-            // `format` is an annotation in tooldef, as in draft 2020-12; the draft-07 originals
-            // would assert it, so both validators are told not to.
+            // tooldef asserts `format`, so both validators are told to.
             let build = |s: &Value| {
                 jsonschema::options()
-                    .should_validate_formats(false)
+                    .should_validate_formats(true)
                     .build(s)
                     .unwrap()
             };

@@ -421,6 +421,11 @@ fn tool(refs: usize) -> impl Strategy<Value = Tool> {
                         base: f64::from(base) * 0.75,
                     }),
                     deprecated: flags[1],
+                    formats: if flags[2] {
+                        Formats::Annotate
+                    } else {
+                        Formats::Assert
+                    },
                     meta,
                     span: Span::default(),
                 }

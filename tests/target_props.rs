@@ -462,7 +462,7 @@ proptest! {
         let tool = &module.tools[0];
         let e = emit::tools(&module, Target::JsonSchema, &Options::default()).expect("json-schema always compiles");
         let schema = e.json[0]["parameters"].clone();
-        let v = jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(&schema).expect("schema compiles");
+        let v = jsonschema::options().with_draft(jsonschema::Draft::Draft202012).should_validate_formats(true).build(&schema).expect("schema compiles");
         for (plain, _) in &args {
             let mut mutated = plain.clone();
             let mut at = k;

@@ -77,6 +77,22 @@ fn number(x: f64, integer: bool) -> Value {
 
 /// A string for `rules`: mostly one that fits the pattern (when there is one), of a length
 /// around the bounds; sometimes one that misses them.
+/// A few valid values of each format.
+fn valid_values(format: Format) -> &'static [&'static str] {
+    match format {
+        Format::Date => &["2024-02-29", "1999-12-31"],
+        Format::DateTime => &["2024-05-31T09:30:00Z", "1999-12-31t23:59:60+00:00"],
+        Format::Time => &["09:30:00Z", "23:59:59.5-01:00"],
+        Format::Duration => &["P1DT12H", "PT0S", "P2W"],
+        Format::Email => &["ada@example.com", "x.y@[192.0.2.1]"],
+        Format::Hostname => &["example.com", "a-b.c"],
+        Format::Ipv4 => &["192.0.2.1", "0.0.0.0"],
+        Format::Ipv6 => &["::1", "2001:db8::1"],
+        Format::Uri => &["https://example.com/a?b#c", "urn:isbn:0451450523"],
+        Format::Uuid => &["123e4567-e89b-12d3-a456-426614174000"],
+    }
+}
+
 fn string_for(rules: &StringRules, rng: &mut Rng) -> Value {
     let lo = rules.min_length.as_ref().map_or(0, |m| m.value) as usize;
     let hi = rules
@@ -94,6 +110,13 @@ fn string_for(rules: &StringRules, rng: &mut Rng) -> Value {
     } else {
         lo + rng.below(hi - lo + 1)
     };
+    if let Some(f) = &rules.format {
+        if rng.chance(80) {
+            if let Some(s) = rng.pick(valid_values(f.value)) {
+                return Value::String(s.to_string());
+            }
+        }
+    }
     if let Some(p) = &rules.pattern {
         if rng.chance(90) {
             if let Some(s) = matching(&p.value, len, rng) {
@@ -473,9 +496,10 @@ impl Counts {
 }
 
 /// The error codes a constraint folded by `openai-strict` makes (`@min_length`, `@max_length`,
-/// `@unique`; inside a union, the union's own error). `= default`, `@example`, `@deprecated` and
-/// `@format(uri)` constrain nothing in strict mode.
+/// `@unique`, and `@format(uri)`, which OpenAI's format list lacks; inside a union, the union's
+/// own error). `= default`, `@example` and `@deprecated` constrain nothing in strict mode.
 const FOLDED_CODES: &[ErrorCode] = &[
+    ErrorCode::FormatMismatch,
     ErrorCode::TooShort,
     ErrorCode::TooLong,
     ErrorCode::DuplicateItems,
@@ -501,6 +525,7 @@ struct Case<'m> {
 fn draft(schema: &Value) -> Result<jsonschema::Validator, String> {
     jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
         .build(schema)
         .map_err(|e| format!("{e}\n{schema}"))
 }

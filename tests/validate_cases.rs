@@ -164,11 +164,21 @@ fn table() -> Vec<(Mode, Value, Expect)> {
         (S, json!({"p": "aBc"}), Err(&[("/p", C::PatternMismatch)])),
         (S, json!({"up": "abc"}), Ok(json!({"up": "abc"}), 0)),
         (S, json!({"up": "ac"}), Err(&[("/up", C::PatternMismatch)])),
-        // format is an annotation
+        // formats are asserted, in both modes
         (
             S,
             json!({"f": "not a date"}),
-            Ok(json!({"f": "not a date"}), 0),
+            Err(&[("/f", C::FormatMismatch)]),
+        ),
+        (
+            L,
+            json!({"f": "2024-02-30"}),
+            Err(&[("/f", C::FormatMismatch)]),
+        ),
+        (
+            S,
+            json!({"f": "2024-02-29"}),
+            Ok(json!({"f": "2024-02-29"}), 0),
         ),
         // enums
         (S, json!({"c": "red"}), Ok(json!({"c": "red"}), 0)),

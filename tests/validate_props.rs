@@ -27,7 +27,7 @@ proptest! {
     fn strict_agrees_with_jsonschema((spec, args) in tool_and_args()) {
         let (module, tool) = build(&spec);
         let schema = tooldef::emit::json_schema::parameters(&module, &tool);
-        let reference = jsonschema::validator_for(&schema).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let reference = jsonschema::options().should_validate_formats(true).build(&schema).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let ours = Validator::new(&module, &tool).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let expected = reference.is_valid(&args);
         let result = ours.validate_value(&args, Mode::Strict);
@@ -64,7 +64,7 @@ proptest! {
             let again_strict = ours.validate_value(&out.arguments, Mode::Strict);
             prop_assert!(again_strict.is_ok(), "lax output {} fails strict: {:?}", out.arguments, again_strict.err().map(|e| e.message()));
             let schema = tooldef::emit::json_schema::parameters(&module, &tool);
-            let reference = jsonschema::validator_for(&schema).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let reference = jsonschema::options().should_validate_formats(true).build(&schema).map_err(|e| TestCaseError::fail(e.to_string()))?;
             prop_assert!(reference.is_valid(&out.arguments));
             let again = ours.validate_value(&out.arguments, Mode::Lax).map_err(|e| TestCaseError::fail(e.message()))?;
             prop_assert_eq!(&again.arguments, &out.arguments);

@@ -11,16 +11,14 @@
 //! - in lax mode, the output passes strict mode and validating it again changes nothing.
 //!
 //! In strict mode the verdict equals the `jsonschema` crate's (0.60, draft 2020-12, `format`
-//! not asserted) on the emitted `json-schema` parameters, for every text compared above. The
+//! asserted) on the emitted `json-schema` parameters, for every text compared above. The
 //! differences allowed, all outside that set:
 //! - text that `serde_json` rejects (a repeated key is an error for the validator and "last one
 //!   wins" for `serde_json`; numbers beyond `f64`; nesting past 128) has no reference verdict;
 //! - an `integer` field refuses an integral double beyond ±2^53 (`1e20`, or
 //!   `99999999999999999999` as read), which may be a rounded reading of the text; the
 //!   `jsonschema` crate calls it an integer. Values holding one have no reference verdict;
-//! - `format` is an annotation on both sides (`should_validate_formats(false)`), as the draft's
-//!   default vocabulary says; the validator never asserts it.
-//!   The patterns avoid `\b` and `.`, which the `jsonschema` crate leaves to the regex crate's
+//! - the patterns avoid `\b` and `.`, which the `jsonschema` crate leaves to the regex crate's
 //!   Unicode reading (tests/patterns.rs pins that difference).
 #![no_main]
 
@@ -105,7 +103,7 @@ fn tools() -> &'static [Tool] {
                     validator: Validator::new(&module, tool).expect("validator"),
                     reference: jsonschema::options()
                         .with_draft(jsonschema::Draft::Draft202012)
-                        .should_validate_formats(false)
+                        .should_validate_formats(true)
                         .build(&schema)
                         .expect("the emitted schema compiles"),
                 }

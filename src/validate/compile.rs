@@ -10,6 +10,7 @@ use serde_json::{Number, Value};
 use crate::model::*;
 use crate::pattern::Pattern;
 
+use super::format;
 use super::message;
 
 /// An index into [`Program::nodes`].
@@ -17,7 +18,7 @@ pub(crate) type NodeId = usize;
 
 /// A compiled type: one cache line (what a check reads of a node is in the node; what is large
 /// or rarely read is behind a pointer), aligned so that a node never straddles two.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 #[repr(align(64))]
 pub(crate) enum Node {
     Any,
@@ -38,7 +39,7 @@ pub(crate) enum Node {
     Ref(NodeId),
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct NumberCheck {
     /// The bounds as doubles, when every bound is exactly a double (the usual case): a number
     /// that is exactly a double is then checked with four float comparisons.
@@ -69,7 +70,7 @@ impl FastBounds {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct NumberBounds {
     pub minimum: Option<Number>,
     pub maximum: Option<Number>,
@@ -123,15 +124,18 @@ impl NumberBounds {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct StringCheck {
     pub min_length: Option<u64>,
     pub max_length: Option<u64>,
     pub pattern: Option<Pattern>,
+    /// `@format`, when the validator asserts formats.
+    pub format: Option<Format>,
 }
 
 impl StringCheck {
-    /// Whether `s` keeps the lengths (in code points) and the pattern (unanchored).
+    /// Whether `s` keeps the lengths (in code points), the pattern (unanchored) and the
+    /// format.
     #[inline(always)]
     pub fn accepts(&self, s: &str) -> bool {
         // A string has between a quarter of its bytes and all of them as characters: count
@@ -148,13 +152,14 @@ impl StringCheck {
             }
         }
         self.pattern.as_ref().is_none_or(|re| re.is_match(s))
+            && self.format.is_none_or(|f| format::is_valid(f, s))
     }
 }
 
 /// An array or a tuple: items at positions `0..prefix.len()` are checked against `prefix`, the
 /// others against `items` (a closed tuple's `max_items` is at most the number of its positional
 /// items, so its `items` is never reached).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct ArrayCheck {
     pub prefix: Box<[NodeId]>,
     pub items: NodeId,
@@ -193,7 +198,7 @@ impl Leaf {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Extra {
     Closed,
     Open,
@@ -203,7 +208,7 @@ pub(crate) enum Extra {
 /// A declared field. What every check reads is kept small (a field record fits in one cache
 /// line), and what only errors and messages read is behind a box: when each call is for another
 /// tool, the records are read cold, and every line they span is a miss.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct FieldCheck {
     pub name: Box<str>,
     /// The name's bytes when it has at most 16 (the rest zeros): a key is matched against the
@@ -239,7 +244,7 @@ fn node_u32(id: NodeId) -> u32 {
 }
 
 /// What errors and messages say of a field.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct FieldTexts {
     /// The field's name as a JSON pointer segment.
     pub pointer: String,
@@ -248,7 +253,7 @@ pub(crate) struct FieldTexts {
     pub description: Option<String>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct ObjectCheck {
     pub fields: Box<[FieldCheck]>,
     /// Field indices by name, for objects of more than [`SCAN_FIELDS`] fields (smaller ones are
@@ -418,7 +423,7 @@ impl StrKey {
 
 /// An enum's members, with the keys of its string members, so that a string is matched without
 /// reading any member's bytes (unless both are longer than 16 bytes).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct EnumCheck {
     pub values: Vec<Value>,
     /// The key of each string member, with its index in `values`.
@@ -470,6 +475,17 @@ pub(crate) struct Program {
     pub expected: Arc<[String]>,
 }
 
+impl Program {
+    /// Leaves `@format` an annotation: no string is checked against its format any more.
+    pub fn drop_formats(&mut self) {
+        for node in Arc::make_mut(&mut self.nodes).iter_mut() {
+            if let Node::String(c) = node {
+                c.format = None;
+            }
+        }
+    }
+}
+
 /// A pattern that does not compile (the checker reports these; a model built by hand may have
 /// them).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -490,6 +506,8 @@ pub(crate) struct Compiler<'m> {
     pub errors: Vec<PatternError>,
     /// Whether the texts messages use are written (see [`Compiler::without_texts`]).
     texts: bool,
+    /// Whether `@format` is checked (see [`Compiler::formats`]).
+    formats: Formats,
 }
 
 impl<'m> Compiler<'m> {
@@ -501,7 +519,14 @@ impl<'m> Compiler<'m> {
             named: vec![None; module.types.len()],
             errors: Vec::new(),
             texts: true,
+            formats: Formats::Assert,
         }
+    }
+
+    /// The same compiler, checking `@format` or leaving it an annotation.
+    pub fn formats(mut self, formats: Formats) -> Self {
+        self.formats = formats;
+        self
     }
 
     /// A compiler that leaves the texts of messages empty: for a program that only gives a
@@ -623,6 +648,11 @@ impl<'m> Compiler<'m> {
                     min_length: r.min_length.as_ref().map(|s| s.value),
                     max_length: r.max_length.as_ref().map(|s| s.value),
                     pattern,
+                    format: r
+                        .format
+                        .as_ref()
+                        .map(|f| f.value)
+                        .filter(|_| self.formats == Formats::Assert),
                 })
             }
             Ty::Const(v) => Node::Const(Box::new(v.clone())),
@@ -840,7 +870,10 @@ fn leaf(nodes: &[Node], id: NodeId) -> Leaf {
     };
     match nodes.get(id) {
         Some(Node::String(c))
-            if c.min_length.is_none() && c.max_length.is_none() && c.pattern.is_none() =>
+            if c.min_length.is_none()
+                && c.max_length.is_none()
+                && c.pattern.is_none()
+                && c.format.is_none() =>
         {
             Leaf::String
         }

@@ -46,6 +46,8 @@ pub enum ErrorCode {
     TooLong,
     /// A string that does not match `@pattern`.
     PatternMismatch,
+    /// A string that is not a valid value of its `@format`.
+    FormatMismatch,
     /// An array with fewer items than `@min_items`.
     TooFewItems,
     /// An array with more items than `@max_items`.
@@ -78,6 +80,7 @@ impl ErrorCode {
             ErrorCode::TooShort => "too-short",
             ErrorCode::TooLong => "too-long",
             ErrorCode::PatternMismatch => "pattern-mismatch",
+            ErrorCode::FormatMismatch => "format-mismatch",
             ErrorCode::TooFewItems => "too-few-items",
             ErrorCode::TooManyItems => "too-many-items",
             ErrorCode::DuplicateItems => "duplicate-items",
@@ -329,6 +332,9 @@ pub(crate) enum Problem {
         len: u64,
     },
     Pattern {
+        s: Clip,
+    },
+    Format {
         s: Clip,
     },
     TooFewItems {
@@ -607,6 +613,23 @@ impl NodeDetail {
                 out.push_str("must match the pattern /");
                 out.push_str(pattern);
                 out.push_str("/, got ");
+                s.write_short(out);
+            }
+            Problem::Format { s } => {
+                let format = match node {
+                    Some(Node::String(c)) => c.format,
+                    _ => None,
+                };
+                match format {
+                    Some(f) => {
+                        out.push_str("must be ");
+                        out.push_str(super::format::described(f));
+                        out.push_str(", e.g. \"");
+                        out.push_str(super::format::example(f));
+                        out.push_str("\", got ");
+                    }
+                    None => out.push_str("must be a valid value of its format, got "),
+                }
                 s.write_short(out);
             }
             Problem::TooFewItems { len } | Problem::TooManyItems { len } => {

@@ -49,6 +49,7 @@
 pub mod coerce;
 mod compile;
 pub mod error;
+mod format;
 mod message;
 mod number;
 mod parse;
@@ -380,7 +381,7 @@ impl Validator {
     /// Compiles the validator of `tool`, a tool of `module`. The mode defaults to the tool's
     /// `@strict` / `@lax`, and to strict when it has neither.
     pub fn new(module: &Module, tool: &Tool) -> Result<Validator, CompileError> {
-        let mut compiler = Compiler::new(module);
+        let mut compiler = Compiler::new(module).formats(tool.formats);
         let root = compiler.object(&tool.params);
         if let Some(e) = compiler.errors.first() {
             return Err(CompileError::Pattern(e.clone()));
@@ -491,6 +492,16 @@ impl Validator {
         self.limits = limits;
         if let Some(shown) = self.shown.as_mut() {
             shown.validator.limits = limits;
+        }
+        self
+    }
+
+    /// The same validator with `@format` as an annotation only: strings are no longer checked
+    /// against their format (as with the tool attribute `@formats(annotate)`).
+    pub fn without_formats(mut self) -> Self {
+        self.program.drop_formats();
+        if let Some(shown) = self.shown.as_mut() {
+            shown.validator.program.drop_formats();
         }
         self
     }

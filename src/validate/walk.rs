@@ -15,6 +15,7 @@ use super::compile::{
 use super::error::{
     escape_pointer, Clip, ErrorCode, NumberRule, Present, Problem, Shown, ValidationError,
 };
+use super::format;
 use super::message::{got, json_text, shorten};
 use super::number;
 
@@ -707,6 +708,19 @@ impl<'p> Run<'p> {
                     let problem = Problem::Pattern { s: Clip::new(s) };
                     self.fail(id, ErrorCode::PatternMismatch, value, problem);
                 }
+            }
+        }
+        if let Some(f) = c.format.filter(|&f| !format::is_valid(f, s)) {
+            if self.definition {
+                let message = format!(
+                    "expected {} (e.g. {:?}), got {s:?}",
+                    format::described(f),
+                    format::example(f)
+                );
+                self.error(id, ErrorCode::FormatMismatch, value, message);
+            } else {
+                let problem = Problem::Format { s: Clip::new(s) };
+                self.fail(id, ErrorCode::FormatMismatch, value, problem);
             }
         }
         self.errors.len() == before

@@ -180,8 +180,12 @@ pub fn default_for(spec: &Spec) -> Option<Value> {
             min: None,
             max: None,
             pattern: None,
-            ..
-        } => Some(json!("dflt")),
+            format,
+        } => Some(if *format {
+            json!("2000-01-01")
+        } else {
+            json!("dflt")
+        }),
         Spec::Enum(values) => values.first().cloned(),
         _ => None,
     }
@@ -493,7 +497,10 @@ pub fn good(s: &Spec) -> BoxedStrategy<Value> {
                 .boxed()
         }
         Spec::Str {
-            min, max, pattern, ..
+            min,
+            max,
+            pattern,
+            format,
         } => {
             let lo = min.unwrap_or(0) as usize;
             let hi = max.map_or(lo + 4, |m| m as usize).max(lo);
@@ -502,9 +509,17 @@ pub fn good(s: &Spec) -> BoxedStrategy<Value> {
                 Some("^(ab)+$") => "[ab]",
                 _ => "[a-c0-9é😀 ]",
             };
-            prop::string::string_regex(&format!("{alphabet}{{{lo},{hi}}}"))
+            let text = prop::string::string_regex(&format!("{alphabet}{{{lo},{hi}}}"))
                 .map(|s| s.prop_map(Value::String).boxed())
-                .unwrap_or_else(|_| Just(json!("")).boxed())
+                .unwrap_or_else(|_| Just(json!("")).boxed());
+            if *format {
+                // Dates, some of them impossible (February 30th), beside the plain strings.
+                let date = (1999u32..2001, 1u32..13, 1u32..32)
+                    .prop_map(|(y, m, d)| json!(format!("{y}-{m:02}-{d:02}")));
+                prop_oneof![text, date].boxed()
+            } else {
+                text
+            }
         }
         Spec::Enum(values) => prop::sample::select(values.clone()).boxed(),
         Spec::Const(v) => Just(v.clone()).boxed(),
