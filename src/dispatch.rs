@@ -88,8 +88,8 @@ impl CallReport {
         }
     }
 
-    /// The call as one JSON object: `{id, name, valid: true, arguments, coercions}`, or `{id,
-    /// name, valid: false, errors: [{path, code, message}], message}`.
+    /// The call as one JSON object: `{id, name, valid: true, arguments, coercions, repairs}`, or
+    /// `{id, name, valid: false, errors: [{path, code, message}], message}`.
     pub fn to_json(&self) -> Value {
         let id = self.call.id.clone().unwrap_or(Value::Null);
         match &self.verdict {
@@ -99,6 +99,7 @@ impl CallReport {
                 "valid": true,
                 "arguments": v.arguments,
                 "coercions": v.coercions,
+                "repairs": v.repairs,
             }),
             Verdict::Invalid(e) => json!({
                 "id": id,

@@ -193,6 +193,27 @@ listed as a coercion).
 | union | the first member the value fits without coercion; otherwise the first member it fits with one | — |
 | optional field that is not nullable | `null`, read as "absent": the default is filled in, if any (recorded as `null-as-absent`) | (strict mode: an error that says to omit the key) |
 
+### Almost-JSON (lenient reading)
+
+Text that is not JSON is read leniently in lax mode, never in strict mode. Each repair is recorded
+with its kind and its line and column (`Validated::repairs`, the runtime's audit, `repairs` in
+`tooldef validate --format json`); anything else stays a located `invalid-json` error.
+
+| repair | example | refused (stays an error) |
+|---|---|---|
+| `code-fence` | a value inside a markdown fence, with prose around it | two values |
+| `surrounding-text` | `Sure: {"city": "Paris"} hope it helps` | text with no `{` or `[` |
+| `trailing-comma` | `{"a": 1,}`, `[1, 2,]` | a missing comma, a doubled comma |
+| `single-quotes` | `{'city': 'Paris'}` | an unclosed string |
+| `unquoted-key` | `{city: "Paris"}` (identifiers only) | a bare word as a value (`{"city": Paris}`) |
+| `python-literal` | `True`, `False`, `None` | `undefined`, `NaN` |
+| `comment` | `//` to the end of the line, `/* … */` | `#` comments |
+| `closed-brackets` | `{"units": ["c"` cut off where only brackets are missing, kept only when the result is valid | a cut inside a string or after `:` |
+
+The reader runs only on text the JSON reader refused, so valid JSON costs what it did. The
+almost-JSON crates in the field (ports of json_repair) repair far more (they invent values and
+quotes) and do not say what they changed or where, so tooldef does these repairs itself.
+
 "#;
 
 const WHY: &str = r#"## Why we differ

@@ -37,7 +37,7 @@ enum ResultFormat {
     /// The normalized arguments, or the message for the model.
     Human,
     /// One JSON object: `{valid, arguments | errors: [{path, code, message}], coercions,
-    /// message}`.
+    /// repairs (when valid), message}`.
     Json,
 }
 
@@ -82,12 +82,16 @@ pub(crate) fn run(a: &ValidateArgs, limits: &InputLimits) -> Result<u8, String> 
                 "valid": true,
                 "arguments": v.arguments,
                 "coercions": v.coercions,
+                "repairs": v.repairs,
                 "message": Value::Null,
             })),
         ),
         (Ok(v), ResultFormat::Human) => {
             // Notes on standard error; a closed pipe there is not worth failing for.
             let mut err = std::io::stderr().lock();
+            for r in &v.repairs {
+                let _ = writeln!(err, "repaired {r}");
+            }
             for c in &v.coercions {
                 let to =
                     c.to.as_ref()

@@ -114,6 +114,7 @@ fn json_format_valid_and_invalid() {
             "valid": true,
             "arguments": {"city": "Oslo", "days": 3},
             "coercions": [{"path": "/days", "rule": "integer-from-string", "from": "3", "to": 3}],
+            "repairs": [],
             "message": null
         })
     );

@@ -4,13 +4,13 @@ use std::time::Duration;
 
 use serde::{Serialize, Serializer};
 
-use crate::validate::{Coercion, CoercionRule, Mode};
+use crate::validate::{Coercion, CoercionRule, Mode, Repair};
 
 /// What happened in one call, for logs: serialize it (e.g. one JSON line per call).
 ///
 /// ```json
 /// {"tool":"get_weather","mode":"lax","target":null,"coercions":[{"path":"/days","rule":"integer-from-string"}],
-///  "approved":null,"attempts":1,"duration_ms":12.5,"outcome":"ok"}
+///  "repairs":[{"kind":"trailing-comma","line":1,"column":24}],"approved":null,"attempts":1,"duration_ms":12.5,"outcome":"ok"}
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Audit {
@@ -24,6 +24,9 @@ pub struct Audit {
     /// The coercions lax mode applied, in document order (their values are left out of the
     /// record on purpose: arguments may be private).
     pub coercions: Vec<AppliedCoercion>,
+    /// The repairs lax mode's lenient reading made to text that was not JSON (kind and
+    /// position), in text order.
+    pub repairs: Vec<Repair>,
     /// For a `@requires_approval` tool with an approver: whether the call was approved.
     pub approved: Option<bool>,
     /// How many times the handler was run (0 when it never was).
@@ -46,6 +49,7 @@ impl Audit {
             mode: None,
             target: None,
             coercions: Vec::new(),
+            repairs: Vec::new(),
             approved: None,
             attempts: 0,
             duration: Duration::ZERO,

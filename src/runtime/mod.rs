@@ -433,6 +433,7 @@ impl Runtime {
         let arguments = match validator.validate(arguments, mode) {
             Ok(valid) => {
                 audit.coercions = valid.coercions.iter().map(Into::into).collect();
+                audit.repairs.clone_from(&valid.repairs);
                 valid.into_arguments()
             }
             Err(invalid) => {

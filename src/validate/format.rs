@@ -291,6 +291,9 @@ mod tests {
         assert!(date_time("2024-05-31t09:30:00+02:00"));
         assert!(!date_time("2024-05-31 09:30:00Z"));
         assert!(!date_time("yesterday"));
+        // Found by the fuzz target `validate`, where the jsonschema crate (0.60) reads `0.` as
+        // two digits.
+        assert!(!date_time("2024-01-01T00:00:0.Z"));
     }
 
     #[test]

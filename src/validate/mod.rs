@@ -50,6 +50,7 @@ pub mod coerce;
 mod compile;
 pub mod error;
 mod format;
+mod lenient;
 mod message;
 mod number;
 mod parse;
@@ -70,6 +71,7 @@ pub use crate::model::Mode;
 pub use coerce::{Coercion, CoercionRule};
 pub use compile::PatternError;
 pub use error::{ErrorCode, TextPosition, ValidationError};
+pub use lenient::{Repair, RepairKind};
 pub(crate) use message::kind as message_kind;
 pub(crate) use parse::parse as parse_json;
 pub use reading::Reading;
@@ -207,6 +209,9 @@ pub struct Validated<'a> {
     pub arguments: Cow<'a, Value>,
     /// Every coercion lax mode applied, in document order (empty in strict mode).
     pub coercions: Vec<Coercion>,
+    /// Every repair lax mode's lenient reading made to text that was not JSON (empty in strict
+    /// mode, and for text that was JSON).
+    pub repairs: Vec<Repair>,
 }
 
 impl Validated<'_> {
@@ -225,6 +230,7 @@ impl Validated<'_> {
         Validated {
             arguments: Cow::Owned(self.arguments.into_owned()),
             coercions: self.coercions,
+            repairs: self.repairs,
         }
     }
 }
@@ -373,6 +379,7 @@ impl Shown {
         Ok(Validated {
             arguments: Cow::Owned(arguments),
             coercions: valid.coercions,
+            repairs: valid.repairs,
         })
     }
 }
@@ -560,6 +567,7 @@ impl Validator {
         Some(Validated {
             arguments: Cow::Owned(arguments),
             coercions,
+            repairs: Vec::new(),
         })
     }
 
@@ -608,6 +616,32 @@ impl Validator {
         self.read_full(args, mode)
     }
 
+    /// Lax mode's reading of text that is not JSON ([`lenient`]): the text repaired and
+    /// validated, the repairs recorded. The reader's own error stands when nothing could be
+    /// repaired, when the repaired text is still not JSON, and when closing a cut-off document
+    /// does not give valid arguments.
+    fn read_leniently(
+        &self,
+        text: &str,
+        error: ValidationError,
+    ) -> Result<Validated<'static>, Invalid> {
+        let refused = |v: &Self| Err(v.invalid(Mode::Lax, vec![error.clone()], Vec::new()));
+        let Some(repaired) = lenient::repair(text) else {
+            return refused(self);
+        };
+        if parse::parse(&repaired.text, self.limits.max_depth).is_err() {
+            return refused(self);
+        }
+        match self.read_full(Arguments::Text(&repaired.text), Mode::Lax) {
+            Ok(valid) => Ok(Validated {
+                repairs: repaired.repairs,
+                ..valid.into_owned()
+            }),
+            Err(_) if repaired.closed => refused(self),
+            Err(invalid) => Err(invalid),
+        }
+    }
+
     /// The full path in the source's shape (the lax mode of every reading).
     fn read_full<'a>(&self, args: Arguments<'a>, mode: Mode) -> Result<Validated<'a>, Invalid> {
         let parsed;
@@ -643,6 +677,7 @@ impl Validator {
                         return Ok(Validated {
                             arguments: Cow::Owned(arguments),
                             coercions: Vec::new(),
+                            repairs: Vec::new(),
                         });
                     }
                     Ok(p) => {
@@ -650,6 +685,7 @@ impl Validator {
                         parsed = p.value;
                         &parsed
                     }
+                    Err(e) if mode == Mode::Lax => return self.read_leniently(text, *e),
                     Err(e) => return Err(self.invalid(mode, vec![*e], Vec::new())),
                 }
             }
@@ -667,6 +703,7 @@ impl Validator {
                     return Ok(Validated {
                         arguments,
                         coercions: Vec::new(),
+                        repairs: Vec::new(),
                     });
                 }
                 let too_deep = nests_deeper(v, self.limits.max_depth)
@@ -722,6 +759,7 @@ impl Validator {
                 Ok(Validated {
                     arguments: Cow::Owned(arguments),
                     coercions: run.coercions,
+                    repairs: Vec::new(),
                 })
             }
             _ => Err(self.invalid(mode, errors, run.coercions)),

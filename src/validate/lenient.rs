@@ -1,0 +1,467 @@
+//! Lenient reading, for lax mode only: the almost-JSON models write, turned into JSON with every
+//! repair recorded (its kind and where in the text it was made).
+//!
+//! The repairs, and nothing else:
+//! - one JSON value taken out of a markdown code fence or out of the prose around it;
+//! - a comma before `}` or `]` dropped;
+//! - a single-quoted string read as a string;
+//! - an object key that is an identifier (`{city: "Paris"}`) quoted;
+//! - Python's `True`, `False` and `None` read as `true`, `false` and `null`;
+//! - `//` and `/* */` comments dropped;
+//! - a document cut off where only closing brackets are missing closed (the validator keeps the
+//!   result only when it is then valid).
+//!
+//! Anything else is left as it is, so the JSON reader reports it where it stands. The reader
+//! runs only on text the JSON reader refused, so valid JSON costs nothing more. The
+//! almost-JSON crates in the field (json_repair's ports) repair far more than this (they
+//! invent missing values and quotes) and do not say what they changed or where; a call must
+//! not be rewritten past what the model can be told.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// One repair made to the text a model sent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Repair {
+    /// What was repaired.
+    pub kind: RepairKind,
+    /// Where, as a line and a column (1-based, in characters) of the text as sent.
+    pub line: usize,
+    /// The column (1-based, in characters).
+    pub column: usize,
+}
+
+/// The kinds of repair lenient reading makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RepairKind {
+    /// The value was taken out of a markdown code fence.
+    CodeFence,
+    /// The value was taken out of text around it.
+    SurroundingText,
+    /// A comma before a closing bracket was dropped.
+    TrailingComma,
+    /// A single-quoted string was read as a string.
+    SingleQuotes,
+    /// An identifier used as an object key was quoted.
+    UnquotedKey,
+    /// `True`, `False` or `None` was read as `true`, `false` or `null`.
+    PythonLiteral,
+    /// A comment was dropped.
+    Comment,
+    /// Missing closing brackets were added at the end.
+    ClosedBrackets,
+}
+
+impl RepairKind {
+    /// The kebab-case name, as in the audit.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RepairKind::CodeFence => "code-fence",
+            RepairKind::SurroundingText => "surrounding-text",
+            RepairKind::TrailingComma => "trailing-comma",
+            RepairKind::SingleQuotes => "single-quotes",
+            RepairKind::UnquotedKey => "unquoted-key",
+            RepairKind::PythonLiteral => "python-literal",
+            RepairKind::Comment => "comment",
+            RepairKind::ClosedBrackets => "closed-brackets",
+        }
+    }
+}
+
+impl fmt::Display for Repair {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at {}:{}", self.kind.as_str(), self.line, self.column)
+    }
+}
+
+/// The text repaired: JSON text, the repairs made (in text order), and whether closing brackets
+/// were added (the caller keeps such a result only when it validates).
+pub(crate) struct Repaired {
+    pub text: String,
+    pub repairs: Vec<Repair>,
+    pub closed: bool,
+}
+
+/// `text` with the repairs above made, or `None` when none applies.
+pub(crate) fn repair(text: &str) -> Option<Repaired> {
+    let mut out = Repairer {
+        source: text,
+        out: String::with_capacity(text.len() + 8),
+        repairs: Vec::new(),
+        stack: Vec::new(),
+        unclosed: false,
+    };
+    let (start, end) = out.locate();
+    out.rewrite(start, end);
+    if out.repairs.is_empty() {
+        return None;
+    }
+    let mut repairs: Vec<(usize, RepairKind)> = std::mem::take(&mut out.repairs);
+    repairs.sort_by_key(|&(at, _)| at);
+    let closed = repairs
+        .iter()
+        .any(|&(_, k)| k == RepairKind::ClosedBrackets);
+    // Lines and columns in one walk over the text (the offsets are sorted, on character
+    // boundaries).
+    let (mut line, mut column, mut scanned) = (1, 1, 0);
+    let repairs = repairs
+        .into_iter()
+        .map(|(at, kind)| {
+            let at = at.clamp(scanned, text.len());
+            for ch in text[scanned..at].chars() {
+                if ch == '\n' {
+                    line += 1;
+                    column = 1;
+                } else {
+                    column += 1;
+                }
+            }
+            scanned = at;
+            Repair { kind, line, column }
+        })
+        .collect();
+    Some(Repaired {
+        repairs,
+        text: out.out,
+        closed,
+    })
+}
+
+struct Repairer<'t> {
+    source: &'t str,
+    out: String,
+    /// Repairs by byte offset in `source`.
+    repairs: Vec<(usize, RepairKind)>,
+    /// Open brackets: `true` for an object.
+    stack: Vec<bool>,
+    /// Whether the text ended inside a string.
+    unclosed: bool,
+}
+
+impl Repairer<'_> {
+    /// The byte range of the value to read: inside the first code fence when the text has one,
+    /// else from the first `{` or `[` to the bracket that closes it (or to the end).
+    fn locate(&mut self) -> (usize, usize) {
+        let s = self.source;
+        let trimmed = s.trim_start();
+        let lead = s.len() - trimmed.len();
+        if trimmed.starts_with('{') || trimmed.starts_with('[') {
+            let end = closing(s, lead).unwrap_or(s.len());
+            let rest = &s[end..];
+            if rest.contains(['{', '[']) {
+                // A second value: which one was meant is not for the reader to guess.
+                return (lead, s.len());
+            }
+            if !rest.trim().is_empty() {
+                self.repairs.push((end, RepairKind::SurroundingText));
+            }
+            return (lead, end);
+        }
+        if let Some(fence) = s.find("```") {
+            // The info string (`json`) runs to the end of the line.
+            let body = s[fence + 3..]
+                .find('\n')
+                .map_or(s.len(), |n| fence + 3 + n + 1);
+            let end = s[body..].find("```").map_or(s.len(), |n| body + n);
+            self.repairs.push((fence, RepairKind::CodeFence));
+            let inner = &s[body..end];
+            let lead = inner.len() - inner.trim_start().len();
+            return (body + lead, end);
+        }
+        match s.find(['{', '[']) {
+            Some(open) => {
+                let end = closing(s, open).unwrap_or(s.len());
+                if s[end..].contains(['{', '[']) {
+                    return (0, s.len());
+                }
+                self.repairs.push((0, RepairKind::SurroundingText));
+                (open, end)
+            }
+            None => (0, s.len()),
+        }
+    }
+
+    /// Copies `source[start..end]` to `out` with the repairs made.
+    fn rewrite(&mut self, start: usize, end: usize) {
+        let s = self.source;
+        let b = s.as_bytes();
+        let mut i = start;
+        while i < end {
+            let c = b[i];
+            match c {
+                b'"' => {
+                    let stop = string_end(b, i, b'"', end);
+                    self.unclosed |= stop == end && !closes_string(b, i, stop);
+                    self.out.push_str(&s[i..stop]);
+                    i = stop;
+                }
+                b'\'' => {
+                    self.repairs.push((i, RepairKind::SingleQuotes));
+                    i = self.single_quoted(i, end);
+                }
+                b'/' if b.get(i + 1) == Some(&b'/') => {
+                    self.repairs.push((i, RepairKind::Comment));
+                    i = s[i..end].find('\n').map_or(end, |n| i + n);
+                }
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    self.repairs.push((i, RepairKind::Comment));
+                    i = s[i + 2..end].find("*/").map_or(end, |n| i + 2 + n + 2);
+                }
+                b',' => {
+                    let next = self.skip_blank(i + 1, end);
+                    if matches!(b.get(next), Some(b'}' | b']')) || next >= end {
+                        self.repairs.push((i, RepairKind::TrailingComma));
+                    } else {
+                        self.out.push(',');
+                    }
+                    i += 1;
+                }
+                b'{' | b'[' => {
+                    self.stack.push(c == b'{');
+                    self.out.push(c as char);
+                    i += 1;
+                }
+                b'}' | b']' => {
+                    self.stack.pop();
+                    self.out.push(c as char);
+                    i += 1;
+                }
+                c if c.is_ascii_alphabetic() || c == b'_' || c == b'$' => {
+                    let stop = i + s[i..end]
+                        .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '$'))
+                        .unwrap_or(end - i);
+                    let word = &s[i..stop];
+                    let after = self.skip_blank(stop, end);
+                    let in_object = self.stack.last() == Some(&true);
+                    match word {
+                        "True" => self.literal(i, "true"),
+                        "False" => self.literal(i, "false"),
+                        "None" => self.literal(i, "null"),
+                        _ if in_object && b.get(after) == Some(&b':') && self.key_position() => {
+                            self.repairs.push((i, RepairKind::UnquotedKey));
+                            self.out.push('"');
+                            self.out.push_str(word);
+                            self.out.push('"');
+                        }
+                        _ => self.out.push_str(word),
+                    }
+                    i = stop;
+                }
+                _ => {
+                    // Everything else is copied as it is (whole characters).
+                    let ch = s[i..].chars().next().unwrap_or(' ');
+                    self.out.push(ch);
+                    i += ch.len_utf8();
+                }
+            }
+        }
+        if !self.stack.is_empty() && self.truncated_inside_closing() {
+            self.repairs.push((end, RepairKind::ClosedBrackets));
+            while let Some(object) = self.stack.pop() {
+                self.out.push(if object { '}' } else { ']' });
+            }
+        }
+    }
+
+    fn literal(&mut self, at: usize, json: &str) {
+        self.repairs.push((at, RepairKind::PythonLiteral));
+        self.out.push_str(json);
+    }
+
+    /// Whether the output so far ends where an object key may start (after `{` or `,`).
+    fn key_position(&self) -> bool {
+        matches!(self.out.trim_end().chars().last(), Some('{' | ','))
+    }
+
+    /// Whether the output ends where a value is complete, so that only closing brackets are
+    /// missing (not inside a string, not after `:` or `,`).
+    fn truncated_inside_closing(&self) -> bool {
+        !self.unclosed && !matches!(self.out.trim_end().chars().last(), Some(':' | ',') | None)
+    }
+
+    /// The index after blanks and comments from `i`.
+    fn skip_blank(&self, mut i: usize, end: usize) -> usize {
+        let s = self.source;
+        let b = s.as_bytes();
+        loop {
+            while i < end && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if s[i.min(end)..end].starts_with("//") {
+                i = s[i..end].find('\n').map_or(end, |n| i + n);
+            } else if s[i.min(end)..end].starts_with("/*") {
+                i = s[i + 2..end].find("*/").map_or(end, |n| i + 2 + n + 2);
+            } else {
+                return i;
+            }
+        }
+    }
+
+    /// Writes the single-quoted string at `i` as a JSON string; the index after it.
+    fn single_quoted(&mut self, i: usize, end: usize) -> usize {
+        let s = self.source;
+        let mut j = i + 1;
+        self.out.push('"');
+        let mut chars = s[j..end].char_indices();
+        while let Some((k, ch)) = chars.next() {
+            match ch {
+                '\'' => {
+                    self.out.push('"');
+                    return j + k + 1;
+                }
+                '"' => self.out.push_str("\\\""),
+                '\\' => match chars.next() {
+                    Some((_, '\'')) => self.out.push('\''),
+                    Some((_, other)) => {
+                        self.out.push('\\');
+                        self.out.push(other);
+                    }
+                    None => self.out.push('\\'),
+                },
+                other => self.out.push(other),
+            }
+        }
+        // Unclosed: left unclosed, so the JSON reader reports it.
+        self.unclosed = true;
+        j = end;
+        j
+    }
+}
+
+/// The index after the string that starts at `i` (quote `q`), or `end`.
+fn string_end(b: &[u8], i: usize, q: u8, end: usize) -> usize {
+    let mut j = i + 1;
+    while j < end {
+        match b[j] {
+            b'\\' => j += 2,
+            c if c == q => return j + 1,
+            _ => j += 1,
+        }
+    }
+    end
+}
+
+/// The byte index after the bracket that closes the one at `open`, skipping strings; `None`
+/// when the text ends first.
+fn closing(s: &str, open: usize) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'"' | b'\'') => {
+                i = string_end(b, i, q, b.len());
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Whether the string from `i` to `stop` (where the text ends) ends with its closing quote.
+fn closes_string(b: &[u8], i: usize, stop: usize) -> bool {
+    if stop < i + 2 || b[stop - 1] != b'"' {
+        return false;
+    }
+    // The quote closes the string unless an odd run of backslashes escapes it.
+    let backslashes = b[i + 1..stop - 1]
+        .iter()
+        .rev()
+        .take_while(|&&c| c == b'\\')
+        .count();
+    backslashes % 2 == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixed(text: &str) -> (String, Vec<RepairKind>) {
+        let r = repair(text).expect("a repair");
+        (r.text, r.repairs.iter().map(|r| r.kind).collect())
+    }
+
+    #[test]
+    fn each_repair() {
+        use RepairKind::*;
+        assert_eq!(
+            fixed("Sure:\n```json\n{\"a\": 1}\n```\nDone."),
+            ("{\"a\": 1}\n".to_string(), vec![CodeFence])
+        );
+        assert_eq!(
+            fixed("Here it is: {\"a\": [1, 2]} hope it helps"),
+            ("{\"a\": [1, 2]}".to_string(), vec![SurroundingText])
+        );
+        assert_eq!(
+            fixed("{\"a\": 1,}"),
+            ("{\"a\": 1}".to_string(), vec![TrailingComma])
+        );
+        assert_eq!(
+            fixed("{'a': 'it\\'s \"x\"'}"),
+            (
+                "{\"a\": \"it's \\\"x\\\"\"}".to_string(),
+                vec![SingleQuotes, SingleQuotes]
+            )
+        );
+        assert_eq!(
+            fixed("{city: \"Paris\", n_2: 1}"),
+            (
+                "{\"city\": \"Paris\", \"n_2\": 1}".to_string(),
+                vec![UnquotedKey, UnquotedKey]
+            )
+        );
+        assert_eq!(
+            fixed("[True, False, None]"),
+            ("[true, false, null]".to_string(), vec![PythonLiteral; 3])
+        );
+        assert_eq!(
+            fixed("{\"a\": 1 // one\n, /* two */ \"b\": 2}"),
+            (
+                "{\"a\": 1 \n,  \"b\": 2}".to_string(),
+                vec![Comment, Comment]
+            )
+        );
+        assert_eq!(
+            fixed("{\"a\": [1, {\"b\": \"x\"}"),
+            (
+                "{\"a\": [1, {\"b\": \"x\"}]}".to_string(),
+                vec![ClosedBrackets]
+            )
+        );
+    }
+
+    #[test]
+    fn what_is_not_repaired() {
+        // Cut inside a string, or after a colon: not only closing brackets are missing.
+        for text in ["{\"a\": \"unfinish", "{\"a\":", "{\"a\": \"x\\\""] {
+            assert!(repair(text).is_none_or(|r| !r.closed), "{text}");
+        }
+        // Valid JSON and text with nothing to repair.
+        assert!(repair("{\"a\": 1}").is_none());
+        assert!(repair("{\"a\": nope}").is_none());
+    }
+
+    #[test]
+    fn positions_are_lines_and_columns() {
+        let r = repair("{\n  \"a\": 1,\n}").expect("a repair");
+        assert_eq!(
+            r.repairs,
+            [Repair {
+                kind: RepairKind::TrailingComma,
+                line: 2,
+                column: 9
+            }]
+        );
+    }
+}

@@ -1,0 +1,214 @@
+//! Lenient reading in lax mode: each repair, the near misses that stay errors, strict mode
+//! untouched, and valid JSON read exactly as before with no repair recorded.
+
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use tooldef::validate::{ErrorCode, Mode, RepairKind, Validator};
+
+fn weather() -> Validator {
+    let module = tooldef::compile(
+        "/// Weather.\ntool w {\n  city: string\n  days?: integer = 1\n  units?: string[]\n  alert?: boolean\n  note?: string | null\n}\n",
+    )
+    .expect("compiles")
+    .module;
+    Validator::new(&module, &module.tools[0]).expect("validator")
+}
+
+#[test]
+fn each_repair_in_lax_mode() {
+    use RepairKind::*;
+    let v = weather();
+    let cases: &[(&str, Value, &[RepairKind])] = &[
+        (
+            "Sure! Here is the call:\n```json\n{\"city\": \"Paris\"}\n```",
+            json!({"city": "Paris", "days": 1}),
+            &[CodeFence],
+        ),
+        (
+            "I will call it with {\"city\": \"Paris\", \"days\": 3} now.",
+            json!({"city": "Paris", "days": 3}),
+            &[SurroundingText],
+        ),
+        (
+            "{\"city\": \"Paris\", \"units\": [\"c\", \"f\",],}",
+            json!({"city": "Paris", "days": 1, "units": ["c", "f"]}),
+            &[TrailingComma, TrailingComma],
+        ),
+        (
+            "{'city': 'Paris'}",
+            json!({"city": "Paris", "days": 1}),
+            &[SingleQuotes, SingleQuotes],
+        ),
+        (
+            "{city: \"Paris\", days: 2}",
+            json!({"city": "Paris", "days": 2}),
+            &[UnquotedKey, UnquotedKey],
+        ),
+        (
+            "{\"city\": \"Paris\", \"alert\": True, \"note\": None}",
+            json!({"city": "Paris", "days": 1, "alert": true, "note": null}),
+            &[PythonLiteral, PythonLiteral],
+        ),
+        (
+            "{\"city\": \"Paris\" /* the capital */, // days left out\n}",
+            json!({"city": "Paris", "days": 1}),
+            &[Comment, TrailingComma, Comment],
+        ),
+        (
+            "{\"city\": \"Paris\", \"units\": [\"c\"",
+            json!({"city": "Paris", "days": 1, "units": ["c"]}),
+            &[ClosedBrackets],
+        ),
+    ];
+    for (text, expected, kinds) in cases {
+        let out = v
+            .validate_str(text, Mode::Lax)
+            .unwrap_or_else(|e| panic!("{text}: {}", e.message()));
+        assert_eq!(&*out.arguments, expected, "{text}");
+        let got: Vec<RepairKind> = out.repairs.iter().map(|r| r.kind).collect();
+        assert_eq!(&got, kinds, "{text}");
+        assert!(out.repairs.iter().all(|r| r.line >= 1 && r.column >= 1));
+        // Strict mode reads JSON only.
+        let e = v.validate_str(text, Mode::Strict).expect_err(text);
+        assert_eq!(e.errors[0].code, ErrorCode::InvalidJson, "{text}");
+    }
+}
+
+#[test]
+fn near_misses_stay_located_errors() {
+    let v = weather();
+    for text in [
+        // Cut inside a string, and after a colon: more than closing brackets are missing.
+        "{\"city\": \"Par",
+        "{\"city\":",
+        // A bare word as a value is not guessed at.
+        "{\"city\": Paris}",
+        // Two values.
+        "{\"city\": \"a\"} {\"city\": \"b\"",
+        // No value at all.
+        "I cannot help with that.",
+    ] {
+        let e = v.validate_str(text, Mode::Lax).expect_err(text);
+        assert_eq!(e.errors[0].code, ErrorCode::InvalidJson, "{text}");
+        assert!(e.errors[0].position.is_some(), "{text}: located");
+    }
+    // A cut-off document that closes into invalid arguments keeps the reader's error.
+    let e = v
+        .validate_str("{\"units\": [\"c\"", Mode::Lax)
+        .expect_err("city is missing");
+    assert_eq!(e.errors[0].code, ErrorCode::InvalidJson);
+    // A repaired document with real problems reports them.
+    let e = v
+        .validate_str("{'city': 5, 'days': 'many'}", Mode::Lax)
+        .expect_err("wrong types");
+    assert!(e.errors.iter().any(|e| e.path == "/days"));
+}
+
+/// A JSON text of `value` in almost-JSON: single quotes, unquoted keys, trailing commas and
+/// Python literals, chosen by `style`.
+fn almost(value: &Value, style: u8) -> String {
+    match value {
+        Value::Null if style & 8 != 0 => "None".into(),
+        Value::Bool(true) if style & 8 != 0 => "True".into(),
+        Value::Bool(false) if style & 8 != 0 => "False".into(),
+        Value::String(s) if style & 1 != 0 && !s.contains(['\'', '\\']) => {
+            let inner = serde_json::to_string(s).unwrap_or_default();
+            format!("'{}'", &inner[1..inner.len() - 1])
+        }
+        Value::Array(items) => {
+            let mut out: Vec<String> = items.iter().map(|i| almost(i, style)).collect();
+            if style & 4 != 0 {
+                if let Some(last) = out.last_mut() {
+                    last.push(',');
+                }
+            }
+            format!("[{}]", out.join(","))
+        }
+        Value::Object(m) => {
+            let mut out: Vec<String> = m
+                .iter()
+                .map(|(k, v)| {
+                    let key = if style & 2 != 0
+                        && k.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    {
+                        k.clone()
+                    } else {
+                        serde_json::to_string(k).unwrap_or_default()
+                    };
+                    format!("{key}: {}", almost(v, style))
+                })
+                .collect();
+            if style & 4 != 0 {
+                if let Some(last) = out.last_mut() {
+                    last.push(',');
+                }
+            }
+            format!("{{{}}}", out.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
+fn any_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (-1000i64..1000).prop_map(|n| json!(n)),
+        "[a-z \"'é]{0,6}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z_]{1,4}|[ \"]{1,2}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+fn anything() -> Validator {
+    let module = tooldef::compile("/// Any.\ntool a { v: any }\n")
+        .expect("compiles")
+        .module;
+    Validator::new(&module, &module.tools[0]).expect("validator")
+}
+
+proptest! {
+    /// Valid JSON is read exactly as the strict reader reads it, with no repair recorded.
+    #[test]
+    fn valid_json_is_read_as_it_is(value in any_value()) {
+        let v = anything();
+        let text = serde_json::to_string(&json!({ "v": value })).expect("JSON");
+        let lax = v.validate_str(&text, Mode::Lax).expect("valid");
+        let strict = v.validate_str(&text, Mode::Strict).expect("valid");
+        prop_assert_eq!(&lax.arguments, &strict.arguments);
+        prop_assert!(lax.repairs.is_empty());
+    }
+
+    /// Almost-JSON of a value reads as that value.
+    #[test]
+    fn almost_json_reads_as_its_value(value in any_value(), style in 1u8..16) {
+        let v = anything();
+        let wrapped = json!({ "v": value });
+        let text = almost(&wrapped, style);
+        let out = v.validate_str(&text, Mode::Lax);
+        let out = out.map_err(|e| TestCaseError::fail(format!("{text}: {}", e.message())))?;
+        prop_assert_eq!(&*out.arguments, &wrapped, "{}", text);
+    }
+}
+
+/// Repairs at scale: half a million of them in one line, and deep unclosed nesting, read in
+/// linear time (a quadratic walk would take minutes at this size).
+#[test]
+fn many_repairs_in_one_long_line() {
+    let v = anything();
+    let n = 500_000;
+    let text = format!("{{'v': [{}]}}", "True,".repeat(n));
+    let out = v.validate_str(&text, Mode::Lax).expect("repaired");
+    assert_eq!(out.arguments["v"].as_array().map(Vec::len), Some(n));
+    assert_eq!(out.repairs.len(), 1 + n + 1);
+    assert_eq!(out.repairs.last().map(|r| r.column), Some(8 + 5 * n - 1));
+    let deep = format!("{{\"v\": {}1", "[".repeat(100));
+    let out = v.validate_str(&deep, Mode::Lax).expect("closed");
+    assert_eq!(out.repairs.len(), 1);
+}
