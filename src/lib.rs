@@ -67,7 +67,7 @@ pub use runtime::{
     Approval, Approver, Audit, CallError, CallErrorKind, CallOutcome, CancelToken, Handler, Reply,
     RunOptions, Runtime, ToolError,
 };
-pub use toolset::{LoadError, Toolset};
+pub use toolset::{Answer, LoadError, Toolset};
 
 /// A successfully compiled source: the module and any warnings.
 #[derive(Clone, Debug)]

@@ -32,6 +32,43 @@ use crate::emit::{self, Emitted, Options, Target};
 use crate::model::{Module, Tool};
 use crate::validate::{CompileError, Reading, Validator};
 
+/// What a model's structured answer is read as: a named type or enum, or a tool's `-> T`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer<'a> {
+    /// The type or enum of that name.
+    Type(&'a str),
+    /// The output type of the tool of that name.
+    Output(&'a str),
+}
+
+/// The object a type is, through named types and aliases.
+fn object_of<'m>(
+    module: &'m Module,
+    ty: &'m crate::model::Ty,
+) -> Option<&'m crate::model::ObjectTy> {
+    let mut ty = ty;
+    // An alias chain visits each named type at most once.
+    for _ in 0..=module.types.len() {
+        match ty {
+            crate::model::Ty::Object(o) => return Some(o),
+            crate::model::Ty::Ref(id) => ty = &module.types.get(id.0)?.ty,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// An answer's type, found.
+struct Resolved<'s> {
+    module: &'s Module,
+    /// The index of the module (and of its source).
+    index: usize,
+    ty: crate::model::Ty,
+    name: String,
+    description: Option<&'s str>,
+    span: crate::diagnostic::Span,
+}
+
 /// The compiled tools of one or more sources, keyed by name; immutable, `Send` and `Sync`.
 #[derive(Debug)]
 pub struct Toolset {
@@ -264,6 +301,121 @@ impl Toolset {
                 name: name.to_string(),
                 suggestion: self.suggest(name).map(str::to_string),
             })
+    }
+
+    /// The validator of a model's structured answer ([`Answer`]): strict by default, lax mode
+    /// reading almost-JSON leniently, as for tool calls. Read an answer with
+    /// `toolset.answer_validator(answer)?.validate_str(text, mode)`.
+    pub fn answer_validator(&self, answer: Answer<'_>) -> Result<Validator, CompileError> {
+        let a = self.resolve(answer)?;
+        Validator::for_type(a.module, &a.ty, &a.name)
+    }
+
+    /// [`Toolset::answer_validator`] for the provider the schema was given to. OpenAI's
+    /// strict-mode schema asks for every key, with `null` for what is absent, so an answer to
+    /// it is read that way ([`Reading::NullForAbsent`], as tool calls are) and returned in the
+    /// type's own shape.
+    pub fn answer_validator_for(
+        &self,
+        answer: Answer<'_>,
+        target: Target,
+    ) -> Result<Validator, CompileError> {
+        let a = self.resolve(answer)?;
+        if matches!(target, Target::OpenAi | Target::OpenAiResponses) {
+            if let Some(object) = object_of(a.module, &a.ty) {
+                let shape = Tool::new(a.name.clone(), String::new(), object.clone());
+                return Validator::with_reading(a.module, &shape, Reading::NullForAbsent);
+            }
+        }
+        Validator::for_type(a.module, &a.ty, &a.name)
+    }
+
+    /// The structured-output block of `target` for an answer ([`emit::response_format`]): the
+    /// value of OpenAI's `response_format` or `text`, Anthropic's `output_format`, or the
+    /// fields of Gemini's `generationConfig`. An unknown name is an error with a did-you-mean.
+    pub fn response_format(
+        &self,
+        answer: Answer<'_>,
+        target: Target,
+        options: &Options,
+    ) -> Result<Emitted, Errors> {
+        let a = self.resolve(answer).map_err(|e| {
+            Errors::new(vec![Diagnostic::error(
+                Code::UnknownType,
+                crate::diagnostic::Span::default(),
+                e.to_string(),
+            )])
+        })?;
+        let source = &self.sources[a.index];
+        emit::response_format(
+            a.module,
+            &a.ty,
+            &a.name,
+            a.description,
+            a.span,
+            target,
+            options,
+        )
+        .map(|mut emitted| {
+            emitted.warnings = emitted
+                .warnings
+                .into_iter()
+                .map(|d| d.in_file(source))
+                .collect();
+            emitted
+        })
+        .map_err(|e| {
+            Errors::new(
+                e.diagnostics
+                    .into_iter()
+                    .map(|d| d.in_file(source))
+                    .collect(),
+            )
+        })
+    }
+
+    fn resolve(&self, answer: Answer<'_>) -> Result<Resolved<'_>, CompileError> {
+        match answer {
+            Answer::Type(name) => {
+                for (index, module) in self.modules.iter().enumerate() {
+                    if let Some((id, named)) = module.named(name) {
+                        return Ok(Resolved {
+                            module,
+                            index,
+                            ty: crate::model::Ty::Ref(id),
+                            name: named.name.clone(),
+                            description: named.description.as_deref(),
+                            span: named.span,
+                        });
+                    }
+                }
+                let names = self
+                    .modules
+                    .iter()
+                    .flat_map(|m| m.types.iter().map(|t| t.name.as_str()));
+                Err(CompileError::UnknownType {
+                    name: name.to_string(),
+                    suggestion: crate::suggest::did_you_mean(name, names).map(str::to_string),
+                })
+            }
+            Answer::Output(tool) => {
+                let e = self.entry(tool)?;
+                let module: &Module = &self.modules[e.module];
+                let t = &module.tools[e.index];
+                let ty = t
+                    .output
+                    .clone()
+                    .ok_or_else(|| CompileError::NoOutput(t.name.clone()))?;
+                Ok(Resolved {
+                    module,
+                    index: e.module,
+                    ty,
+                    name: t.name.clone(),
+                    description: None,
+                    span: t.span,
+                })
+            }
+        }
     }
 
     /// The set's name closest to `name`, if one is close enough.

@@ -58,6 +58,16 @@ enum Command {
     /// Exit codes: 0 valid (prints the normalized arguments), 1 invalid (prints the message for
     /// the model), 2 usage, I/O or compile errors.
     Validate(ValidateArgs),
+    /// Print a provider's structured-output block for a type (or a tool's `-> T`): the value
+    /// of OpenAI's `response_format` or `text`, Anthropic's `output_format`, or Gemini's
+    /// `generationConfig` fields. Exit codes, as for `compile`: 0 success, 1 the source has
+    /// errors, the type is unknown or the target cannot carry it, 2 usage or I/O errors.
+    Schema(SchemaArgs),
+    /// Check a model's structured answer against a type (or a tool's `-> T`).
+    ///
+    /// Exit codes: 0 valid (prints the normalized value), 1 invalid (prints the message for the
+    /// model), 2 usage, I/O or compile errors.
+    Parse(ParseArgs),
     /// Validate the tool calls of a model's response and build the replies for the bad ones.
     ///
     /// Prints `{"calls": [...], "replies": [...]}`: each call with its verdict, and the
@@ -212,6 +222,8 @@ fn main() -> ExitCode {
             &limits,
         ),
         Command::Validate(args) => validate_command::run(&args, &limits),
+        Command::Schema(args) => answer_command::schema(&args, &limits),
+        Command::Parse(args) => answer_command::parse(&args, &limits),
         Command::Dispatch(args) => dispatch_command::run(&args, &limits),
         Command::Serve(args) => serve_command::run(&args, &limits),
         Command::Fmt { files, check } => fmt(&files, check, &limits),
@@ -267,12 +279,14 @@ fn to_stderr(text: &str) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
+mod answer_command;
 mod dispatch_command;
 mod mcp_client_command;
 mod read;
 mod serve_command;
 mod validate_command;
 mod write;
+use answer_command::{ParseArgs, SchemaArgs};
 use dispatch_command::DispatchArgs;
 use read::{InputLimits, Limit};
 use serve_command::ServeArgs;

@@ -34,6 +34,16 @@ pub fn output(module: &Module, tool: &Tool) -> Option<Value> {
     Some(e.root(body))
 }
 
+/// The schema of any type on its own (a named type inlined at the root).
+pub fn type_schema(module: &Module, ty: &Ty) -> Value {
+    let mut e = Emitter::new(module);
+    let body = match ty {
+        Ty::Ref(id) => e.inline(*id),
+        other => e.schema(other),
+    };
+    e.root(body)
+}
+
 /// The schema of a named type or enum on its own.
 pub fn named_type(module: &Module, id: TypeId) -> Value {
     let mut e = Emitter::new(module);

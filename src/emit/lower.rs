@@ -112,7 +112,23 @@ impl<'m> Lowering<'m> {
             }
         }
         let node = self.object(&tool.params, tool.span);
-        let mut root = self.finish(node);
+        let root = self.finish(node);
+        Some(self.with_defs(root))
+    }
+
+    /// The schema of a type on its own, as a structured output's root: a named type is inlined
+    /// there (a root cannot be a reference).
+    pub(crate) fn root_schema(&mut self, ty: &Ty, at: Span) -> Value {
+        let node = match ty {
+            Ty::Ref(id) => self.inline(*id, at),
+            other => self.ty(other, at),
+        };
+        let root = self.finish(node);
+        self.with_defs(root)
+    }
+
+    /// `root` with the `$defs` of the recursive types it references (strict mode only).
+    fn with_defs(&mut self, mut root: Map<String, Value>) -> Value {
         if self.flavor == Flavor::Strict {
             let mut defs = Map::new();
             let mut i = 0;
@@ -126,7 +142,7 @@ impl<'m> Lowering<'m> {
                 root.insert("$defs".into(), Value::Object(defs));
             }
         }
-        Some(Value::Object(root))
+        Value::Object(root)
     }
 
     fn type_name(&self, t: &str) -> String {

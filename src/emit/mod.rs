@@ -12,6 +12,8 @@ pub mod json_schema;
 mod lower;
 pub mod mcp;
 pub mod openai;
+mod response;
+pub use response::{response_format, RESPONSE_TARGETS};
 
 use serde_json::{json, Map, Value};
 

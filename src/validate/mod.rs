@@ -303,6 +303,17 @@ pub enum CompileError {
         /// A close name, if any.
         suggestion: Option<String>,
     },
+    /// The module has no type or enum of that name.
+    #[error("no type named `{name}`{}", suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+    UnknownType {
+        /// The name asked for.
+        name: String,
+        /// A close name, if any.
+        suggestion: Option<String>,
+    },
+    /// The tool declares no output (`-> T`).
+    #[error("tool `{0}` declares no output (`-> T`)")]
+    NoOutput(String),
     /// A `@pattern` does not compile (the checker rejects these; only hand-built models have
     /// them).
     #[error("invalid pattern /{}/: {}", .0.pattern, .0.reason)]
@@ -409,20 +420,27 @@ impl Validator {
     /// [`Validator::signature`] is the type as messages print it.
     pub fn for_output(module: &Module, tool: &Tool) -> Option<Result<Validator, CompileError>> {
         let ty = tool.output.as_ref()?;
+        Some(Validator::for_type(module, ty, &tool.name))
+    }
+
+    /// Compiles the validator of a type of `module`, for checking a value on its own (a
+    /// model's structured answer, a tool's result); `name` names it in messages. Its default
+    /// mode is strict, and its [`Validator::signature`] is the type as messages print it.
+    pub fn for_type(module: &Module, ty: &Ty, name: &str) -> Result<Validator, CompileError> {
         let mut compiler = Compiler::new(module);
         let root = compiler.ty(ty);
         if let Some(e) = compiler.errors.first() {
-            return Some(Err(CompileError::Pattern(e.clone())));
+            return Err(CompileError::Pattern(e.clone()));
         }
-        Some(Ok(Validator {
-            tool: tool.name.as_str().into(),
+        Ok(Validator {
+            tool: name.into(),
             default_mode: Mode::Strict,
             limits: Limits::default(),
             signature: message::type_text(module, ty).into(),
             program: compiler.finish(),
             root,
             shown: None,
-        }))
+        })
     }
 
     /// Compiles the validator of `tool` for the target its schema was emitted for: it reads

@@ -1,0 +1,233 @@
+//! Structured outputs on the command line, over [`tooldef::Toolset`]:
+//! `tooldef schema FILE (--type NAME | --tool NAME) --target T` prints a provider's
+//! response-format block, and `tooldef parse FILE (--type NAME | --tool NAME) [--lax | --strict]
+//! [ANSWER | -]` checks a model's answer against the type.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use tooldef::emit::{self, Target};
+use tooldef::validate::Limits;
+use tooldef::{Answer, Source, Toolset};
+
+use super::{
+    compile_input, print_diagnostics, read_input, to_stdout, write, Format, InputLimits,
+    EXIT_ERRORS,
+};
+
+/// Which type an answer is read as.
+#[derive(clap::Args)]
+#[group(required = true, multiple = false)]
+pub(crate) struct AnswerType {
+    /// A named type or enum of the file.
+    #[arg(long = "type")]
+    type_name: Option<String>,
+    /// The output type (`-> T`) of this tool.
+    #[arg(long)]
+    tool: Option<String>,
+}
+
+impl AnswerType {
+    fn answer(&self) -> Answer<'_> {
+        match (&self.type_name, &self.tool) {
+            (Some(t), _) => Answer::Type(t),
+            (None, Some(t)) => Answer::Output(t),
+            // clap's group requires one of the two.
+            (None, None) => Answer::Type(""),
+        }
+    }
+}
+
+/// The providers that take a structured output.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ResponseTarget {
+    /// OpenAI Chat Completions `response_format`.
+    Openai,
+    /// OpenAI Responses `text` (its `format`).
+    OpenaiResponses,
+    /// Anthropic Messages `output_format`.
+    Anthropic,
+    /// Gemini `generationConfig` fields (`responseMimeType`, `responseJsonSchema`).
+    Gemini,
+}
+
+impl From<ResponseTarget> for Target {
+    fn from(t: ResponseTarget) -> Target {
+        match t {
+            ResponseTarget::Openai => Target::OpenAi,
+            ResponseTarget::OpenaiResponses => Target::OpenAiResponses,
+            ResponseTarget::Anthropic => Target::Anthropic,
+            ResponseTarget::Gemini => Target::Gemini,
+        }
+    }
+}
+
+/// The arguments of `tooldef schema`.
+#[derive(clap::Args)]
+pub(crate) struct SchemaArgs {
+    /// The `.tool` file that defines the type; `-` reads standard input.
+    file: PathBuf,
+    #[command(flatten)]
+    answer: AnswerType,
+    /// The provider whose block to print.
+    #[arg(long, value_enum)]
+    target: ResponseTarget,
+    /// Write the JSON here instead of standard output.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// How to print diagnostics (on standard error).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+}
+
+/// The arguments of `tooldef parse`.
+#[derive(clap::Args)]
+pub(crate) struct ParseArgs {
+    /// The `.tool` file that defines the type.
+    file: PathBuf,
+    #[command(flatten)]
+    answer: AnswerType,
+    /// The model's answer: a file of its text; `-` or nothing reads standard input.
+    text: Option<PathBuf>,
+    /// Read leniently: documented coercions, and almost-JSON repaired (code fences, prose,
+    /// trailing commas, single quotes, ...).
+    #[arg(long, conflicts_with = "strict")]
+    lax: bool,
+    /// Read exactly as the schema says (the default).
+    #[arg(long)]
+    strict: bool,
+    /// The provider the schema was given to: OpenAI's answers hold every key, with `null` for
+    /// what is absent, and are read that way.
+    #[arg(long, value_enum)]
+    target: Option<ResponseTarget>,
+    /// Print `{valid, value | errors, coercions, repairs, message}` as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The file's toolset, or the exit code after printing its diagnostics.
+fn load(
+    file: &std::path::Path,
+    format: Format,
+    limits: &InputLimits,
+) -> Result<Result<Toolset, u8>, String> {
+    let input = read_input(file, limits.input())?;
+    let (module, diags, text) = compile_input(&input);
+    if module.is_none() {
+        print_diagnostics(&[(input.name, text, diags)], format, false);
+        return Ok(Err(EXIT_ERRORS));
+    }
+    match Toolset::new([Source::new(input.name.clone(), text.clone())]) {
+        Ok(set) => Ok(Ok(set)),
+        Err(e) => {
+            print_diagnostics(&[(input.name, text, e.diagnostics)], format, false);
+            Ok(Err(EXIT_ERRORS))
+        }
+    }
+}
+
+pub(crate) fn schema(a: &SchemaArgs, limits: &InputLimits) -> Result<u8, String> {
+    if let Some(out) = &a.output {
+        write::refuse_output_over_input(out, &[a.file.as_path()])?;
+    }
+    let set = match load(&a.file, a.format, limits)? {
+        Ok(set) => set,
+        Err(code) => return Ok(code),
+    };
+    let emitted = set.response_format(
+        a.answer.answer(),
+        a.target.into(),
+        &emit::Options::default(),
+    );
+    let name = a.file.display().to_string();
+    let json = match emitted {
+        Ok(e) => {
+            if !e.warnings.is_empty() {
+                let text = set
+                    .sources()
+                    .first()
+                    .map(|s| s.text().to_string())
+                    .unwrap_or_default();
+                print_diagnostics(&[(name, text, e.warnings)], a.format, false);
+            }
+            e.json
+        }
+        Err(e) => {
+            let text = set
+                .sources()
+                .first()
+                .map(|s| s.text().to_string())
+                .unwrap_or_default();
+            print_diagnostics(&[(name, text, e.diagnostics)], a.format, false);
+            return Ok(EXIT_ERRORS);
+        }
+    };
+    let mut text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+    text.push('\n');
+    match &a.output {
+        Some(p) => write::write_file(p, text.as_bytes())?,
+        None => to_stdout(&text),
+    }
+    Ok(0)
+}
+
+pub(crate) fn parse(a: &ParseArgs, limits: &InputLimits) -> Result<u8, String> {
+    let text_path = a.text.clone().unwrap_or_else(|| PathBuf::from("-"));
+    if a.file.as_os_str() == "-" && text_path.as_os_str() == "-" {
+        return Err("the tool file and the answer cannot both come from standard input".into());
+    }
+    let set = match load(&a.file, Format::Human, limits)? {
+        Ok(set) => set,
+        // Exit code 1 is an invalid answer: a file with errors is a usage problem here, as
+        // for `validate`.
+        Err(_) => return Err("the tool file has errors".into()),
+    };
+    let validator = match a.target {
+        Some(t) => set.answer_validator_for(a.answer.answer(), t.into()),
+        None => set.answer_validator(a.answer.answer()),
+    }
+    .map_err(|e| e.to_string())?;
+    let checked = Limits {
+        max_bytes: limits.max_args_bytes,
+        ..validator.limits()
+    };
+    let validator = validator.with_limits(checked);
+    let mode = super::mode_flag(a.lax, a.strict).unwrap_or(validator.default_mode());
+    let raw = read_input(&text_path, limits.args())?;
+    let answer =
+        String::from_utf8(raw.bytes).map_err(|e| format!("{} is not UTF-8: {e}", raw.name))?;
+    let answer = answer.strip_prefix('\u{feff}').unwrap_or(&answer);
+    let result = validator.validate_str(answer, mode);
+    let code = u8::from(result.is_err());
+    let out = match (&result, a.json) {
+        (Ok(v), true) => json!({
+            "valid": true,
+            "value": v.arguments,
+            "coercions": v.coercions,
+            "repairs": v.repairs,
+            "message": Value::Null,
+        })
+        .to_string(),
+        (Err(e), true) => json!({
+            "valid": false,
+            "errors": e.errors.iter().map(|x| json!({
+                "path": x.path, "code": x.code.as_str(), "message": x.message(),
+            })).collect::<Vec<_>>(),
+            "coercions": e.coercions,
+            "message": e.message(),
+        })
+        .to_string(),
+        (Ok(v), false) => {
+            let mut err = std::io::stderr().lock();
+            for r in &v.repairs {
+                let _ = writeln!(err, "repaired {r}");
+            }
+            serde_json::to_string_pretty(&*v.arguments).map_err(|e| e.to_string())?
+        }
+        (Err(e), false) => e.message(),
+    };
+    to_stdout(&format!("{out}\n"));
+    Ok(code)
+}
