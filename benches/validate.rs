@@ -13,6 +13,11 @@
 //! - `text/*`: tooldef's parse + validate + coerce of the argument text (lax mode) against
 //!   `serde_json::from_str::<Value>` of the same text alone.
 //!
+//! - `lenient/*` (valid sets only): lax mode on the valid JSON text, on the same text as
+//!   almost-JSON (in a markdown code fence, a trailing comma before the last `}`), and
+//!   `serde_json::from_str::<Value>` of the JSON text: valid JSON costs what it did, since the
+//!   lenient reader only runs on text the JSON reader refused.
+//!
 //! Before anything is timed, both sides are checked to agree on every instance (the binary panics
 //! otherwise); `cargo test --benches` runs these checks and each benchmark once.
 
@@ -130,6 +135,67 @@ fn bench_set(c: &mut Criterion, w: &Workload, set: &Set) {
     g.finish();
 }
 
+/// A valid text as almost-JSON: in a code fence, with a trailing comma before its last `}`.
+fn almost_json(text: &str) -> String {
+    let inner = match text.rfind('}') {
+        Some(i) if !text[..i].trim_end().ends_with(['{', ',']) => {
+            format!("{},{}", &text[..i], &text[i..])
+        }
+        _ => text.to_string(),
+    };
+    format!("Here is the call:\n```json\n{inner}\n```\n")
+}
+
+fn bench_lenient(c: &mut Criterion, w: &Workload, set: &Set) {
+    let pairs: Vec<_> = set
+        .instances
+        .iter()
+        .map(|i| {
+            (
+                &w.subjects[i.subject],
+                i.text.as_str(),
+                almost_json(&i.text),
+            )
+        })
+        .collect();
+    // Both readings give the same arguments, and only the almost-JSON one records repairs.
+    for (s, text, almost) in &pairs {
+        let a = s.ours.validate_str(text, Mode::Lax).expect("valid");
+        let b = s.ours.validate_str(almost, Mode::Lax).expect("repaired");
+        assert_eq!(a.arguments, b.arguments, "{}: {almost}", set.name);
+        assert!(a.repairs.is_empty() && !b.repairs.is_empty(), "{almost}");
+    }
+    let mut g = c.benchmark_group(format!("lenient/{}", set.name));
+    g.bench_function("tooldef_lax_json", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for (s, text, _) in &pairs {
+                n += usize::from(s.ours.validate_str(black_box(text), Mode::Lax).is_ok());
+            }
+            n
+        })
+    });
+    g.bench_function("tooldef_lax_almost_json", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for (s, _, almost) in &pairs {
+                n += usize::from(s.ours.validate_str(black_box(almost), Mode::Lax).is_ok());
+            }
+            n
+        })
+    });
+    g.bench_function("serde_json_from_str_value", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for (_, text, _) in &pairs {
+                n += usize::from(serde_json::from_str::<Value>(black_box(text)).is_ok());
+            }
+            n
+        })
+    });
+    g.finish();
+}
+
 /// The single pass over text and the full path (parse, then validate) give the same result on
 /// every instance, valid or not, in both modes; panics otherwise.
 fn check_single_pass(w: &Workload) {
@@ -173,6 +239,9 @@ fn bench(c: &mut Criterion) {
     for w in &all {
         for set in &w.sets {
             bench_set(c, w, set);
+            if set.name.ends_with("/valid") {
+                bench_lenient(c, w, set);
+            }
         }
     }
 }
