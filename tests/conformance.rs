@@ -102,63 +102,6 @@ const EXPECTED_REJECTIONS: &[(&str, &str)] = &[
 /// Tests whose verdict differs, by `file / case / test`, with the reason.
 const EXPECTED_FAILURES: &[(&str, &str)] = &[
     (
-        "optional/format/hostname / validation of A-label (punycode) host names / contains illegal char U+302E Hangul single dot tone mark",
-        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
-    ),
-    (
-        "optional/format/hostname / validation of A-label (punycode) host names / Exceptions that are DISALLOWED, right-to-left chars",
-        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
-    ),
-    (
-        "optional/format/hostname / validation of A-label (punycode) host names / Exceptions that are DISALLOWED, left-to-right chars",
-        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
-    ),
-    (
-        "optional/format/hostname / validation of A-label (punycode) host names / MIDDLE DOT with no preceding 'l'",
-        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
-    ),
-    (
-        "optional/format/hostname / validation of A-label (punycode) host names / MIDDLE DOT with nothing preceding",
-        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
-    ),
-    (
-        "optional/format/hostname / validation of A-label (punycode) host names / MIDDLE DOT with no following 'l'",
-        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
-    ),
-    (
-        "optional/format/hostname / validation of A-label (punycode) host names / MIDDLE DOT with nothing following",
-        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
-    ),
-    (
-        "optional/format/hostname / validation of A-label (punycode) host names / Greek KERAIA not followed by Greek",
-        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
-    ),
-    (
-        "optional/format/hostname / validation of A-label (punycode) host names / Greek KERAIA not followed by anything",
-        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
-    ),
-    (
-        "optional/format/hostname / validation of A-label (punycode) host names / Hebrew GERESH not preceded by anything",
-        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
-    ),
-    (
-        "optional/format/hostname / validation of A-label (punycode) host names / Hebrew GERSHAYIM not preceded by anything",
-        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
-    ),
-    (
-        "optional/format/hostname / validation of A-label (punycode) host names / KATAKANA MIDDLE DOT with no Hiragana, Katakana, or Han",
-        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
-    ),
-    (
-        "optional/format/hostname / validation of A-label (punycode) host names / KATAKANA MIDDLE DOT with no other characters",
-        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
-    ),
-    (
-        "optional/format/hostname / validation of A-label (punycode) host names / contains \"--\" in the 3rd and 4th position",
-        "IDNA2008's contextual rules and exceptions (RFC 5892 appendix A and section 2.6) are not checked in `xn--` labels: the idna crate decodes by UTS 46",
-    ),
-
-    (
         "format / email format / invalid email string is only an annotation by default",
         "tooldef asserts `@format` by default (`@formats(annotate)` makes it an annotation)",
     ),

@@ -2,8 +2,9 @@
 //! JSON Schema 2020-12's format-assertion vocabulary defines them (RFC 3339 dates, times and
 //! durations, RFC 5321 mailboxes, RFC 1123 host names, IPv4 and IPv6 addresses, RFC 3986 URIs,
 //! RFC 4122 UUIDs). Mature crates do the parts they do well (`email_address` for the mailbox
-//! syntax, `fluent-uri` for URIs, `idna` for `xn--` labels, the standard library for IP
-//! addresses); the date, time and duration grammars are short enough to read here.
+//! syntax, `fluent-uri` for URIs, `idna` to decode `xn--` labels and `icu_properties` for the
+//! scripts IDNA2008's contextual rules name, the standard library for IP addresses); the date,
+//! time and duration grammars are short enough to read here.
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::str::FromStr;
@@ -217,11 +218,47 @@ fn hostname(s: &str) -> bool {
             return false;
         }
         if b.len() >= 4 && &b[2..4] == b"--" {
-            return label.len() > 4
-                && label[..4].eq_ignore_ascii_case("xn--")
-                && idna::domain_to_unicode(label).1.is_ok();
+            if label.len() <= 4 || !label[..4].eq_ignore_ascii_case("xn--") {
+                return false;
+            }
+            let (unicode, result) = idna::domain_to_unicode(label);
+            return result.is_ok() && u_label(&unicode);
         }
         true
+    })
+}
+
+/// The rules of IDNA2008 a decoded label must keep beyond what UTS 46 (the `idna` crate)
+/// checks: no `--` in the third and fourth places (RFC 5891 4.2.3.1), the code points RFC 5892
+/// 2.6 disallows, and the contextual rules of RFC 5892 appendix A for the middle dot, the Greek
+/// keraia, the Hebrew geresh and gershayim, and the katakana middle dot.
+fn u_label(label: &str) -> bool {
+    use icu_properties::props::Script;
+    use icu_properties::CodePointMapData;
+    let chars: Vec<char> = label.chars().collect();
+    if chars.get(2) == Some(&'-') && chars.get(3) == Some(&'-') {
+        return false;
+    }
+    let script = |c: char| CodePointMapData::<Script>::new().get(c);
+    chars.iter().enumerate().all(|(i, &c)| {
+        let before = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
+        let after = chars.get(i + 1).copied();
+        match c {
+            '\u{0640}'
+            | '\u{07FA}'
+            | '\u{302E}'
+            | '\u{302F}'
+            | '\u{3031}'..='\u{3035}'
+            | '\u{303B}' => false,
+            '\u{00B7}' => before == Some('l') && after == Some('l'),
+            '\u{0375}' => after.is_some_and(|a| script(a) == Script::Greek),
+            '\u{05F3}' | '\u{05F4}' => before.is_some_and(|b| script(b) == Script::Hebrew),
+            '\u{30FB}' => chars.iter().any(|&o| {
+                o != '\u{30FB}'
+                    && matches!(script(o), Script::Hiragana | Script::Katakana | Script::Han)
+            }),
+            _ => true,
+        }
     })
 }
 
@@ -323,6 +360,9 @@ mod tests {
         assert!(hostname("www.example.com"));
         assert!(hostname("xn--4gbwdl.xn--wgbh1c"));
         assert!(!hostname("ab--cd.example"));
+        // IDNA2008's contextual rules: a middle dot only between two `l`s.
+        assert!(!hostname("xn--l-fda"));
+        assert!(hostname("xn--ll-0ea"));
         assert!(!hostname("-a.example"));
         assert!(!hostname("a_b.example"));
         assert!(!hostname(""));
