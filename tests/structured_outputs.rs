@@ -169,6 +169,32 @@ fn answers_captured_in_each_shape_read_back() {
     assert!(set.answer_validator(Answer::Output("list_events")).is_ok());
 }
 
+/// OpenAI's blocks read as async-openai's request types (Chat's `ResponseFormat`, Responses'
+/// `ResponseTextParam`) and write back unchanged: no key is unknown to them or dropped.
+#[test]
+fn openai_blocks_read_as_async_openai_types() {
+    let mut checked = 0;
+    for (label, target, block) in blocks() {
+        let back = match target {
+            Target::OpenAi => serde_json::to_value(
+                serde_json::from_value::<async_openai::types::chat::ResponseFormat>(block.clone())
+                    .unwrap_or_else(|e| panic!("{label}: {e}")),
+            ),
+            Target::OpenAiResponses => serde_json::to_value(
+                serde_json::from_value::<async_openai::types::responses::ResponseTextParam>(
+                    block.clone(),
+                )
+                .unwrap_or_else(|e| panic!("{label}: {e}")),
+            ),
+            _ => continue,
+        }
+        .expect("serializes");
+        assert_eq!(back, block, "{label}");
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked}");
+}
+
 #[test]
 fn gemini_blocks_validate_with_google_genai() {
     let probe = Command::new("python3")
