@@ -151,6 +151,17 @@ fn answers_captured_in_each_shape_read_back() {
         .validate_str(r#"{"name": "", "lat": 91}"#, Mode::Strict)
         .expect_err("invalid");
     assert_eq!(e.errors.len(), 2, "{}", e.message());
+    // Worded for a value, not for a tool call, with the type spelled out.
+    let message = e.message();
+    assert!(
+        message.starts_with("The value for `Place` is invalid (2 problems)"),
+        "{message}"
+    );
+    assert!(message.contains("send the whole value again"), "{message}");
+    assert!(
+        message.contains("\nwhere Place = {name: string"),
+        "{message}"
+    );
     // A tool's output type.
     let created = set
         .answer_validator(Answer::Output("create_event"))

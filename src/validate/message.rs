@@ -440,6 +440,22 @@ pub fn signature(module: &Module, tool: &Tool) -> String {
     if let Additional::Schema(t) = &tool.params.additional {
         collect_objects(module, t, &mut named, 0);
     }
+    push_where(module, named, &mut out);
+    out
+}
+
+/// A type as a value's messages print it: its compact text, then one `where Name = {...}` line
+/// per named object type it uses (`Place` then reads `Place` / `where Place = {name: string}`).
+pub fn value_signature(module: &Module, ty: &Ty) -> String {
+    let mut out = type_text(module, ty);
+    let mut named = IndexSet::new();
+    collect_objects(module, ty, &mut named, 0);
+    push_where(module, named, &mut out);
+    out
+}
+
+/// The `where Name = {...}` lines of the named types in `named`.
+fn push_where(module: &Module, named: IndexSet<TypeId>, out: &mut String) {
     for id in named {
         if let Some(n) = module.types.get(id.0) {
             let body = match &n.ty {
@@ -449,7 +465,6 @@ pub fn signature(module: &Module, tool: &Tool) -> String {
             out.push_str(&format!("\nwhere {} = {body}", n.name));
         }
     }
-    out
 }
 
 /// Named object types (and recursive named types) reachable from `ty`, in order of first use.
@@ -530,22 +545,38 @@ fn write_readable_path(out: &mut String, pointer: &str) {
 }
 
 /// The message for a whole rejected call: every problem, numbered, then the signature.
-pub fn call_message(tool: &str, signature: &str, errors: &[ValidationError]) -> String {
+pub fn call_message(
+    subject: Subject,
+    tool: &str,
+    signature: &str,
+    errors: &[ValidationError],
+) -> String {
     let n = errors.len();
     // Room for the usual message: a line a problem, then the signature.
     let mut out = String::with_capacity(160 + 120 * n.min(MAX_LISTED) + signature.len());
-    out.push_str("The arguments for `");
+    out.push_str(match subject {
+        Subject::Arguments => "The arguments for `",
+        Subject::Value => "The value for `",
+    });
     out.push_str(tool);
-    out.push_str("` are invalid (");
+    out.push_str(match subject {
+        Subject::Arguments => "` are invalid (",
+        Subject::Value => "` is invalid (",
+    });
     push_count(&mut out, n);
     out.push_str(if n == 1 {
         " problem). Fix it"
     } else {
         " problems). Fix all of them"
     });
-    out.push_str(" and call `");
-    out.push_str(tool);
-    out.push_str("` again:\n");
+    match subject {
+        Subject::Arguments => {
+            out.push_str(" and call `");
+            out.push_str(tool);
+            out.push_str("` again:\n");
+        }
+        Subject::Value => out.push_str(" and send the whole value again:\n"),
+    }
     for (i, e) in errors.iter().enumerate().take(MAX_LISTED) {
         // Problems about a key name their key themselves; they are placed at its parent.
         let about_key = matches!(
@@ -572,9 +603,20 @@ pub fn call_message(tool: &str, signature: &str, errors: &[ValidationError]) -> 
         push_count(&mut out, n - MAX_LISTED);
         out.push_str(" more problems of the same kinds.\n");
     }
-    out.push_str("Signature: ");
+    out.push_str(match subject {
+        Subject::Arguments => "Signature: ",
+        Subject::Value => "Expected: ",
+    });
     out.push_str(signature);
     out
+}
+
+/// What a message is about: a tool's arguments, or a value on its own (a model's structured
+/// answer, a tool's result).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Subject {
+    Arguments,
+    Value,
 }
 
 #[cfg(test)]

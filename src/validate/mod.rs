@@ -248,12 +248,13 @@ pub struct Invalid {
     /// The coercions applied before the problems were found.
     pub coercions: Vec<Coercion>,
     signature: Arc<str>,
+    subject: message::Subject,
 }
 
 impl Invalid {
     /// One message that lists every problem and reprints the tool's signature.
     pub fn message(&self) -> String {
-        message::call_message(&self.tool, &self.signature, &self.errors)
+        message::call_message(self.subject, &self.tool, &self.signature, &self.errors)
     }
 
     /// The tool's compact signature, as the message prints it.
@@ -345,6 +346,8 @@ pub struct Validator {
     signature: Arc<str>,
     /// The strict reading of a target that showed the tool in another shape ([`Reading`]).
     shown: Option<Box<Shown>>,
+    /// What is validated, for the words of the message.
+    subject: message::Subject,
 }
 
 /// A tool as a target showed it: the validator of that shape, and the two modules that turn its
@@ -412,6 +415,7 @@ impl Validator {
             program: compiler.finish(),
             root,
             shown: None,
+            subject: message::Subject::Arguments,
         })
     }
 
@@ -425,7 +429,8 @@ impl Validator {
 
     /// Compiles the validator of a type of `module`, for checking a value on its own (a
     /// model's structured answer, a tool's result); `name` names it in messages. Its default
-    /// mode is strict, and its [`Validator::signature`] is the type as messages print it.
+    /// mode is strict, and its [`Validator::signature`] is the type as messages print it, with a
+    /// `where Name = {...}` line for each named object type it uses.
     pub fn for_type(module: &Module, ty: &Ty, name: &str) -> Result<Validator, CompileError> {
         let mut compiler = Compiler::new(module);
         let root = compiler.ty(ty);
@@ -436,10 +441,11 @@ impl Validator {
             tool: name.into(),
             default_mode: Mode::Strict,
             limits: Limits::default(),
-            signature: message::type_text(module, ty).into(),
+            signature: message::value_signature(module, ty).into(),
             program: compiler.finish(),
             root,
             shown: None,
+            subject: message::Subject::Value,
         })
     }
 
@@ -805,6 +811,7 @@ impl Validator {
             errors,
             coercions,
             signature: Arc::clone(&self.signature),
+            subject: self.subject,
         }
     }
 
