@@ -15,6 +15,20 @@ use tooldef::validate::{Mode, Validator};
 mod random_tools;
 use random_tools::*;
 
+/// Whether `v` holds an integral double beyond ±2^53 (`1e300`).
+fn holds_inexact_integer(v: &Value) -> bool {
+    match v {
+        Value::Number(n) => {
+            n.is_f64()
+                && n.as_f64()
+                    .is_some_and(|f| f.fract() == 0.0 && f.abs() > 9_007_199_254_740_992.0)
+        }
+        Value::Array(items) => items.iter().any(holds_inexact_integer),
+        Value::Object(m) => m.values().any(holds_inexact_integer),
+        _ => false,
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Properties 1-3
 
@@ -31,6 +45,13 @@ proptest! {
         let ours = Validator::new(&module, &tool).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let expected = reference.is_valid(&args);
         let result = ours.validate_value(&args, Mode::Strict);
+        if holds_inexact_integer(&args) {
+            // An integer field refuses an integral double beyond ±2^53 (reading may have
+            // rounded it), which JSON Schema calls an integer: strict mode is stricter there,
+            // never more lenient.
+            prop_assert!(result.is_err() || expected, "schema {}\nargs {}", schema, args);
+            return Ok(());
+        }
         prop_assert_eq!(result.is_ok(), expected, "schema {}\nargs {}\nours {:?}", schema, args, result.as_ref().err().map(|e| e.message()));
         prop_assert_eq!(ours.is_valid(&args, Mode::Strict), expected);
         // The checker's compile-time check of defaults and examples has the same semantics.
