@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use tooldef::emit::{self, Target};
-use tooldef::validate::Limits;
 use tooldef::{Answer, Source, Toolset};
 
 use super::{
@@ -189,17 +188,8 @@ pub(crate) fn parse(a: &ParseArgs, limits: &InputLimits) -> Result<u8, String> {
         None => set.answer_validator(a.answer.answer()),
     }
     .map_err(|e| e.to_string())?;
-    let checked = Limits {
-        max_bytes: limits.max_args_bytes,
-        ..validator.limits()
-    };
-    let validator = validator.with_limits(checked);
-    let mode = super::mode_flag(a.lax, a.strict).unwrap_or(validator.default_mode());
-    let raw = read_input(&text_path, limits.args())?;
-    let answer =
-        String::from_utf8(raw.bytes).map_err(|e| format!("{} is not UTF-8: {e}", raw.name))?;
-    let answer = answer.strip_prefix('\u{feff}').unwrap_or(&answer);
-    let result = validator.validate_str(answer, mode);
+    let result =
+        super::validate_command::read_and_validate(validator, a.lax, a.strict, &text_path, limits)?;
     let code = u8::from(result.is_err());
     let out = match (&result, a.json) {
         (Ok(v), true) => json!({

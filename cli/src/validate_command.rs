@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use tooldef::validate::{Limits, Validator};
+use tooldef::validate::{Invalid, Limits, Validated, Validator};
 
 use super::{compile_input, print_diagnostics, read_input, Format, InputLimits, EXIT_ERRORS};
 
@@ -50,6 +50,30 @@ impl From<ResultFormat> for Format {
     }
 }
 
+/// Reads the text at `path` through the argument limit (which becomes the validator's own: what
+/// is read is what it accepts) and validates it in the mode the flags choose, else the
+/// validator's default. A byte-order mark is dropped: editors may save one, providers never send
+/// one.
+pub(crate) fn read_and_validate(
+    validator: Validator,
+    lax: bool,
+    strict: bool,
+    path: &std::path::Path,
+    limits: &InputLimits,
+) -> Result<Result<Validated<'static>, Invalid>, String> {
+    let checked = Limits {
+        max_bytes: limits.max_args_bytes,
+        ..validator.limits()
+    };
+    let validator = validator.with_limits(checked);
+    let mode = super::mode_flag(lax, strict).unwrap_or(validator.default_mode());
+    let raw = read_input(path, limits.args())?;
+    let text =
+        String::from_utf8(raw.bytes).map_err(|e| format!("{} is not UTF-8: {e}", raw.name))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    Ok(validator.validate_str(text, mode))
+}
+
 pub(crate) fn run(a: &ValidateArgs, limits: &InputLimits) -> Result<u8, String> {
     let args_path = a.args.clone().unwrap_or_else(|| PathBuf::from("-"));
     if a.file.as_os_str() == "-" && args_path.as_os_str() == "-" {
@@ -62,19 +86,7 @@ pub(crate) fn run(a: &ValidateArgs, limits: &InputLimits) -> Result<u8, String> 
         return Err("the tool file has errors".into());
     };
     let validator = Validator::for_tool(&module, &a.tool).map_err(|e| e.to_string())?;
-    // One limit for the arguments: what is read is what the validator accepts.
-    let checked = Limits {
-        max_bytes: limits.max_args_bytes,
-        ..validator.limits()
-    };
-    let validator = validator.with_limits(checked);
-    let mode = super::mode_flag(a.lax, a.strict).unwrap_or(validator.default_mode());
-    let raw = read_input(&args_path, limits.args())?;
-    let arguments =
-        String::from_utf8(raw.bytes).map_err(|e| format!("{} is not UTF-8: {e}", raw.name))?;
-    // Editors may save JSON files with a byte-order mark; providers never send one.
-    let arguments = arguments.strip_prefix('\u{feff}').unwrap_or(&arguments);
-    let result = validator.validate_str(arguments, mode);
+    let result = read_and_validate(validator, a.lax, a.strict, &args_path, limits)?;
     let (code, out) = match (&result, a.format) {
         (Ok(v), ResultFormat::Json) => (
             0,
