@@ -176,18 +176,8 @@ fn json_schema_test_suite() {
         files.push(dir.join("optional").join(format!("{name}.json")));
     }
     // The formats tooldef asserts, with the test suite's cases for format assertion.
-    for name in [
-        "date",
-        "date-time",
-        "time",
-        "duration",
-        "email",
-        "hostname",
-        "ipv4",
-        "ipv6",
-        "uri",
-        "uuid",
-    ] {
+    for format in tooldef::model::Format::ALL {
+        let name = format.as_str();
         files.push(dir.join("optional/format").join(format!("{name}.json")));
     }
     files.sort();

@@ -4,20 +4,8 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
+use tooldef::model::Format;
 use tooldef::validate::{ErrorCode, Mode, Validator};
-
-const FORMATS: &[&str] = &[
-    "date",
-    "date-time",
-    "time",
-    "duration",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uuid",
-];
 
 fn validator(format: &str, attrs: &str) -> Validator {
     let source = format!("/// T.\n{attrs}\ntool t {{ v: string @format({format}) }}\n");
@@ -186,7 +174,7 @@ proptest! {
     /// tooldef's verdict on a string equals the jsonschema crate's with format validation on.
     #[test]
     fn formats_agree_with_jsonschema(
-        (format, s) in prop::sample::select(FORMATS).prop_flat_map(|f| (Just(f), near(f)))
+        (format, s) in prop::sample::select(Format::ALL.iter().map(|f| f.as_str()).collect::<Vec<_>>()).prop_flat_map(|f| (Just(f), near(f)))
     ) {
         let v = validator(format, "");
         let ours = v.is_valid(&json!({ "v": s }), Mode::Strict);
