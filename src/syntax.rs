@@ -14,8 +14,6 @@ use crate::diagnostic::{Code, Diagnostic, Span};
 #[grammar = "../grammar/tool.pest"]
 struct ToolParser;
 
-pub use self::Rule as GrammarRule;
-
 /// The deepest nesting of `{`, `[`, `(`, `<` and `T[]` suffixes that the parser accepts.
 pub const MAX_NESTING: usize = 64;
 
@@ -23,7 +21,7 @@ pub const MAX_NESTING: usize = 64;
 ///
 /// Errors are syntax errors (`syntax`), nesting beyond [`MAX_NESTING`] (`nesting-too-deep`), and
 /// malformed string escapes (`syntax`).
-pub fn parse(source: &str) -> Result<File, Vec<Diagnostic>> {
+pub(crate) fn parse(source: &str) -> Result<File, Vec<Diagnostic>> {
     prescan_nesting(source)?;
     let mut pairs =
         ToolParser::parse(Rule::file, source).map_err(|_| vec![detailed_syntax_error(source)])?;
@@ -613,7 +611,7 @@ fn placeholder(span: Span) -> TypeExpr {
 }
 
 /// A human description of what a grammar rule stands for, used to reword pest's errors.
-pub fn describe_rule(rule: Rule) -> &'static str {
+pub(crate) fn describe_rule(rule: Rule) -> &'static str {
     match rule {
         Rule::EOI => "end of file",
         Rule::WHITESPACE | Rule::COMMENT => "a blank or comment",
@@ -665,12 +663,30 @@ pub fn describe_rule(rule: Rule) -> &'static str {
     }
 }
 
-/// Parses again with pest's error detail switched on (a global switch, off by default and off
-/// again afterwards, so the fast path pays nothing) to learn which tokens would have fitted.
+/// Parses again with pest's error detail on, to learn which tokens would have fitted.
+///
+/// pest (2.9) has no per-parse switch for this: a parse collects the detail when a process-wide
+/// flag is set as it starts. So the flag is set only around this re-parse of a source that
+/// already failed, under a lock (two of these never interleave), and is put back as it was found:
+/// a host program that turned the detail on keeps it on. A host thread that starts a pest parse
+/// of its own inside that window collects the detail too, which costs it time but changes no
+/// result.
 fn detailed_syntax_error(source: &str) -> Diagnostic {
-    pest::set_error_detail(true);
+    static DETAIL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _serial = DETAIL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // Whether the flag is on now: a failed parse carries its attempts only when it is.
+    let was_on = ToolParser::parse(Rule::file, "@")
+        .err()
+        .is_some_and(|e| e.parse_attempts().is_some());
+    if !was_on {
+        pest::set_error_detail(true);
+    }
     let result = ToolParser::parse(Rule::file, source);
-    pest::set_error_detail(false);
+    if !was_on {
+        pest::set_error_detail(false);
+    }
     match result {
         Err(e) => syntax_error(source, &e),
         Ok(_) => Diagnostic::error(
