@@ -68,7 +68,7 @@ fn shapes() -> Vec<Shape> {
                 let types: Vec<String> = (0..n)
                     .map(|i| format!("type T{i} {{ a: string, c?: {{ d: string }} }}"))
                     .collect();
-                let _ = tooldef::print::format(&types.join(" "));
+                let _ = tooldef::format(&types.join(" "));
             }),
         ),
         (

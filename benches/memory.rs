@@ -115,7 +115,7 @@ fn main() {
     let schemas: Vec<serde_json::Value> = module
         .tools
         .iter()
-        .map(|t| tooldef::emit::json_schema::parameters(&module, t))
+        .map(|t| tooldef::emit::parameters(&module, t))
         .collect();
     let texts: Vec<String> = schemas.iter().map(|s| s.to_string()).collect();
     drop(schemas);

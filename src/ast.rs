@@ -1,9 +1,9 @@
 //! The syntax tree of a `.tool` file, as written, with spans on every node.
 //!
-//! Built by `syntax::parse`; nothing here is checked beyond the grammar. Spans compare equal to
-//! each other, so trees compare by structure.
+//! Built by the parser; nothing here is checked beyond the grammar. Trees compare by what they
+//! say: equality leaves spans out.
 
-use crate::diagnostic::Span;
+use crate::diagnostic::{eq_ignoring_spans, Span};
 
 /// A parsed file: its items in source order.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,7 +35,7 @@ impl Item {
 }
 
 /// A name as written: an identifier or a quoted string (already unescaped).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Name {
     /// The name's text.
     pub text: String,
@@ -46,7 +46,7 @@ pub struct Name {
 }
 
 /// The `///` lines before a node, joined with `\n` (one leading space of each line removed).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Doc {
     /// The text.
     pub text: String,
@@ -55,7 +55,7 @@ pub struct Doc {
 }
 
 /// `@name` or `@name(args)`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Attribute {
     /// The name after `@`.
     pub name: Name,
@@ -73,7 +73,7 @@ impl Attribute {
 }
 
 /// One attribute argument: `value` or `name: value`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct AttrArg {
     /// The name before `:`, if any.
     pub name: Option<Name>,
@@ -103,7 +103,7 @@ impl AttrValue {
 }
 
 /// A JSON value as written.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Value {
     /// What kind of value.
     pub kind: ValueKind,
@@ -129,7 +129,7 @@ pub enum ValueKind {
 }
 
 /// `tool name -> Output { params }`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct ToolDef {
     /// Description.
     pub doc: Option<Doc>,
@@ -146,7 +146,7 @@ pub struct ToolDef {
 }
 
 /// `type Name { ... }` or `type Name = T`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct TypeDef {
     /// Description.
     pub doc: Option<Doc>,
@@ -161,7 +161,7 @@ pub struct TypeDef {
 }
 
 /// `enum Name { a b "c" 3 }`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct EnumDef {
     /// Description.
     pub doc: Option<Doc>,
@@ -176,7 +176,7 @@ pub struct EnumDef {
 }
 
 /// One enum member.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct EnumMember {
     /// Description.
     pub doc: Option<Doc>,
@@ -198,7 +198,7 @@ pub enum EnumValue {
 }
 
 /// `{ fields ... }` with an optional trailing `...` that opens the object.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct ObjectBody {
     /// The fields in order.
     pub fields: Vec<Field>,
@@ -210,25 +210,32 @@ pub struct ObjectBody {
     pub span: Span,
 }
 
-/// `name?: T @annotations = default`.
 /// `[A, B?, ...]`: positional items, and `...` or `...: T` when more items may follow.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct TupleExpr {
+    /// The positional items, in order.
     pub items: Vec<TupleItem>,
+    /// The span of `...` when more items may follow.
     pub open: Option<Span>,
+    /// The `T` of `...: T`: the type of the items after the positional ones.
     pub rest: Option<Box<TypeExpr>>,
+    /// The brackets and everything between.
     pub span: Span,
 }
 
-/// One positional item of a tuple; `optional` when written with `?`.
-#[derive(Clone, Debug, PartialEq)]
+/// One positional item of a tuple.
+#[derive(Clone, Debug)]
 pub struct TupleItem {
+    /// The item's type.
     pub ty: TypeExpr,
+    /// Whether the item is written with `?` (it may be left out, with those after it).
     pub optional: bool,
+    /// The item, `?` included.
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// `name?: T @annotations = default`.
+#[derive(Clone, Debug)]
 pub struct Field {
     /// Description.
     pub doc: Option<Doc>,
@@ -247,7 +254,7 @@ pub struct Field {
 }
 
 /// A type as written.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct TypeExpr {
     /// What kind of type.
     pub kind: TypeKind,
@@ -275,3 +282,19 @@ pub enum TypeKind {
     /// `T @constraint ...`
     Constrained(Box<TypeExpr>, Vec<Attribute>),
 }
+
+// Spans say where, not what: two trees compare by what they say.
+eq_ignoring_spans!(Name { text, quoted } ignoring { span });
+eq_ignoring_spans!(Doc { text } ignoring { span });
+eq_ignoring_spans!(Attribute { name, args } ignoring { span });
+eq_ignoring_spans!(AttrArg { name, value } ignoring { span });
+eq_ignoring_spans!(Value { kind } ignoring { span });
+eq_ignoring_spans!(ToolDef { doc, attrs, name, output, params } ignoring { span });
+eq_ignoring_spans!(TypeDef { doc, attrs, name, body } ignoring { span });
+eq_ignoring_spans!(EnumDef { doc, attrs, name, members } ignoring { span });
+eq_ignoring_spans!(EnumMember { doc, value } ignoring { span });
+eq_ignoring_spans!(ObjectBody { fields, rest } ignoring { span } presence { open });
+eq_ignoring_spans!(TupleExpr { items, rest } ignoring { span } presence { open });
+eq_ignoring_spans!(TupleItem { ty, optional } ignoring { span });
+eq_ignoring_spans!(Field { doc, name, optional, ty, annotations, default } ignoring { span });
+eq_ignoring_spans!(TypeExpr { kind } ignoring { span });

@@ -27,7 +27,7 @@ pub const MAX_VALUE_DEPTH: usize = 32;
 pub const MAX_SCHEMA_NODES: usize = 20_000;
 
 /// Built-in type names; a named type may not reuse them.
-pub const BUILTIN_TYPES: &[&str] = &[
+pub(crate) const BUILTIN_TYPES: &[&str] = &[
     "string", "integer", "number", "boolean", "any", "null", "never",
 ];
 
@@ -64,7 +64,7 @@ const HIDDEN_HELP: &str = "control, zero-width, bidirectional-override and Unico
 
 /// Checks a parsed file. Returns the module when there are no errors; the diagnostics (errors
 /// and warnings, in source order) either way.
-pub fn check(file: &ast::File) -> (Option<Module>, Vec<Diagnostic>) {
+pub(crate) fn check(file: &ast::File) -> (Option<Module>, Vec<Diagnostic>) {
     let mut checker = Checker::default();
     let module = checker.module(file);
     let mut diags = checker.diags;
@@ -1700,18 +1700,6 @@ fn tighter(
         }
         (a, b) => a.or(b),
     }
-}
-
-/// Whether a character may hide text from a reviewer in a description (`in_description`: tab
-/// and line feed are layout there) or in a name or title. The rule is [`crate::hidden`]; this
-/// is kept for callers of the earlier API.
-pub fn forbidden_char(c: char, in_description: bool) -> bool {
-    let text = if in_description {
-        hidden::Text::Prose
-    } else {
-        hidden::Text::Line
-    };
-    hidden::is_hidden(c, text)
 }
 
 /// How targets fold an enum's values into descriptions, if any does

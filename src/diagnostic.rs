@@ -5,13 +5,16 @@
 
 use std::fmt;
 
+use serde_json::{json, Value};
+
 pub use crate::source::Source;
 
 /// A byte range in the source text.
 ///
-/// Spans are left out of equality (every span equals every other), so ASTs and models built from
-/// differently formatted sources compare equal when their structure does.
-#[derive(Clone, Copy, Debug, Default, Eq)]
+/// Two spans are equal when they cover the same bytes. Syntax trees and models leave their spans
+/// out of their own equality, so trees from differently formatted sources compare equal when
+/// they say the same.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Span {
     /// Byte offset of the first byte.
     pub start: usize,
@@ -41,15 +44,23 @@ impl Span {
     }
 }
 
-impl PartialEq for Span {
-    fn eq(&self, _: &Span) -> bool {
-        true
-    }
+/// Implements `PartialEq` for a struct of the syntax tree or the model by every field but its
+/// spans; `presence` fields (`Option<Span>` markers such as `...`) compare by whether they are
+/// there. Every field is named, so a field added later is a compile error here until it is
+/// listed.
+macro_rules! eq_ignoring_spans {
+    ($name:ident { $($field:ident),* $(,)? } ignoring { $($span:ident),* $(,)? }
+        $(presence { $($mark:ident),* $(,)? })?) => {
+        impl PartialEq for $name {
+            fn eq(&self, other: &Self) -> bool {
+                let $name { $($field,)* $($span: _,)* $($($mark,)*)? } = self;
+                true $(&& *$field == other.$field)*
+                    $($(&& $mark.is_some() == other.$mark.is_some())*)?
+            }
+        }
+    };
 }
-
-impl std::hash::Hash for Span {
-    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
-}
+pub(crate) use eq_ignoring_spans;
 
 /// How bad a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -294,6 +305,41 @@ impl Diagnostic {
     /// Whether this diagnostic is an error.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
+    }
+
+    /// One diagnostic as JSON: code, severity, message, file, line and column (1-based, columns in
+    /// characters), end line and column, the byte span, label, help and related locations.
+    pub fn to_json(&self, file: &str, source: &str, index: &LineIndex) -> Value {
+        let diagnostic = self;
+        let (line, column) = index.line_col(source, diagnostic.span.start);
+        let (end_line, end_column) = index.line_col(source, diagnostic.span.end);
+        let related: Vec<Value> = diagnostic
+            .related
+            .iter()
+            .map(|r| {
+                let (line, column) = index.line_col(source, r.span.start);
+                json!({
+                    "message": r.message,
+                    "line": line,
+                    "column": column,
+                    "span": {"start": r.span.start, "end": r.span.end},
+                })
+            })
+            .collect();
+        json!({
+            "code": diagnostic.code.as_str(),
+            "severity": diagnostic.severity,
+            "message": diagnostic.message,
+            "file": file,
+            "line": line,
+            "column": column,
+            "end_line": end_line,
+            "end_column": end_column,
+            "span": {"start": diagnostic.span.start, "end": diagnostic.span.end},
+            "label": diagnostic.label,
+            "help": diagnostic.help,
+            "related": related,
+        })
     }
 }
 

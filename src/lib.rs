@@ -1,7 +1,7 @@
 //! # tooldef
 //!
 //! A small declarative language for the tools (function-calling definitions) that LLMs call.
-//! A `.tool` file is parsed (`grammar/tool.pest` → [`syntax`] → [`ast`]), checked ([`check`],
+//! A `.tool` file is parsed (`grammar/tool.pest` → the parser → [`ast`]), checked (the checker,
 //! every problem as a [`Diagnostic`]) into an immutable [`Module`], and emitted as JSON Schema
 //! ([`emit`]). The arguments a model sends back are checked by a compiled [`validate::Validator`],
 //! strictly or with documented coercions.
@@ -22,7 +22,7 @@
 //! let tool = compiled.module.tool("get_weather").unwrap();
 //! assert_eq!(tool.hints.read_only, Some(true));
 //!
-//! let schema = tooldef::emit::json_schema::parameters(&compiled.module, tool);
+//! let schema = tooldef::emit::parameters(&compiled.module, tool);
 //! assert_eq!(schema["properties"]["days"]["maximum"], 14);
 //! assert_eq!(schema["required"], serde_json::json!(["city"]));
 //! assert_eq!(schema["additionalProperties"], false);
@@ -33,10 +33,11 @@
 //! assert_eq!(codes, ["missing-description", "unknown-type"]);
 //! ```
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs, unreachable_pub)]
+
+// The public namespaces: each module's own `pub use` lines choose what it shows.
 pub mod ast;
-pub mod check;
-pub mod diagnostic;
-mod dispatch;
 pub mod emit;
 pub mod envelope;
 pub mod hidden;
@@ -44,30 +45,47 @@ pub mod import;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod model;
-pub mod pattern;
-pub mod print;
+#[cfg(feature = "cli")]
 pub mod render;
 pub mod runtime;
+pub mod validate;
+
+// The stages behind the facade.
+mod check;
+mod diagnostic;
+mod dispatch;
+mod pattern;
+mod print;
 mod shape;
 mod source;
-pub mod suggest;
-pub mod syntax;
+mod suggest;
+mod syntax;
 mod toolset;
-pub mod validate;
 
 /// The README's Rust examples, run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
-pub use diagnostic::{Code, Diagnostic, Errors, Severity, Source, Span};
+pub use diagnostic::{
+    decode_source, Code, Diagnostic, Errors, LineIndex, Related, Severity, Source, Span,
+};
 pub use dispatch::{CallReport, DispatchError, DispatchOptions, Dispatched, Verdict};
 pub use model::Module;
+pub use print::{format, Unprintable};
 pub use runtime::{
     Approval, Approver, Audit, CallError, CallErrorKind, CallOutcome, CancelToken, Handler, Reply,
     RunOptions, Runtime, ToolError,
 };
+pub use suggest::did_you_mean;
 pub use toolset::{Answer, LoadError, Toolset};
+
+/// The fixed limits of the language and its compiler (see `docs/limits.md`).
+pub mod limits {
+    pub use crate::check::{MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_VALUE_DEPTH};
+    pub use crate::emit::MAX_INLINED_SCHEMAS;
+    pub use crate::syntax::MAX_NESTING;
+}
 
 /// A successfully compiled source: the module and any warnings.
 #[derive(Clone, Debug)]

@@ -5,7 +5,7 @@
 use indexmap::IndexMap;
 use serde_json::{Number, Value};
 
-use crate::diagnostic::Span;
+use crate::diagnostic::{eq_ignoring_spans, Span};
 
 /// Everything a `.tool` file defines, checked.
 #[derive(Clone, Debug, PartialEq)]
@@ -96,7 +96,7 @@ pub enum NamedKind {
 }
 
 /// A `type` or `enum` definition.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct NamedType {
     /// The name.
     pub name: String,
@@ -115,13 +115,19 @@ pub struct NamedType {
     pub span: Span,
 }
 
-/// A value with the place it was written.
-#[derive(Clone, Debug, PartialEq)]
+/// A value with the place it was written (equal when the values are, wherever they were written).
+#[derive(Clone, Debug)]
 pub struct Spanned<T> {
     /// The value.
     pub value: T,
     /// Where the attribute that set it was written.
     pub span: Span,
+}
+
+impl<T: PartialEq> PartialEq for Spanned<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
 }
 
 impl<T> Spanned<T> {
@@ -391,7 +397,7 @@ pub enum Additional {
 }
 
 /// One field of an object or one parameter of a tool.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Field {
     /// The key.
     pub name: String,
@@ -421,7 +427,7 @@ impl Field {
 }
 
 /// A tool that a model can call.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Tool {
     /// The name the model calls it by.
     pub name: String,
@@ -595,3 +601,8 @@ impl MemberSet {
         }
     }
 }
+
+// Spans say where, not what: two trees compare by what they say.
+eq_ignoring_spans!(NamedType { name, kind, description, ty, recursive, deprecated } ignoring { span });
+eq_ignoring_spans!(Field { name, description, required, ty, default, examples, deprecated } ignoring { span });
+eq_ignoring_spans!(Tool { name, description, title, params, output, hints, requires_approval, scope, mode, on_error, retry, deprecated, formats, meta } ignoring { span });

@@ -47,7 +47,7 @@ const TABLE_STATES: usize = 64;
 /// A compiled `@pattern`. Cheap to clone (the compiled parts are shared), and two words: the
 /// table most matches use, and the rest behind one pointer.
 #[derive(Clone, Debug)]
-pub struct Pattern {
+pub(crate) struct Pattern {
     table: Option<Arc<Table>>,
     general: Arc<General>,
 }
@@ -64,7 +64,7 @@ struct General {
 
 impl Pattern {
     /// The pattern compiled, from the process-wide cache when it was compiled before.
-    pub fn new(pattern: &str) -> Result<Pattern, regex::Error> {
+    pub(crate) fn new(pattern: &str) -> Result<Pattern, regex::Error> {
         static CACHE: OnceLock<Mutex<HashMap<String, Pattern>>> = OnceLock::new();
         let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
         // A panic while the lock was held cannot leave the map half-updated: recover it.
@@ -113,13 +113,13 @@ impl Pattern {
     }
 
     /// The pattern's text, as written.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.general.source
     }
 
     /// Whether the pattern matches somewhere in `s` (unanchored, as JSON Schema's `pattern`).
     #[inline]
-    pub fn is_match(&self, s: &str) -> bool {
+    pub(crate) fn is_match(&self, s: &str) -> bool {
         if let Some(table) = &self.table {
             if let Some(matched) = table.is_match(s) {
                 return matched;

@@ -1,13 +1,13 @@
-//! Presenting diagnostics: source snippets through miette for people, JSON for machines.
+//! Presenting diagnostics to people: source snippets drawn by miette (feature `cli`).
 //!
-//! This is the only module that formats for a terminal; the stages before it produce plain data.
+//! This is the only module that formats for a terminal; the stages before it produce plain data
+//! (and [`Diagnostic::to_json`](crate::Diagnostic::to_json) is the form for machines).
 
 use std::fmt;
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
-use serde_json::{json, Value};
 
-use crate::diagnostic::{Diagnostic, LineIndex, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 
 /// How to draw reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,38 +104,4 @@ pub fn reports(diagnostics: &[Diagnostic], file: &str, source: &str, style: Styl
         .map(|d| report(d, file, source, style))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// One diagnostic as JSON: code, severity, message, file, line and column (1-based, columns in
-/// characters), end line and column, the byte span, label, help and related locations.
-pub fn json(diagnostic: &Diagnostic, file: &str, source: &str, index: &LineIndex) -> Value {
-    let (line, column) = index.line_col(source, diagnostic.span.start);
-    let (end_line, end_column) = index.line_col(source, diagnostic.span.end);
-    let related: Vec<Value> = diagnostic
-        .related
-        .iter()
-        .map(|r| {
-            let (line, column) = index.line_col(source, r.span.start);
-            json!({
-                "message": r.message,
-                "line": line,
-                "column": column,
-                "span": {"start": r.span.start, "end": r.span.end},
-            })
-        })
-        .collect();
-    json!({
-        "code": diagnostic.code.as_str(),
-        "severity": diagnostic.severity,
-        "message": diagnostic.message,
-        "file": file,
-        "line": line,
-        "column": column,
-        "end_line": end_line,
-        "end_column": end_column,
-        "span": {"start": diagnostic.span.start, "end": diagnostic.span.end},
-        "label": diagnostic.label,
-        "help": diagnostic.help,
-        "related": related,
-    })
 }

@@ -21,7 +21,7 @@ where
 /// Both metrics are costly, so each is computed only when an upper bound on it leaves it able to
 /// reach the bar and to win: the characters the two names share bound both (see [`Shared`]),
 /// and the Damerau–Levenshtein distance is also at least the difference of the lengths.
-pub fn did_you_mean_tiered<'a, const TIERS: usize>(
+pub(crate) fn did_you_mean_tiered<'a, const TIERS: usize>(
     name: &str,
     candidates: impl IntoIterator<Item = (&'a str, usize)>,
 ) -> Option<&'a str> {

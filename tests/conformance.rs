@@ -9,8 +9,9 @@ use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 use tooldef::emit::{self, Options, Target};
-use tooldef::import::{self, strict_violation, Dialect};
+use tooldef::import::{self, Dialect};
 use tooldef::model::Ty;
+use tooldef::validate::first_violation as strict_violation;
 
 #[path = "support/corpus.rs"]
 mod shared;
@@ -216,7 +217,7 @@ fn json_schema_test_suite() {
                 }
                 Ok((imported, id)) => {
                     row[1] += 1;
-                    let again = tooldef::print::module(&imported.module).unwrap();
+                    let again = imported.module.to_source().unwrap();
                     assert_eq!(
                         again, imported.source,
                         "{cname}: import → print → compile → print is not a fixpoint"
@@ -342,7 +343,7 @@ fn bfcl_functions_import_and_pass_every_target() {
         };
         imported += 1;
         // import → print → compile is a fixpoint.
-        let again = tooldef::print::module(&m.module).unwrap();
+        let again = m.module.to_source().unwrap();
         assert_eq!(
             again, m.source,
             "{name}: printing the imported model changes its source"
@@ -731,7 +732,7 @@ fn mcp_tools_import_and_keep_their_meaning() {
         };
         let m = import::import(&doc, Dialect::Mcp, &options).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(m.module.tools.len(), 169);
-        let again = tooldef::print::module(&m.module).unwrap();
+        let again = m.module.to_source().unwrap();
         assert_eq!(again, m.source);
         let out = emit::tools(&m.module, Target::Mcp, &Options { warnings: false }).unwrap();
         assert!(target_rules::check(Target::Mcp, &out.json).is_empty());

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tooldef::emit::{self, json_schema, Target};
+use tooldef::emit::{self, Target};
 use tooldef::render::{self, Style};
 
 fn fixtures(dir: &str) -> Vec<PathBuf> {
@@ -166,9 +166,9 @@ fn examples_compile_to_meta_valid_schemas() {
             compiled.warnings
         );
         for tool in &compiled.module.tools {
-            let params = json_schema::parameters(&compiled.module, tool);
+            let params = emit::parameters(&compiled.module, tool);
             assert_valid_schema(&params, &format!("{}: {}", path.display(), tool.name));
-            if let Some(output) = json_schema::output(&compiled.module, tool) {
+            if let Some(output) = emit::output(&compiled.module, tool) {
                 assert_valid_schema(
                     &output,
                     &format!("{}: {} output", path.display(), tool.name),

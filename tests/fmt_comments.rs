@@ -188,13 +188,13 @@ proptest! {
         at in prop::collection::vec(0..TOKENS.len(), 0..8)
     ) {
         let (source, comments) = with_comments(&at);
-        let once = match tooldef::print::format(&source) {
+        let once = match tooldef::format(&source) {
             Ok(s) => s,
             // A comment where the grammar takes none (inside an attribute's parentheses is
             // not generated; a doc comment must stay next to its item): the file is left alone.
             Err(_) => return Ok(()),
         };
-        let twice = tooldef::print::format(&once).expect("formatted output formats");
+        let twice = tooldef::format(&once).expect("formatted output formats");
         prop_assert_eq!(&twice, &once, "not idempotent for:\n{}", source);
         prop_assert_eq!(comments_in(&once), comments, "comments lost or reordered:\n{}\n--\n{}", source, once);
         prop_assert_eq!(schema(&once), schema(&source), "meaning changed:\n{}", source);

@@ -126,7 +126,7 @@ fn formats_can_be_an_annotation() {
         tooldef::compile("/// T.\n@formats(annotate)\ntool t { v: string @format(date) }\n")
             .expect("compiles")
             .module;
-    let printed = tooldef::print::module(&module).expect("prints");
+    let printed = module.to_source().expect("prints");
     assert!(printed.contains("@formats(annotate)"), "{printed}");
     // A word other than the two is an error.
     assert!(tooldef::compile("/// T.\n@formats(maybe)\ntool t {}\n").is_err());

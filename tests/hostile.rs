@@ -36,7 +36,7 @@ fn million_deep_parentheses_are_rejected_with_a_location() {
     // The tool body opens level 1, so the first parenthesis past the limit is the 64th.
     assert_eq!(
         first.span.start,
-        "/// t\ntool t { a: ".len() + tooldef::syntax::MAX_NESTING - 1
+        "/// t\ntool t { a: ".len() + tooldef::limits::MAX_NESTING - 1
     );
 }
 
@@ -83,7 +83,7 @@ fn deep_tuples_below_the_source_limit_are_refused_by_the_schema_depth() {
 #[test]
 fn nesting_at_the_limit_compiles() {
     // 63 parentheses inside the tool's braces reach the limit of 64 exactly.
-    let d = tooldef::syntax::MAX_NESTING - 1;
+    let d = tooldef::limits::MAX_NESTING - 1;
     let source = format!(
         "/// t\ntool t {{ a: {}string{} }}",
         "(".repeat(d),
@@ -156,7 +156,7 @@ fn invalid_utf8_is_a_diagnostic_with_its_position() {
     assert_eq!(d.code, Code::InvalidUtf8);
     assert_eq!(d.span.start, bytes.len() - 2);
     let source = String::from_utf8_lossy(&bytes);
-    let index = tooldef::diagnostic::LineIndex::new(&source);
+    let index = tooldef::LineIndex::new(&source);
     assert_eq!(index.line_col(&source, d.span.start), (3, 7));
 }
 
@@ -213,11 +213,11 @@ fn value_nesting_limit_counts_containers() {
         )
     };
     assert_eq!(
-        codes(at(tooldef::check::MAX_VALUE_DEPTH)),
+        codes(at(tooldef::limits::MAX_VALUE_DEPTH)),
         Vec::<Code>::new()
     );
     assert_eq!(
-        codes(at(tooldef::check::MAX_VALUE_DEPTH + 1)),
+        codes(at(tooldef::limits::MAX_VALUE_DEPTH + 1)),
         vec![Code::NestingTooDeep]
     );
 }

@@ -191,7 +191,7 @@ fn deeply_nested_inline_objects_import_and_format() {
         },
     )
     .expect("imports");
-    let again = tooldef::print::format(&imported.source).expect("formats");
+    let again = tooldef::format(&imported.source).expect("formats");
     assert_eq!(
         again, imported.source,
         "the printed source is already formatted"
@@ -229,10 +229,7 @@ fn a_long_single_line_formats() {
         .map(|i| format!("type T{i} {{ a: string, b?: integer, c?: {{ d: string }} }}"))
         .collect();
     let source = types.join(" ");
-    let formatted = tooldef::print::format(&source).expect("formats");
+    let formatted = tooldef::format(&source).expect("formats");
     assert_eq!(formatted.matches("\ntype ").count(), 19_999);
-    assert_eq!(
-        tooldef::print::format(&formatted).expect("formats"),
-        formatted
-    );
+    assert_eq!(tooldef::format(&formatted).expect("formats"), formatted);
 }

@@ -36,7 +36,7 @@ fn tool(pattern: &str) -> (Validator, Value) {
     let module = tooldef::compile(&source)
         .unwrap_or_else(|e| panic!("/{pattern}/ does not compile: {e:?}"))
         .module;
-    let schema = tooldef::emit::json_schema::parameters(&module, &module.tools[0]);
+    let schema = tooldef::emit::parameters(&module, &module.tools[0]);
     assert_eq!(
         schema["properties"]["s"]["pattern"], pattern,
         "the pattern is emitted as written"

@@ -242,7 +242,7 @@ proptest! {
         };
         prop_assert!(!compiled.module.tools.is_empty());
         for tool in &compiled.module.tools {
-            let schema = tooldef::emit::json_schema::parameters(&compiled.module, tool);
+            let schema = tooldef::emit::parameters(&compiled.module, tool);
             if let Err(e) = jsonschema::draft202012::meta::validate(&schema) {
                 return Err(TestCaseError::fail(format!("{e}\n{schema:#}\n--- source ---\n{src}")));
             }

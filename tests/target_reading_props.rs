@@ -549,7 +549,7 @@ impl<'m> Case<'m> {
             }
         };
         let strict_schema = emitted.json["function"]["parameters"].clone();
-        let source_json = emit::json_schema::parameters(module, tool);
+        let source_json = emit::parameters(module, tool);
         Ok(Some(Case {
             module,
             tool,

@@ -7,8 +7,8 @@ mod target_rules;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tooldef::diagnostic::LineIndex;
 use tooldef::emit::{self, Options, Target};
+use tooldef::LineIndex;
 use tooldef::{Code, Diagnostic};
 
 fn examples() -> Vec<PathBuf> {

@@ -949,7 +949,7 @@ tool walk { tree: Tree, other?: Tree | null }
     .module;
     let tool = module.tool("walk").expect("exists");
     let v = Validator::new(&module, tool).expect("compiles");
-    let schema = tooldef::emit::json_schema::parameters(&module, tool);
+    let schema = tooldef::emit::parameters(&module, tool);
     let reference = jsonschema::validator_for(&schema).expect("a valid schema");
     let leaf = |n: i64| json!({"value": n});
     let cases = [

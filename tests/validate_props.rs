@@ -40,7 +40,7 @@ proptest! {
     #[test]
     fn strict_agrees_with_jsonschema((spec, args) in tool_and_args()) {
         let (module, tool) = build(&spec);
-        let schema = tooldef::emit::json_schema::parameters(&module, &tool);
+        let schema = tooldef::emit::parameters(&module, &tool);
         let reference = jsonschema::options().should_validate_formats(true).build(&schema).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let ours = Validator::new(&module, &tool).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let expected = reference.is_valid(&args);
@@ -84,7 +84,7 @@ proptest! {
         if let Ok(out) = lax {
             let again_strict = ours.validate_value(&out.arguments, Mode::Strict);
             prop_assert!(again_strict.is_ok(), "lax output {} fails strict: {:?}", out.arguments, again_strict.err().map(|e| e.message()));
-            let schema = tooldef::emit::json_schema::parameters(&module, &tool);
+            let schema = tooldef::emit::parameters(&module, &tool);
             let reference = jsonschema::options().should_validate_formats(true).build(&schema).map_err(|e| TestCaseError::fail(e.to_string()))?;
             prop_assert!(reference.is_valid(&out.arguments));
             let again = ours.validate_value(&out.arguments, Mode::Lax).map_err(|e| TestCaseError::fail(e.message()))?;

@@ -61,7 +61,7 @@ pub fn subject(module: &Module, tool: &str) -> Subject {
     let t = module
         .tool(tool)
         .unwrap_or_else(|| panic!("no tool {tool}"));
-    let schema = tooldef::emit::json_schema::parameters(module, t);
+    let schema = tooldef::emit::parameters(module, t);
     let theirs = jsonschema::draft202012::new(&schema)
         .unwrap_or_else(|e| panic!("jsonschema rejects the schema of {tool}: {e}"));
     let ours = Validator::new(module, t).unwrap_or_else(|e| panic!("{tool}: {e}"));

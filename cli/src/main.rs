@@ -7,10 +7,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 
-use tooldef::diagnostic::{decode_source, LineIndex};
 use tooldef::emit::{self, Target};
 use tooldef::render::{self, Style};
 use tooldef::Diagnostic;
+use tooldef::{decode_source, LineIndex};
 
 /// tooldef: define the tools LLMs call, once; emit their JSON Schema; validate what comes back.
 #[derive(Parser)]
@@ -358,7 +358,7 @@ fn print_diagnostics(all: &[(String, String, Vec<Diagnostic>)], format: Format, 
             let mut out = Vec::new();
             for (name, text, diags) in all {
                 let index = LineIndex::new(text);
-                out.extend(diags.iter().map(|d| render::json(d, name, text, &index)));
+                out.extend(diags.iter().map(|d| d.to_json(name, text, &index)));
             }
             let mut json = serde_json::to_string_pretty(&Value::Array(out)).unwrap_or_default();
             json.push('\n');
@@ -442,7 +442,7 @@ fn compile(
             Some(t) => emit::tool(&module, t, target, &options),
             None => {
                 let names: Vec<&str> = module.tools.iter().map(|t| t.name.as_str()).collect();
-                let hint = tooldef::suggest::did_you_mean(name, names.iter().copied())
+                let hint = tooldef::did_you_mean(name, names.iter().copied())
                     .map(|s| format!("; did you mean `{s}`?"))
                     .unwrap_or_else(|| format!("; the file defines: {}", names.join(", ")));
                 return Err(format!("no tool named `{name}`{hint}"));
@@ -498,7 +498,7 @@ fn fmt(files: &[PathBuf], check: bool, limits: &InputLimits) -> Result<u8, Strin
                 continue;
             }
         };
-        match tooldef::print::format(&text) {
+        match tooldef::format(&text) {
             Ok(formatted) => {
                 if path.as_os_str() == "-" && !check {
                     to_stdout(&formatted);

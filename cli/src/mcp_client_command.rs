@@ -178,7 +178,7 @@ async fn call_with(
             .iter()
             .filter_map(|t| t.get("name").and_then(Value::as_str))
             .collect();
-        let hint = tooldef::suggest::did_you_mean(&a.tool, names.iter().copied())
+        let hint = tooldef::did_you_mean(&a.tool, names.iter().copied())
             .map(|s| format!("; did you mean `{s}`?"))
             .unwrap_or_else(|| format!("; it lists: {}", names.join(", ")));
         return Err(format!("{server} has no tool named `{}`{hint}", a.tool));

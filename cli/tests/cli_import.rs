@@ -137,7 +137,7 @@ fn typed_extra_keys_reach_every_target() {
     let src = "/// Tag things.\ntool tag {\n  id: string\n  ...: integer\n}\n";
     let m = tooldef::compile(src).unwrap().module;
     let tool = &m.tools[0];
-    let schema = emit::json_schema::parameters(&m, tool);
+    let schema = emit::parameters(&m, tool);
     assert_eq!(
         schema["additionalProperties"],
         serde_json::json!({"type": "integer"})
@@ -145,11 +145,11 @@ fn typed_extra_keys_reach_every_target() {
     assert_eq!(schema["required"], serde_json::json!(["id"]));
     let ty = tooldef::model::Ty::Object(Box::new(tool.params.clone()));
     assert!(
-        tooldef::import::strict_violation(&m, &ty, &serde_json::json!({"id": "a", "n": 1}))
+        tooldef::validate::first_violation(&m, &ty, &serde_json::json!({"id": "a", "n": 1}))
             .is_none()
     );
     assert!(
-        tooldef::import::strict_violation(&m, &ty, &serde_json::json!({"id": "a", "n": "x"}))
+        tooldef::validate::first_violation(&m, &ty, &serde_json::json!({"id": "a", "n": "x"}))
             .is_some()
     );
     for &target in Target::ALL {
@@ -189,17 +189,17 @@ fn typed_extra_keys_reach_every_target() {
 #[test]
 fn fmt_handles_crlf_comment_only_and_empty_files() {
     let crlf = "// top\r\n\r\n/// Does.\r\ntool t {\r\n  a: string // why\r\n}\r\n";
-    let out = tooldef::print::format(crlf).unwrap();
+    let out = tooldef::format(crlf).unwrap();
     assert_eq!(
         out,
         "// top\n\n/// Does.\ntool t {\n  a: string // why\n}\n"
     );
     assert_eq!(
-        tooldef::print::format("// only\n// comments\n").unwrap(),
+        tooldef::format("// only\n// comments\n").unwrap(),
         "// only\n// comments\n"
     );
-    assert_eq!(tooldef::print::format("").unwrap(), "");
-    assert_eq!(tooldef::print::format("\u{FEFF}").unwrap(), "");
+    assert_eq!(tooldef::format("").unwrap(), "");
+    assert_eq!(tooldef::format("\u{FEFF}").unwrap(), "");
 }
 
 #[test]

@@ -19,11 +19,11 @@ pub fn check_module(m: &Module) {
         }
         let _ = Validator::for_output(m, tool);
     }
-    let printed = tooldef::print::module(m).expect("a compiled model prints");
+    let printed = m.to_source().expect("a compiled model prints");
     let again = tooldef::compile(&printed)
         .unwrap_or_else(|e| panic!("the printed model does not compile: {e:?}\n{printed}"));
     assert_eq!(
-        tooldef::print::module(&again.module).expect("prints"),
+        again.module.to_source().expect("prints"),
         printed,
         "printing is not a fixpoint"
     );

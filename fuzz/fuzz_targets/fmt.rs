@@ -11,10 +11,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(source) = std::str::from_utf8(data) else {
         return;
     };
-    let Ok(once) = tooldef::print::format(source) else {
+    let Ok(once) = tooldef::format(source) else {
         return;
     };
-    let twice = tooldef::print::format(&once)
+    let twice = tooldef::format(&once)
         .unwrap_or_else(|e| panic!("formatted output does not format: {e:?}\n{once}"));
     assert_eq!(once, twice, "formatting is not idempotent");
     let options = Options { warnings: false };

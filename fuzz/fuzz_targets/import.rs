@@ -12,7 +12,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use tooldef::emit::{self, json_schema, Target};
+use tooldef::emit::{self, Target};
 use tooldef::import::{self, Dialect, Options};
 use tooldef::Module;
 
@@ -25,7 +25,7 @@ fn mcp(m: &Module) -> Value {
 fn parameters(m: &Module) -> Vec<Value> {
     m.tools
         .iter()
-        .map(|t| json_schema::parameters(m, t))
+        .map(|t| emit::parameters(m, t))
         .collect()
 }
 
@@ -56,7 +56,7 @@ fuzz_target!(|data: &[u8]| {
                 panic!("{dialect:?}: the source does not compile: {e:?}\n{source}")
             });
             assert_eq!(
-                &tooldef::print::module(&compiled.module).expect("prints"),
+                &compiled.module.to_source().expect("prints"),
                 source,
                 "{dialect:?}: the source does not print back to itself"
             );

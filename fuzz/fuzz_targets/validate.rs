@@ -104,7 +104,7 @@ fn tools() -> &'static [Tool] {
             .tools
             .iter()
             .map(|tool| {
-                let schema = tooldef::emit::json_schema::parameters(&module, tool);
+                let schema = tooldef::emit::parameters(&module, tool);
                 let reference = |formats: bool| {
                     jsonschema::options()
                         .with_draft(jsonschema::Draft::Draft202012)

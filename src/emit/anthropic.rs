@@ -12,7 +12,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::model::{Module, Tool};
 
 /// Whether Anthropic accepts `name` as a tool name: `^[a-zA-Z0-9_-]{1,128}$`.
-pub fn valid_name(name: &str) -> bool {
+pub(super) fn valid_name(name: &str) -> bool {
     name_fits(name, 128, |c| {
         c.is_ascii_alphanumeric() || c == '_' || c == '-'
     })
@@ -20,14 +20,14 @@ pub fn valid_name(name: &str) -> bool {
 
 /// Whether Anthropic accepts `key` as a key of `input_schema.properties`:
 /// `^[a-zA-Z0-9_.-]{1,64}$`.
-pub fn valid_property(key: &str) -> bool {
+pub(super) fn valid_property(key: &str) -> bool {
     name_fits(key, 64, |c| {
         c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')
     })
 }
 
 /// The `anthropic` shape of one tool.
-pub fn tool(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
+pub(super) fn tool(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     if !valid_name(&tool.name) {
         diagnostics.push(bad_tool_name(

@@ -13,7 +13,7 @@ use crate::model::{EnumMember, Format, NumberRules};
 /// A value that some targets write into a description as JSON text ("Defaults to ...",
 /// "Example: ...", "One of: ...", "Must be ..."), where the model reads it as it reads prose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Folded {
+pub(crate) enum Folded {
     /// A `= default`: OpenAI strict mode has no `default` keyword.
     Default,
     /// An `@example(...)`: OpenAI strict mode has no `examples` keyword.
@@ -29,7 +29,7 @@ pub enum Folded {
 
 impl Folded {
     /// The value in words ("default").
-    pub fn noun(self) -> &'static str {
+    pub(crate) fn noun(self) -> &'static str {
         match self {
             Folded::Default => "default",
             Folded::Example => "example",
@@ -40,7 +40,7 @@ impl Folded {
 
 /// The targets that write a value of this kind into a description. The one list the
 /// tool-poisoning guard reads (tests/hidden_chars.rs compares it with what every target emits).
-pub fn folding_targets(folded: Folded) -> Vec<Target> {
+pub(crate) fn folding_targets(folded: Folded) -> Vec<Target> {
     let strict = |t: &Target| matches!(t, Target::OpenAiStrict | Target::OpenAiResponses);
     Target::ALL
         .iter()
@@ -57,7 +57,7 @@ pub fn folding_targets(folded: Folded) -> Vec<Target> {
 /// value has a description; Gemini when strings are mixed with numbers or booleans (a literal
 /// array or object keeps the enum out of Gemini altogether). Values no target folds are data,
 /// written only as `enum` and `const` keywords.
-pub fn enum_folding<'a>(
+pub(crate) fn enum_folding<'a>(
     values: impl IntoIterator<Item = &'a Value>,
     documented: bool,
 ) -> Option<Folded> {
@@ -100,7 +100,7 @@ fn binding<'a>(
 
 /// "Must be between 1 and 14 (inclusive).", "Must be greater than 0 and at most 1.", ...: the
 /// whole range of a number, or `None` when it has no bounds.
-pub fn range(rules: &NumberRules) -> Option<String> {
+pub(crate) fn range(rules: &NumberRules) -> Option<String> {
     let lo = binding(
         rules.minimum.as_ref().map(|s| &s.value),
         rules.exclusive_minimum.as_ref().map(|s| &s.value),
@@ -125,12 +125,12 @@ pub fn range(rules: &NumberRules) -> Option<String> {
 }
 
 /// "Must be a multiple of 5."
-pub fn multiple_of(n: &Number) -> String {
+pub(crate) fn multiple_of(n: &Number) -> String {
     format!("Must be a multiple of {n}.")
 }
 
 /// "Must be between 1 and 10 characters long.", "Must be at least 1 character long.", ...
-pub fn length(min: Option<u64>, max: Option<u64>) -> Option<String> {
+pub(crate) fn length(min: Option<u64>, max: Option<u64>) -> Option<String> {
     let chars = |n: u64| if n == 1 { "character" } else { "characters" };
     Some(match (min, max) {
         (Some(a), Some(b)) if a == b => format!("Must be exactly {a} {} long.", chars(a)),
@@ -142,12 +142,12 @@ pub fn length(min: Option<u64>, max: Option<u64>) -> Option<String> {
 }
 
 /// "Items must be unique."
-pub fn unique() -> String {
+pub(crate) fn unique() -> String {
     "Items must be unique.".to_string()
 }
 
 /// "Must be an email address.", one sentence per format.
-pub fn format(f: Format) -> String {
+pub(crate) fn format(f: Format) -> String {
     let what = match f {
         Format::Date => "a date (RFC 3339 full-date, YYYY-MM-DD)",
         Format::DateTime => "a date and time (RFC 3339 date-time)",
@@ -164,7 +164,7 @@ pub fn format(f: Format) -> String {
 }
 
 /// "One of: 1 (low), 2 (high).": every value, with its description when it has one.
-pub fn one_of(members: &[EnumMember]) -> String {
+pub(crate) fn one_of(members: &[EnumMember]) -> String {
     let items: Vec<String> = members
         .iter()
         .map(|m| match &m.description {
@@ -176,17 +176,17 @@ pub fn one_of(members: &[EnumMember]) -> String {
 }
 
 /// "Must be true.": a literal type.
-pub fn constant(v: &Value) -> String {
+pub(crate) fn constant(v: &Value) -> String {
     format!("Must be {v}.")
 }
 
 /// "Defaults to 1."
-pub fn default(v: &Value) -> String {
+pub(crate) fn default(v: &Value) -> String {
     format!("Defaults to {v}.")
 }
 
 /// "Example: 3." or "Examples: 3, 7."
-pub fn examples(values: &[Value]) -> Option<String> {
+pub(crate) fn examples(values: &[Value]) -> Option<String> {
     match values {
         [] => None,
         [one] => Some(format!("Example: {one}.")),
@@ -198,12 +198,12 @@ pub fn examples(values: &[Value]) -> Option<String> {
 }
 
 /// "Deprecated."
-pub fn deprecated() -> String {
+pub(crate) fn deprecated() -> String {
     "Deprecated.".to_string()
 }
 
 /// Joins a description and folded sentences into one text, or `None` when both are empty.
-pub fn join(description: Option<&str>, notes: &[String]) -> Option<String> {
+pub(crate) fn join(description: Option<&str>, notes: &[String]) -> Option<String> {
     let notes = notes.join(" ");
     match (
         description.map(str::trim_end).filter(|d| !d.is_empty()),

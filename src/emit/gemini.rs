@@ -16,7 +16,7 @@ use crate::model::{Module, Tool};
 
 /// Whether Gemini accepts `name` as a parameter name: a letter or `_`, then letters, digits and
 /// `_`, at most 64 characters (google-genai `FunctionDeclaration.parameters`).
-pub fn valid_parameter_name(name: &str) -> bool {
+pub(super) fn valid_parameter_name(name: &str) -> bool {
     let mut chars = name.chars();
     let first_ok = chars
         .next()
@@ -26,7 +26,7 @@ pub fn valid_parameter_name(name: &str) -> bool {
 
 /// Whether Gemini accepts `name` as a function name: it starts with a letter or `_`, then
 /// holds A-Z, a-z, 0-9, `_`, `.`, `:` and `-`, at most 128 characters.
-pub fn valid_name(name: &str) -> bool {
+pub(super) fn valid_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()
@@ -36,7 +36,7 @@ pub fn valid_name(name: &str) -> bool {
 }
 
 /// The `FunctionDeclaration` of one tool.
-pub fn declaration(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
+pub(super) fn declaration(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
     let mut lowering = Lowering::new(module, Flavor::Gemini, Target::Gemini);
     let parameters = lowering.parameters(tool);
     let mut diagnostics = lowering.take_diagnostics();

@@ -17,7 +17,7 @@ use super::fold;
 use crate::model::*;
 
 /// The `$schema` URI of draft 2020-12.
-pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+pub(crate) const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// The schema of a tool's parameters.
 pub fn parameters(module: &Module, tool: &Tool) -> Value {
@@ -41,13 +41,6 @@ pub fn type_schema(module: &Module, ty: &Ty) -> Value {
         Ty::Ref(id) => e.inline(*id),
         other => e.schema(other),
     };
-    e.root(body)
-}
-
-/// The schema of a named type or enum on its own.
-pub fn named_type(module: &Module, id: TypeId) -> Value {
-    let mut e = Emitter::new(module);
-    let body = e.inline(id);
     e.root(body)
 }
 
@@ -370,7 +363,7 @@ fn scalar_type<'a>(values: impl IntoIterator<Item = &'a Value>) -> Option<&'stat
 }
 
 /// "One of: ..." listing an enum's values with their descriptions, when any value has one.
-pub fn enum_fold(module: &Module, ty: &Ty) -> Option<String> {
+pub(crate) fn enum_fold(module: &Module, ty: &Ty) -> Option<String> {
     let members = match module.resolve(ty) {
         Ty::Enum(m) => m,
         Ty::Nullable(inner) => match module.resolve(inner) {

@@ -85,7 +85,7 @@ impl<'m> Lowering<'m> {
         let mut seen = HashSet::new();
         std::mem::take(&mut self.diagnostics)
             .into_iter()
-            .filter(|d| seen.insert((d.span.start, d.span.end, d.message.clone())))
+            .filter(|d| seen.insert((d.span, d.message.clone())))
             .collect()
     }
 

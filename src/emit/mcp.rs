@@ -14,14 +14,14 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::model::{Additional, Module, Tool, Ty};
 
 /// Whether MCP accepts `name` as a tool name: `[A-Za-z0-9_.-]{1,128}`.
-pub fn valid_name(name: &str) -> bool {
+pub(super) fn valid_name(name: &str) -> bool {
     name_fits(name, 128, |c| {
         c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')
     })
 }
 
 /// The MCP `Tool` object of one tool.
-pub fn tool(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
+pub(super) fn tool(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     if !valid_name(&tool.name) {
         diagnostics.push(bad_tool_name(

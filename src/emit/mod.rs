@@ -5,14 +5,16 @@
 //! (`fold`) with a warning; what it cannot represent at all is an error for that target only.
 //! docs/targets.md lists every transformation and the source of each rule.
 
-pub mod anthropic;
-pub mod fold;
-pub mod gemini;
-pub mod json_schema;
+mod anthropic;
+pub(crate) mod fold;
+mod gemini;
+pub(crate) mod json_schema;
 mod lower;
-pub mod mcp;
-pub mod openai;
+mod mcp;
+pub(crate) mod openai;
 mod response;
+
+pub use json_schema::{output, parameters, type_schema};
 pub use response::{response_format, RESPONSE_TARGETS};
 
 use serde_json::{json, Map, Value};

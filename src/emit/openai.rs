@@ -19,7 +19,7 @@ use crate::model::{Module, Tool};
 
 /// OpenAI strict mode's documented limits (Structured Outputs, "Supported schemas").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Object properties in the whole schema.
     pub properties: usize,
     /// Levels of object nesting.
@@ -35,7 +35,7 @@ pub struct Limits {
 }
 
 /// The limits in force.
-pub const LIMITS: Limits = Limits {
+pub(crate) const LIMITS: Limits = Limits {
     properties: 5000,
     nesting: 10,
     enum_values: 1000,
@@ -45,7 +45,7 @@ pub const LIMITS: Limits = Limits {
 };
 
 /// Whether OpenAI accepts `name` as a function name: `^[a-zA-Z0-9_-]{1,64}$`.
-pub fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     name_fits(name, 64, |c| {
         c.is_ascii_alphanumeric() || c == '_' || c == '-'
     })
@@ -62,7 +62,7 @@ fn name_check(tool: &Tool, target: Target) -> Vec<Diagnostic> {
 }
 
 /// The `openai` shape of one tool.
-pub fn chat(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
+pub(crate) fn chat(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
     let json = json!({
         "type": "function",
         "function": {
@@ -75,7 +75,7 @@ pub fn chat(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
 }
 
 /// The `openai-strict` shape of one tool.
-pub fn strict(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
+pub(crate) fn strict(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
     let (parameters, mut diagnostics) = strict_parameters(module, tool, Target::OpenAiStrict);
     diagnostics.extend(name_check(tool, Target::OpenAiStrict));
     let json = json!({
@@ -91,7 +91,7 @@ pub fn strict(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
 }
 
 /// The `openai-responses` shape of one tool.
-pub fn responses(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
+pub(crate) fn responses(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
     let (strict_schema, strict_diagnostics) =
         strict_parameters(module, tool, Target::OpenAiResponses);
     let mut diagnostics = name_check(tool, Target::OpenAiResponses);
@@ -129,7 +129,11 @@ pub fn responses(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
 
 /// The strict-mode schema of a tool's parameters, with the diagnostics of lowering it and of
 /// its limits.
-pub fn strict_parameters(module: &Module, tool: &Tool, target: Target) -> (Value, Vec<Diagnostic>) {
+pub(crate) fn strict_parameters(
+    module: &Module,
+    tool: &Tool,
+    target: Target,
+) -> (Value, Vec<Diagnostic>) {
     let mut lowering = Lowering::new(module, Flavor::Strict, target);
     let schema = lowering.parameters(tool).unwrap_or_else(|| json!({}));
     let mut diagnostics = lowering.take_diagnostics();
@@ -148,7 +152,7 @@ pub fn strict_parameters(module: &Module, tool: &Tool, target: Target) -> (Value
 }
 
 /// Every limit a strict-mode schema exceeds, in words.
-pub fn limit_problems(schema: &Value, limits: &Limits) -> Vec<String> {
+pub(crate) fn limit_problems(schema: &Value, limits: &Limits) -> Vec<String> {
     let mut stats = Stats::default();
     count(schema, limits, &mut stats);
     let defs = schema.get("$defs").and_then(Value::as_object);

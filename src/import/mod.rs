@@ -136,12 +136,6 @@ pub struct Imported {
     pub warnings: Vec<Warning>,
 }
 
-/// Whether `value` breaks `ty` under strict validation: the first violation in words. The one
-/// place importers and conformance tests call the validator.
-pub fn strict_violation(module: &Module, ty: &Ty, value: &Value) -> Option<String> {
-    crate::validate::first_violation(module, ty, value)
-}
-
 /// Reads an input document: JSON, or JSON Lines (one value per line, collected into a list).
 pub fn parse_input(text: &str) -> Result<Value, ImportError> {
     let one = |message: String| ImportError {
@@ -510,7 +504,7 @@ pub(crate) fn tools(
 
 /// Prints the module and compiles the print, so the result is exactly what its source says.
 pub(crate) fn finish(module: Module, warnings: Vec<Warning>) -> Result<Imported, ImportError> {
-    let source = crate::print::module(&module).map_err(|e| ImportError {
+    let source = module.to_source().map_err(|e| ImportError {
         issues: vec![Issue {
             pointer: String::new(),
             keyword: None,

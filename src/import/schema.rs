@@ -358,7 +358,7 @@ impl Core {
             tools: Vec::new(),
             types: std::mem::take(&mut self.types),
         };
-        let r = super::strict_violation(&module, ty, value);
+        let r = crate::validate::first_violation(&module, ty, value);
         self.types = module.types;
         r
     }

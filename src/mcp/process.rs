@@ -14,7 +14,7 @@ use super::bindings::Binding;
 use crate::runtime::ToolError;
 
 /// The most standard output a handler may write.
-pub const MAX_OUTPUT: usize = 16 * 1024 * 1024;
+pub(super) const MAX_OUTPUT: usize = 16 * 1024 * 1024;
 
 /// How much of the end of standard error a tool error carries.
 const STDERR_TAIL: usize = 2048;

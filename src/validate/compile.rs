@@ -82,7 +82,7 @@ pub(crate) struct NumberBounds {
 impl NumberCheck {
     /// Whether `n` keeps the bounds and the multiple.
     #[inline(always)]
-    pub fn accepts(&self, n: &Number) -> bool {
+    pub(crate) fn accepts(&self, n: &Number) -> bool {
         if let (Some(b), Some(f)) = (&self.fast, super::number::exact_f64(n)) {
             return b.contains(f) && (!b.multiple || self.exact.accepts_multiple(n));
         }
@@ -92,7 +92,7 @@ impl NumberCheck {
     /// Whether the number that is exactly the double `f` keeps the bounds, when they decide
     /// alone (they are exact doubles and there is no multiple); `false` when they do not.
     #[inline(always)]
-    pub fn accepts_plain(&self, f: f64) -> bool {
+    pub(crate) fn accepts_plain(&self, f: f64) -> bool {
         self.fast
             .as_ref()
             .is_some_and(|b| !b.multiple && b.contains(f))
@@ -137,7 +137,7 @@ impl StringCheck {
     /// Whether `s` keeps the lengths (in code points), the pattern (unanchored) and the
     /// format.
     #[inline(always)]
-    pub fn accepts(&self, s: &str) -> bool {
+    pub(crate) fn accepts(&self, s: &str) -> bool {
         // A string has between a quarter of its bytes and all of them as characters: count
         // them only when that range straddles a bound.
         let bytes = s.len() as u64;
@@ -186,7 +186,7 @@ pub(crate) enum Leaf {
 impl Leaf {
     /// Whether `value` is certainly valid for the node; `false` means "ask the node".
     #[inline(always)]
-    pub fn accepts(self, value: &Value) -> bool {
+    pub(crate) fn accepts(self, value: &Value) -> bool {
         match (self, value) {
             (Leaf::String, Value::String(_))
             | (Leaf::Boolean, Value::Bool(_))
@@ -271,19 +271,19 @@ pub(crate) struct ObjectCheck {
 impl FieldCheck {
     /// The field's type.
     #[inline(always)]
-    pub fn node(&self) -> NodeId {
+    pub(crate) fn node(&self) -> NodeId {
         self.node as NodeId
     }
 
     /// The name as an object key of a value.
-    pub fn key(&self) -> String {
+    pub(crate) fn key(&self) -> String {
         String::from(&*self.name)
     }
 
     /// Whether the field is called `s`: a name of at most 16 bytes is compared with the copy
     /// of its bytes in the record, a longer one with the name itself.
     #[inline(always)]
-    pub fn is_named(&self, s: &str) -> bool {
+    pub(crate) fn is_named(&self, s: &str) -> bool {
         let n = s.len();
         if n != self.name.len() {
             return false;
@@ -297,7 +297,7 @@ impl FieldCheck {
 
 impl ArrayCheck {
     /// The node that checks the item at `index`.
-    pub fn item(&self, index: usize) -> NodeId {
+    pub(crate) fn item(&self, index: usize) -> NodeId {
         self.prefix.get(index).copied().unwrap_or(self.items)
     }
 }
@@ -309,13 +309,13 @@ impl ObjectCheck {
     /// The index of the field called `key`, trying `hint` first (keys usually come in
     /// declaration order, some left out).
     #[inline(always)]
-    pub fn lookup_from(&self, key: &str, hint: usize) -> Option<usize> {
+    pub(crate) fn lookup_from(&self, key: &str, hint: usize) -> Option<usize> {
         self.field_from(key, hint).map(|(i, _)| i)
     }
 
     /// [`ObjectCheck::lookup_from`] with the field.
     #[inline(always)]
-    pub fn field_from(&self, key: &str, hint: usize) -> Option<(usize, &FieldCheck)> {
+    pub(crate) fn field_from(&self, key: &str, hint: usize) -> Option<(usize, &FieldCheck)> {
         match self.fields.get(hint) {
             Some(f) if f.is_named(key) => Some((hint, f)),
             _ => {
@@ -342,7 +342,7 @@ impl ObjectCheck {
 
     /// The index of the field called `key`: a scan for small objects (faster than hashing the
     /// key), the hash index for large ones.
-    pub fn lookup(&self, key: &str) -> Option<usize> {
+    pub(crate) fn lookup(&self, key: &str) -> Option<usize> {
         if self.fields.len() <= SCAN_FIELDS {
             self.fields.iter().position(|f| f.is_named(key))
         } else {
@@ -405,7 +405,7 @@ pub(crate) struct StrKey {
 
 impl StrKey {
     #[inline(always)]
-    pub fn new(s: &str) -> StrKey {
+    pub(super) fn new(s: &str) -> StrKey {
         let b = s.as_bytes();
         let n = b.len();
         let (head, tail) = match n {
@@ -431,7 +431,7 @@ pub(crate) struct EnumCheck {
 }
 
 impl EnumCheck {
-    pub fn new(values: Vec<Value>) -> EnumCheck {
+    pub(crate) fn new(values: Vec<Value>) -> EnumCheck {
         let strings = values
             .iter()
             .enumerate()
@@ -442,13 +442,13 @@ impl EnumCheck {
 
     /// Whether every member is a string (the usual enum): no other value can match.
     #[inline(always)]
-    pub fn only_strings(&self) -> bool {
+    pub(crate) fn only_strings(&self) -> bool {
         self.strings.len() == self.values.len()
     }
 
     /// The member equal to the string `s` (strings equal only strings, byte for byte).
     #[inline(always)]
-    pub fn find_str(&self, s: &str) -> Option<&Value> {
+    pub(crate) fn find_str(&self, s: &str) -> Option<&Value> {
         let key = StrKey::new(s);
         for &(k, i) in &self.strings {
             if k == key && (key.len <= 16 || self.values[i].as_str() == Some(s)) {
@@ -477,7 +477,7 @@ pub(crate) struct Program {
 
 impl Program {
     /// Leaves `@format` an annotation: no string is checked against its format any more.
-    pub fn drop_formats(&mut self) {
+    pub(crate) fn drop_formats(&mut self) {
         for node in Arc::make_mut(&mut self.nodes).iter_mut() {
             if let Node::String(c) = node {
                 c.format = None;
@@ -511,7 +511,7 @@ pub(crate) struct Compiler<'m> {
 }
 
 impl<'m> Compiler<'m> {
-    pub fn new(module: &'m Module) -> Self {
+    pub(super) fn new(module: &'m Module) -> Self {
         Compiler {
             module,
             nodes: Vec::new(),
@@ -524,14 +524,14 @@ impl<'m> Compiler<'m> {
     }
 
     /// The same compiler, checking `@format` or leaving it an annotation.
-    pub fn formats(mut self, formats: Formats) -> Self {
+    pub(super) fn formats(mut self, formats: Formats) -> Self {
         self.formats = formats;
         self
     }
 
     /// A compiler that leaves the texts of messages empty: for a program that only gives a
     /// verdict ([`super::walk::accepts`]), never an error.
-    pub fn without_texts(module: &'m Module) -> Self {
+    pub(super) fn without_texts(module: &'m Module) -> Self {
         Compiler {
             texts: false,
             ..Compiler::new(module)
@@ -547,7 +547,7 @@ impl<'m> Compiler<'m> {
         }
     }
 
-    pub fn finish(mut self) -> Program {
+    pub(super) fn finish(mut self) -> Program {
         self.break_empty_cycles();
         set_leaves(&mut self.nodes);
         Program {
@@ -563,7 +563,7 @@ impl<'m> Compiler<'m> {
         self.nodes.len() - 1
     }
 
-    pub fn object(&mut self, o: &ObjectTy) -> NodeId {
+    pub(super) fn object(&mut self, o: &ObjectTy) -> NodeId {
         let expected = if o.is_map() { "map" } else { "object" };
         let id = self.push(Node::Any, expected.into());
         let node = self.object_node(o);
@@ -621,7 +621,7 @@ impl<'m> Compiler<'m> {
         })
     }
 
-    pub fn ty(&mut self, ty: &Ty) -> NodeId {
+    pub(super) fn ty(&mut self, ty: &Ty) -> NodeId {
         let expected = self.text(ty);
         let node = match ty {
             Ty::Any => Node::Any,

@@ -20,7 +20,7 @@ const MAX_LISTED: usize = 100;
 const MAX_TYPE_DEPTH: usize = 12;
 
 /// A value as compact JSON, shortened to about 60 characters.
-pub fn shorten(value: &Value) -> String {
+pub(super) fn shorten(value: &Value) -> String {
     match value {
         Value::String(s) if s.chars().count() > SHOWN_CHARS => {
             let mut out = String::new();
@@ -124,7 +124,7 @@ pub(crate) fn an(kind: &str) -> &'static str {
 }
 
 /// Compact JSON text of a value.
-pub fn json_text(value: &Value) -> String {
+pub(super) fn json_text(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
@@ -175,7 +175,7 @@ pub(crate) fn push_number(out: &mut String, n: &serde_json::Number) {
 }
 
 /// The JSON type of a value, in words.
-pub fn kind(value: &Value) -> &'static str {
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
@@ -188,7 +188,7 @@ pub fn kind(value: &Value) -> &'static str {
 }
 
 /// What was got, for an error: the kind and the shortened value (`string "abc"`, `null`).
-pub fn got(value: &Value) -> String {
+pub(super) fn got(value: &Value) -> String {
     match value {
         Value::Null => "null".into(),
         Value::Object(m) if m.is_empty() => "an empty object".into(),
@@ -243,7 +243,7 @@ fn range(min: Option<u64>, max: Option<u64>, unit: &str) -> Option<String> {
 }
 
 /// The compact text of a type, e.g. `integer 1..14`, `"celsius" | "fahrenheit"`, `Location`.
-pub fn type_text(module: &Module, ty: &Ty) -> String {
+pub(super) fn type_text(module: &Module, ty: &Ty) -> String {
     text(module, ty, 0)
 }
 
@@ -421,7 +421,7 @@ fn is_ident(key: &str) -> bool {
 /// The compact signature of a tool, e.g.
 /// `get_weather(city: string, days?: integer 1..14 = 1, unit?: "celsius" | "fahrenheit")`,
 /// followed by one `where Name = {...}` line per named object type it uses.
-pub fn signature(module: &Module, tool: &Tool) -> String {
+pub(super) fn signature(module: &Module, tool: &Tool) -> String {
     let params: Vec<String> = tool
         .params
         .fields
@@ -446,7 +446,7 @@ pub fn signature(module: &Module, tool: &Tool) -> String {
 
 /// A type as a value's messages print it: its compact text, then one `where Name = {...}` line
 /// per named object type it uses (`Place` then reads `Place` / `where Place = {name: string}`).
-pub fn value_signature(module: &Module, ty: &Ty) -> String {
+pub(super) fn value_signature(module: &Module, ty: &Ty) -> String {
     let mut out = type_text(module, ty);
     let mut named = IndexSet::new();
     collect_objects(module, ty, &mut named, 0);
@@ -545,7 +545,7 @@ fn write_readable_path(out: &mut String, pointer: &str) {
 }
 
 /// The message for a whole rejected call: every problem, numbered, then the signature.
-pub fn call_message(
+pub(super) fn call_message(
     subject: Subject,
     tool: &str,
     signature: &str,

@@ -83,13 +83,13 @@ use compile::{Compiler, NodeId, Program};
 /// Whether a number is an integer an `integer` field accepts: one held exactly (an `i64`, a
 /// `u64`, or a double with a zero fractional part within ±2^53; a double beyond that may be a
 /// rounded reading of what was written, so it is refused rather than passed on changed).
-pub fn is_integer(n: &serde_json::Number) -> bool {
+pub(crate) fn is_integer(n: &serde_json::Number) -> bool {
     number::is_integer(n)
 }
 
-/// The first way `value` breaks `ty` in strict mode, in words (prefixed `at /path: ` when the
-/// problem is inside the value), or `None` when it fits. The checker uses this for defaults and
-/// examples.
+/// Whether `value` fits `ty` in strict mode: the first way it breaks it, in words (prefixed
+/// `at /path: ` when the problem is inside the value), or `None` when it fits. This is the
+/// question the checker asks of defaults and examples, and the importer of a schema's values.
 pub fn first_violation(module: &Module, ty: &Ty, value: &Value) -> Option<String> {
     if let Some(path) = walk::too_deep(value, Limits::DEFAULT_MAX_DEPTH) {
         return Some(format!(

@@ -57,7 +57,7 @@ fn cmp_int_float(i: i128, f: f64) -> Ordering {
 }
 
 /// Compares two JSON numbers by value.
-pub fn cmp(a: &Number, b: &Number) -> Ordering {
+pub(super) fn cmp(a: &Number, b: &Number) -> Ordering {
     match (exact(a), exact(b)) {
         (Exact::Int(x), Exact::Int(y)) => x.cmp(&y),
         (Exact::Int(x), Exact::Float(y)) => cmp_int_float(x, y),
@@ -68,7 +68,7 @@ pub fn cmp(a: &Number, b: &Number) -> Ordering {
 
 /// Whether two JSON numbers are equal by value.
 #[inline]
-pub fn equal(a: &Number, b: &Number) -> bool {
+pub(super) fn equal(a: &Number, b: &Number) -> bool {
     // Most numbers compared are integers that fit an `i64`.
     if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
         return x == y;
@@ -78,7 +78,7 @@ pub fn equal(a: &Number, b: &Number) -> bool {
 
 /// The number as a double, when the double is exactly the number.
 #[inline]
-pub fn exact_f64(n: &Number) -> Option<f64> {
+pub(super) fn exact_f64(n: &Number) -> Option<f64> {
     const LIMIT: u64 = 1 << 53;
     if n.is_f64() {
         n.as_f64()
@@ -90,7 +90,7 @@ pub fn exact_f64(n: &Number) -> Option<f64> {
 }
 
 /// The largest magnitude up to which every integer is an exact double (2^53).
-pub const EXACT_DOUBLE: f64 = 9_007_199_254_740_992.0;
+pub(super) const EXACT_DOUBLE: f64 = 9_007_199_254_740_992.0;
 
 /// Whether a number is an integer that tooldef holds exactly: an `i64` or a `u64` (an integer
 /// written without a fraction or exponent within -2^63 … 2^64-1, which the JSON reader keeps
@@ -100,7 +100,7 @@ pub const EXACT_DOUBLE: f64 = 9_007_199_254_740_992.0;
 /// fraction is zero: such a double is what reading rounded the text to (`99999999999999999999`
 /// and `998888888888888888.5` both read as integral doubles), so accepting it would hand the
 /// tool a number the model never wrote. RFC 8259 §6 and RFC 7493 §2.2 draw the same line.
-pub fn is_integer(n: &Number) -> bool {
+pub(super) fn is_integer(n: &Number) -> bool {
     n.is_i64()
         || n.is_u64()
         || n.as_f64()
@@ -109,14 +109,14 @@ pub fn is_integer(n: &Number) -> bool {
 
 /// Whether a number is a double with a zero fractional part beyond ±2^53: integral as a double,
 /// but not an integer [`is_integer`] accepts.
-pub fn is_inexact_integer(n: &Number) -> bool {
+pub(super) fn is_inexact_integer(n: &Number) -> bool {
     n.is_f64()
         && n.as_f64()
             .is_some_and(|f| f.is_finite() && f.fract() == 0.0 && f.abs() > EXACT_DOUBLE)
 }
 
 /// A key that is equal for numbers that are equal by value (used to hash JSON values).
-pub fn hash_key(n: &Number) -> u64 {
+pub(super) fn hash_key(n: &Number) -> u64 {
     let f = n.as_f64().unwrap_or(0.0);
     // -0.0 and 0.0 are the same number.
     if f == 0.0 {
@@ -150,7 +150,7 @@ fn decimal_parts(value: f64) -> Option<(i128, i32)> {
 
 /// Whether `value / multiple` is an integer, reading both as the decimals they are written as
 /// (`0.3` is a multiple of `0.1`). `multiple` must be positive.
-pub fn is_multiple_of(value: &Number, multiple: &Number) -> bool {
+pub(super) fn is_multiple_of(value: &Number, multiple: &Number) -> bool {
     if let (Exact::Int(v), Exact::Int(m)) = (exact(value), exact(multiple)) {
         return m != 0 && v % m == 0;
     }
@@ -193,7 +193,7 @@ pub fn is_multiple_of(value: &Number, multiple: &Number) -> bool {
 }
 
 /// The number as an `i64` or `u64` when it is integral and fits, otherwise unchanged.
-pub fn normalize_integer(n: &Number) -> Option<Number> {
+pub(super) fn normalize_integer(n: &Number) -> Option<Number> {
     if n.is_i64() || n.is_u64() {
         return None;
     }

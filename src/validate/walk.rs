@@ -195,7 +195,7 @@ pub(crate) struct Run<'p> {
 const SKIP_VALID_LEVELS: usize = 8;
 
 impl<'p> Run<'p> {
-    pub fn new(prog: &'p Program, lax: bool) -> Self {
+    pub(super) fn new(prog: &'p Program, lax: bool) -> Self {
         Run {
             lax,
             path: String::with_capacity(64),
@@ -205,7 +205,7 @@ impl<'p> Run<'p> {
 
     /// A lax run over one value, whose paths start at it, recording its coercions after
     /// `coercions`.
-    pub fn at_value(prog: &'p Program, coercions: Vec<Coercion>) -> Self {
+    pub(super) fn at_value(prog: &'p Program, coercions: Vec<Coercion>) -> Self {
         Run {
             prog,
             lax: true,
@@ -221,7 +221,7 @@ impl<'p> Run<'p> {
 
     /// A run that only collects the problems (and, in lax mode, the coercions): the walk
     /// returns `Some(Value::Null)` instead of the normalized value.
-    pub fn errors_only(prog: &'p Program, lax: bool) -> Self {
+    pub(super) fn errors_only(prog: &'p Program, lax: bool) -> Self {
         Run {
             build: false,
             ..Run::new(prog, lax)
@@ -230,7 +230,7 @@ impl<'p> Run<'p> {
 
     /// A strict run whose messages speak to the author of a definition (`expected an integer,
     /// got string "1"`), for checking defaults and examples. It builds no value.
-    pub fn for_definitions(prog: &'p Program) -> Self {
+    pub(super) fn for_definitions(prog: &'p Program) -> Self {
         Run {
             definition: true,
             build: false,
@@ -329,7 +329,7 @@ impl<'p> Run<'p> {
 
     /// Validates `value` against node `id`; the normalized value when it (and everything in it)
     /// is valid (`Value::Null` in its place when the run builds no values).
-    pub fn walk(&mut self, id: NodeId, value: &Value) -> Option<Value> {
+    pub(super) fn walk(&mut self, id: NodeId, value: &Value) -> Option<Value> {
         let prog = self.prog;
         // Strict mode's problems are exactly what the fast check rejects, so a value it
         // accepts has none. (The arguments themselves were checked by the caller; their depth
