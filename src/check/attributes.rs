@@ -1,0 +1,399 @@
+//! Attributes: which apply where, their arguments, and the tool attributes (hints, approval,
+//! modes, retries, formats, metadata).
+
+use serde_json::Value;
+
+use crate::ast::{self, AttrValue, Attribute, ValueKind};
+use crate::diagnostic::{Code, Diagnostic, Span};
+use crate::model::*;
+use crate::suggest::did_you_mean;
+
+use super::values::non_negative;
+use super::{
+    Checker, ARRAY_CONSTRAINTS, FIELD_ANNOTATIONS, NUMBER_CONSTRAINTS, STRING_CONSTRAINTS,
+    TOOL_ATTRIBUTES, TYPE_ATTRIBUTES,
+};
+
+impl Checker {
+    // -----------------------------------------------------------------------------------------
+    // Attributes
+
+    /// The attributes of a `type` or `enum`; returns whether it is deprecated.
+    pub(super) fn item_attributes(&mut self, attrs: &[Attribute]) -> bool {
+        let mut seen = Vec::new();
+        let mut deprecated = false;
+        for a in attrs {
+            if !self.first_time(&mut seen, a) {
+                continue;
+            }
+            match a.name.text.as_str() {
+                "deprecated" => deprecated = self.flag(a).unwrap_or(true),
+                _ => self.unknown_attribute(a, TYPE_ATTRIBUTES, "types and enums"),
+            }
+        }
+        deprecated
+    }
+
+    pub(super) fn tool_attributes(&mut self, tool: &mut Tool, attrs: &[Attribute]) {
+        let mut seen = Vec::new();
+        for a in attrs {
+            if !self.first_time(&mut seen, a) {
+                continue;
+            }
+            match a.name.text.as_str() {
+                "title" => {
+                    if let Some(s) = self.string_arg(a) {
+                        self.shown_text(&s, a.span, "title");
+                        tool.title = Some(s);
+                    }
+                }
+                "read_only" => tool.hints.read_only = self.flag(a),
+                "destructive" => tool.hints.destructive = self.flag(a),
+                "idempotent" => tool.hints.idempotent = self.flag(a),
+                "open_world" => tool.hints.open_world = self.flag(a),
+                "requires_approval" => tool.requires_approval = self.flag(a).unwrap_or(true),
+                "deprecated" => tool.deprecated = self.flag(a).unwrap_or(true),
+                "strict" | "lax" => {
+                    self.no_args(a);
+                    let mode = if a.name.text == "strict" {
+                        Mode::Strict
+                    } else {
+                        Mode::Lax
+                    };
+                    let other = if mode == Mode::Strict {
+                        "lax"
+                    } else {
+                        "strict"
+                    };
+                    if let Some(&(_, first)) = seen.iter().find(|(n, _)| *n == other) {
+                        self.error(
+                            Diagnostic::error(
+                                Code::ConflictingAttributes,
+                                a.span,
+                                "a tool cannot be both `@strict` and `@lax`",
+                            )
+                            .with_label("conflicts")
+                            .with_related(first, "the other mode is set here")
+                            .with_help("keep one of them"),
+                        );
+                    }
+                    tool.mode = Some(mode);
+                }
+                "on_error" => {
+                    tool.on_error = match self.word_arg(a, &["raise", "suppress"]).as_deref() {
+                        Some("raise") => Some(OnError::Raise),
+                        Some("suppress") => Some(OnError::Suppress),
+                        _ => None,
+                    }
+                }
+                "retry" => tool.retry = self.retry(a),
+                "formats" => {
+                    tool.formats = match self.word_arg(a, &["assert", "annotate"]).as_deref() {
+                        Some("annotate") => Formats::Annotate,
+                        _ => Formats::Assert,
+                    }
+                }
+                "scope" => {
+                    tool.scope = match self.single_arg(a).map(|x| &x.value) {
+                        Some(AttrValue::Word(w)) => Some(w.text.clone()),
+                        Some(AttrValue::Value(ast::Value {
+                            kind: ValueKind::String(s),
+                            span,
+                        })) => {
+                            self.shown_text(s, *span, "scope");
+                            Some(s.clone())
+                        }
+                        Some(v) => {
+                            self.bad_arg(v.span(), "`@scope` takes a name, e.g. `@scope(admin)`");
+                            None
+                        }
+                        None => None,
+                    }
+                }
+                "meta" => {
+                    for arg in a.args() {
+                        let Some(key) = &arg.name else {
+                            self.bad_arg(arg.span, "`@meta` takes named arguments, e.g. `@meta(owner: \"search-team\")`");
+                            continue;
+                        };
+                        let value = match &arg.value {
+                            AttrValue::Word(w) => Some(Value::String(w.text.clone())),
+                            AttrValue::Value(v) => self.value(v),
+                        };
+                        if let Some(value) = value {
+                            // A repeated key is reported with the attribute's arguments.
+                            tool.meta.insert(key.text.clone(), value);
+                        }
+                    }
+                }
+                _ => self.unknown_attribute(a, TOOL_ATTRIBUTES, "tools"),
+            }
+        }
+        if tool.hints.read_only == Some(true) && tool.hints.destructive == Some(true) {
+            let span = attrs
+                .iter()
+                .find(|a| a.name.text == "destructive")
+                .map_or(tool.span, |a| a.span);
+            self.error(
+                Diagnostic::error(
+                    Code::ConflictingAttributes,
+                    span,
+                    "a read-only tool cannot be destructive",
+                )
+                .with_label("conflicts with `@read_only`")
+                .with_help(
+                    "remove `@destructive`, or `@read_only` if the tool changes its environment",
+                ),
+            );
+        }
+    }
+
+    fn retry(&mut self, a: &Attribute) -> Option<Retry> {
+        let mut retry = Retry {
+            times: 1,
+            wait: Wait::Fixed(0.0),
+            base: 1.0,
+        };
+        let mut ok = true;
+        for arg in a.args() {
+            let key = arg.name.as_ref().map(|n| n.text.as_str());
+            match (key, &arg.value) {
+                (Some("times"), AttrValue::Value(v)) => {
+                    match self.value(v).as_ref().and_then(Value::as_u64) {
+                        Some(n) if n <= u64::from(u32::MAX) => retry.times = n as u32,
+                        _ => {
+                            self.bad_arg(
+                                v.span,
+                                "`times` is a whole number of retries, e.g. `times: 3`",
+                            );
+                            ok = false;
+                        }
+                    }
+                }
+                (Some("wait"), AttrValue::Word(w)) if w.text == "linear" => {
+                    retry.wait = Wait::Linear
+                }
+                (Some("wait"), AttrValue::Word(w)) if w.text == "exponential" => {
+                    retry.wait = Wait::Exponential
+                }
+                (Some("wait"), AttrValue::Value(v))
+                    if non_negative(self.value(v).as_ref()).is_some() =>
+                {
+                    retry.wait = Wait::Fixed(non_negative(self.value(v).as_ref()).unwrap_or(0.0));
+                }
+                (Some("wait"), v) => {
+                    self.bad_arg(
+                        v.span(),
+                        "`wait` is `linear`, `exponential` or a number of seconds",
+                    );
+                    ok = false;
+                }
+                (Some("base"), AttrValue::Value(v))
+                    if non_negative(self.value(v).as_ref()).is_some() =>
+                {
+                    retry.base = non_negative(self.value(v).as_ref()).unwrap_or(1.0);
+                }
+                (Some("base"), v) => {
+                    self.bad_arg(v.span(), "`base` is a number of seconds, e.g. `base: 1.0`");
+                    ok = false;
+                }
+                _ => {
+                    self.bad_arg(arg.span, "`@retry` takes `times: N`, `wait: linear | exponential | SECONDS` and `base: SECONDS`");
+                    ok = false;
+                }
+            }
+        }
+        ok.then_some(retry)
+    }
+
+    /// Records an attribute; reports it when it was already given. Returns whether it is new.
+    /// Whether `a` is the first attribute of its name in `seen` (a list: items have few
+    /// attributes, and a scan is cheaper than hashing); reports a repeat otherwise, and repeated
+    /// argument names.
+    pub(super) fn first_time<'a>(
+        &mut self,
+        seen: &mut Vec<(&'a str, Span)>,
+        a: &'a Attribute,
+    ) -> bool {
+        if let Some(&(_, first)) = seen.iter().find(|(n, _)| *n == a.name.text) {
+            self.error(
+                Diagnostic::error(
+                    Code::DuplicateAttribute,
+                    a.span,
+                    format!("`@{}` is given twice", a.name.text),
+                )
+                .with_label("duplicate attribute")
+                .with_related(first, "first given here"),
+            );
+            return false;
+        }
+        seen.push((&a.name.text, a.span));
+        let mut names: Vec<(&str, Span)> = Vec::new();
+        for arg in a.args() {
+            let Some(n) = &arg.name else { continue };
+            // The latest earlier one, as a map that kept the last span would report.
+            let repeated = names
+                .iter()
+                .rev()
+                .find(|(t, _)| *t == n.text)
+                .map(|&(_, s)| s);
+            names.push((&n.text, n.span));
+            if let Some(first) = repeated {
+                self.error(
+                    Diagnostic::error(
+                        Code::InvalidAttributeArgument,
+                        n.span,
+                        format!("argument `{}` is given twice", n.text),
+                    )
+                    .with_label("repeated argument")
+                    .with_related(first, "first given here"),
+                );
+            }
+        }
+        true
+    }
+
+    pub(super) fn unknown_attribute(&mut self, a: &Attribute, known: &[&str], applies_to: &str) {
+        let name = a.name.text.as_str();
+        let mut d = Diagnostic::error(
+            Code::UnknownAttribute,
+            a.name.span,
+            format!("unknown attribute `@{name}` for {applies_to}"),
+        )
+        .with_label("unknown attribute");
+        let all = NUMBER_CONSTRAINTS
+            .iter()
+            .chain(STRING_CONSTRAINTS)
+            .chain(ARRAY_CONSTRAINTS)
+            .chain(FIELD_ANNOTATIONS)
+            .chain(TOOL_ATTRIBUTES);
+        if let Some(s) = did_you_mean(name, known.iter().copied()) {
+            d = d.with_help(format!("did you mean `@{s}`?"));
+        } else if all.clone().any(|k| *k == name) {
+            d = d.with_help(format!(
+                "`@{name}` is not used on {applies_to}; the attributes here are {}",
+                list(known)
+            ));
+        } else if let Some(s) = did_you_mean(name, all.copied()) {
+            d = d.with_help(format!(
+                "did you mean `@{s}`? (it does not apply to {applies_to})"
+            ));
+        } else {
+            d = d.with_help(format!(
+                "the attributes for {applies_to} are {}",
+                list(known)
+            ));
+        }
+        self.error(d);
+    }
+
+    pub(super) fn bad_arg(&mut self, span: Span, message: &str) {
+        self.error(
+            Diagnostic::error(Code::InvalidAttributeArgument, span, message.to_string())
+                .with_label("invalid argument"),
+        );
+    }
+
+    fn no_args(&mut self, a: &Attribute) {
+        if a.args.is_some() {
+            self.bad_arg(a.span, &format!("`@{}` takes no arguments", a.name.text));
+        }
+    }
+
+    /// A flag: `@x` is true, `@x(true)` / `@x(false)` say so explicitly.
+    pub(super) fn flag(&mut self, a: &Attribute) -> Option<bool> {
+        match a.args() {
+            [] => Some(true),
+            [arg] if arg.name.is_none() => match &arg.value {
+                AttrValue::Value(ast::Value {
+                    kind: ValueKind::Bool(b),
+                    ..
+                }) => Some(*b),
+                v => {
+                    self.bad_arg(
+                        v.span(),
+                        &format!("`@{}` takes `true`, `false` or nothing", a.name.text),
+                    );
+                    None
+                }
+            },
+            _ => {
+                self.bad_arg(
+                    a.span,
+                    &format!("`@{}` takes `true`, `false` or nothing", a.name.text),
+                );
+                None
+            }
+        }
+    }
+
+    /// The one positional argument of an attribute.
+    pub(super) fn single_arg<'a>(&mut self, a: &'a Attribute) -> Option<&'a ast::AttrArg> {
+        match a.args() {
+            [arg] if arg.name.is_none() => Some(arg),
+            _ => {
+                self.bad_arg(
+                    a.span,
+                    &format!("`@{}` takes exactly one argument", a.name.text),
+                );
+                None
+            }
+        }
+    }
+
+    pub(super) fn string_arg(&mut self, a: &Attribute) -> Option<String> {
+        match &self.single_arg(a)?.value {
+            AttrValue::Value(ast::Value {
+                kind: ValueKind::String(s),
+                ..
+            }) => Some(s.clone()),
+            v => {
+                self.bad_arg(
+                    v.span(),
+                    &format!("`@{}` takes a string in double quotes", a.name.text),
+                );
+                None
+            }
+        }
+    }
+
+    fn word_arg(&mut self, a: &Attribute, words: &[&str]) -> Option<String> {
+        let arg = self.single_arg(a)?;
+        let text = match &arg.value {
+            AttrValue::Word(w) => Some(w.text.clone()),
+            AttrValue::Value(ast::Value {
+                kind: ValueKind::String(s),
+                ..
+            }) => Some(s.clone()),
+            _ => None,
+        };
+        match text {
+            Some(t) if words.contains(&t.as_str()) => Some(t),
+            _ => {
+                self.bad_arg(
+                    arg.value.span(),
+                    &format!("`@{}` takes one of {}", a.name.text, list(words)),
+                );
+                None
+            }
+        }
+    }
+}
+
+pub(super) fn list(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub(super) fn article(kind: &str) -> String {
+    if kind.starts_with("union") {
+        return format!("a {kind}");
+    }
+    match kind.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => format!("an {kind}"),
+        _ => format!("a {kind}"),
+    }
+}

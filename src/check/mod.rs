@@ -1,0 +1,309 @@
+//! Checking: the syntax tree → the compiled [`Module`], with every semantic error of the file
+//! reported as a [`Diagnostic`] (never only the first).
+//!
+//! The checks are small methods on [`Checker`], one per construct, run in one pass over the
+//! items; whole-module analyses (recursion, depth, defaults) run after it. The methods live by
+//! concern: `names` (names and the texts a model reads), `attributes`, `types` (types and their
+//! constraints), `values` (literal values) and `graph` (cycles, depth and size); this file holds
+//! the items and the pass over them.
+
+mod attributes;
+mod graph;
+mod names;
+mod types;
+mod values;
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::ast::{self, TypeKind};
+use crate::diagnostic::{Code, Diagnostic, Span};
+use crate::model::*;
+use crate::validate;
+
+use graph::{collect_refs, strongly_connected};
+use names::{duplicate, enum_folding};
+
+/// The deepest schema a tool may have once named types are inlined (objects, arrays and unions
+/// each count one level).
+pub const MAX_SCHEMA_DEPTH: usize = 40;
+
+/// The deepest a literal value (`= default`, `@example`, `@meta`) may nest.
+pub const MAX_VALUE_DEPTH: usize = 32;
+
+/// The most subschemas a tool's schema may have once named types are inlined.
+pub const MAX_SCHEMA_NODES: usize = 20_000;
+
+/// Built-in type names; a named type may not reuse them.
+pub(crate) const BUILTIN_TYPES: &[&str] = &[
+    "string", "integer", "number", "boolean", "any", "null", "never",
+];
+
+const NUMBER_CONSTRAINTS: &[&str] = &[
+    "min",
+    "max",
+    "exclusive_min",
+    "exclusive_max",
+    "multiple_of",
+];
+
+const STRING_CONSTRAINTS: &[&str] = &["min_length", "max_length", "pattern", "format"];
+
+const ARRAY_CONSTRAINTS: &[&str] = &["min_items", "max_items", "unique"];
+
+const FIELD_ANNOTATIONS: &[&str] = &["deprecated", "example"];
+
+const TOOL_ATTRIBUTES: &[&str] = &[
+    "title",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "requires_approval",
+    "strict",
+    "lax",
+    "on_error",
+    "retry",
+    "meta",
+    "scope",
+    "deprecated",
+    "formats",
+];
+
+const TYPE_ATTRIBUTES: &[&str] = &["deprecated"];
+
+/// The help of every `forbidden-character` error.
+const HIDDEN_HELP: &str = "control, zero-width, bidirectional-override and Unicode tag characters can hide instructions from reviewers; remove it";
+
+/// Checks a parsed file. Returns the module when there are no errors; the diagnostics (errors
+/// and warnings, in source order) either way.
+pub(crate) fn check(file: &ast::File) -> (Option<Module>, Vec<Diagnostic>) {
+    let mut checker = Checker::default();
+    let module = checker.module(file);
+    let mut diags = checker.diags;
+    diags.sort_by_key(|d| (d.span.start, d.span.end));
+    if diags.iter().any(Diagnostic::is_error) {
+        (None, diags)
+    } else {
+        (Some(module), diags)
+    }
+}
+
+/// A value to check against a type once the whole module is known.
+struct Pending {
+    ty: Ty,
+    value: Value,
+    span: Span,
+    code: Code,
+}
+
+#[derive(Default)]
+struct Checker {
+    diags: Vec<Diagnostic>,
+    /// Named types and enums by name, with the span of the definition's name.
+    names: HashMap<String, (TypeId, Span)>,
+    pending: Vec<Pending>,
+}
+
+impl Checker {
+    pub(super) fn error(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    fn module(&mut self, file: &ast::File) -> Module {
+        // Pass 1: names of types and enums.
+        let mut next = 0;
+        for item in &file.items {
+            let name = match item {
+                ast::Item::Type(t) => &t.name,
+                ast::Item::Enum(e) => &e.name,
+                ast::Item::Tool(_) => continue,
+            };
+            let id = TypeId(next);
+            next += 1;
+            if BUILTIN_TYPES.contains(&name.text.as_str()) || name.text == "map" {
+                self.error(
+                    Diagnostic::error(
+                        Code::InvalidName,
+                        name.span,
+                        format!("`{}` is a built-in type and cannot be redefined", name.text),
+                    )
+                    .with_label("built-in name")
+                    .with_help("choose another name"),
+                );
+                continue;
+            }
+            if let Some((_, first)) = self.names.get(&name.text) {
+                let first = *first;
+                self.error(duplicate("type", &name.text, name.span, first));
+                continue;
+            }
+            self.names.insert(name.text.clone(), (id, name.span));
+        }
+
+        // Pass 2: definitions.
+        let mut types = Vec::new();
+        let mut tools = Vec::new();
+        let mut tool_names: HashMap<String, Span> = HashMap::new();
+        for item in &file.items {
+            match item {
+                ast::Item::Type(t) => types.push(self.type_def(t)),
+                ast::Item::Enum(e) => types.push(self.enum_def(e)),
+                ast::Item::Tool(t) => {
+                    if let Some(first) = tool_names.get(&t.name.text) {
+                        let first = *first;
+                        self.error(duplicate("tool", &t.name.text, t.name.span, first));
+                    } else {
+                        tool_names.insert(t.name.text.clone(), t.name.span);
+                    }
+                    tools.push(self.tool_def(t));
+                }
+            }
+        }
+        let mut module = Module { tools, types };
+
+        // Whole-module analyses.
+        // The reference graph's components, each after every component it reaches: both the
+        // recursion marks and the inlined sizes read them.
+        let refs: Vec<Vec<usize>> = module
+            .types
+            .iter()
+            .map(|t| {
+                let mut out = Vec::new();
+                collect_refs(&t.ty, &mut out);
+                out
+            })
+            .collect();
+        let components = strongly_connected(&refs);
+        self.recursion(&mut module, file, &refs, &components);
+        self.depth(&module);
+        for p in std::mem::take(&mut self.pending) {
+            if let Some(problem) = validate::first_violation(&module, &p.ty, &p.value) {
+                let what = if p.code == Code::InvalidDefault {
+                    "default"
+                } else {
+                    "example"
+                };
+                self.error(
+                    Diagnostic::error(
+                        p.code,
+                        p.span,
+                        format!("the {what} does not fit the type: {problem}"),
+                    )
+                    .with_label(format!("invalid {what}")),
+                );
+            }
+        }
+        module
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Items
+
+    fn tool_def(&mut self, t: &ast::ToolDef) -> Tool {
+        self.tool_name(&t.name);
+        let description = match self.description(t.doc.as_ref()) {
+            Some(d) => d,
+            None => {
+                self.error(
+                    Diagnostic::error(
+                        Code::MissingDescription,
+                        t.name.span,
+                        format!("tool `{}` has no description", t.name.text),
+                    )
+                    .with_label("no `///` description")
+                    .with_help("add a `///` doc comment above the tool saying what it does and when to call it; models choose tools by their descriptions"),
+                );
+                String::new()
+            }
+        };
+        let params = self.object(&t.params);
+        let mut tool = Tool {
+            output: t.output.as_ref().map(|o| self.ty(o)),
+            span: t.name.span,
+            ..Tool::new(t.name.text.clone(), description, params)
+        };
+        self.tool_attributes(&mut tool, &t.attrs);
+        tool
+    }
+
+    fn type_def(&mut self, t: &ast::TypeDef) -> NamedType {
+        let description = self.description(t.doc.as_ref());
+        let deprecated = self.item_attributes(&t.attrs);
+        let kind = if matches!(t.body.kind, TypeKind::Object(_)) {
+            NamedKind::Object
+        } else {
+            NamedKind::Alias
+        };
+        NamedType {
+            name: t.name.text.clone(),
+            kind,
+            description,
+            ty: self.ty(&t.body),
+            recursive: false,
+            deprecated,
+            span: t.span,
+        }
+    }
+
+    fn enum_def(&mut self, e: &ast::EnumDef) -> NamedType {
+        let description = self.description(e.doc.as_ref());
+        let deprecated = self.item_attributes(&e.attrs);
+        let mut members: Vec<EnumMember> = Vec::new();
+        let mut spans: Vec<Span> = Vec::new();
+        for m in &e.members {
+            let value = match &m.value {
+                ast::EnumValue::Ident(s) | ast::EnumValue::String(s) => Value::String(s.clone()),
+                ast::EnumValue::Integer(lexeme) => match self.number(lexeme, m.span) {
+                    Some(n) => Value::Number(n),
+                    None => continue,
+                },
+            };
+            if let Some(i) = members
+                .iter()
+                .position(|x| validate::json_equal(&x.value, &value))
+            {
+                self.error(duplicate(
+                    "enum value",
+                    &value.to_string(),
+                    m.span,
+                    spans[i],
+                ));
+                continue;
+            }
+            spans.push(m.span);
+            members.push(EnumMember {
+                value,
+                description: self.description(m.doc.as_ref()),
+            });
+        }
+        if let Some(folded) = enum_folding(&members) {
+            for (m, span) in members.iter().zip(&spans) {
+                self.folded_value(&m.value, *span, folded);
+            }
+        }
+        if e.members.is_empty() {
+            self.error(
+                Diagnostic::error(
+                    Code::InvalidRange,
+                    e.name.span,
+                    format!("enum `{}` has no values", e.name.text),
+                )
+                .with_label("empty enum")
+                .with_help(
+                    "an enum needs at least one value; no argument could ever match an empty one",
+                ),
+            );
+        }
+        NamedType {
+            name: e.name.text.clone(),
+            kind: NamedKind::Enum,
+            description,
+            ty: Ty::Enum(members),
+            recursive: false,
+            deprecated,
+            span: e.span,
+        }
+    }
+}
