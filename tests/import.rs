@@ -280,3 +280,102 @@ fn a_repeated_key_is_an_error_with_its_pointer() {
     let ok = r#"{"type": "object", "properties": {"a": {"type": "string"}}}"#;
     assert!(tooldef::import::parse_input(ok).is_ok());
 }
+
+/// A schema without its descriptions, and without the keywords that say nothing
+/// (`additionalProperties: {}` and `properties: {}`: `map<any>` comes back as `{...}`).
+fn strip_descriptions(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.shift_remove("description");
+            for k in ["additionalProperties", "properties"] {
+                if m.get(k) == Some(&json!({})) {
+                    m.shift_remove(k);
+                }
+            }
+            m.values_mut().for_each(strip_descriptions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_descriptions),
+        _ => {}
+    }
+}
+
+/// tooldef's own `--target json-schema` output imports as the same tools: every example's tools
+/// come back with the same parameter schema and the same output.
+#[test]
+fn the_json_schema_target_output_imports_as_its_tools() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let source = std::fs::read_to_string(&path).unwrap();
+        let module = tooldef::compile(&source).unwrap().module;
+        let out = tooldef::emit::tools(
+            &module,
+            tooldef::emit::Target::JsonSchema,
+            &tooldef::emit::Options::default(),
+        )
+        .unwrap();
+        let imported = import::import(&out.json, Dialect::JsonSchema, &Options::default())
+            .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        let back = imported.module;
+        assert_eq!(back.tools.len(), module.tools.len(), "{}", path.display());
+        for (a, b) in module.tools.iter().zip(&back.tools) {
+            assert_eq!(a.name, b.name);
+            assert_eq!(a.description, b.description);
+            // The same schema, but for the descriptions of types that are not fields (an enum
+            // used as an array's items), which have no place in the imported model.
+            let (mut want, mut got) = (
+                tooldef::emit::parameters(&module, a),
+                tooldef::emit::parameters(&back, b),
+            );
+            for (k, v) in want["properties"].as_object().unwrap() {
+                assert_eq!(v.get("description"), got["properties"][k].get("description"));
+            }
+            strip_descriptions(&mut want);
+            strip_descriptions(&mut got);
+            assert_eq!(want, got, "{}: {}", path.display(), a.name);
+            assert_eq!(a.output.is_some(), b.output.is_some(), "{}", a.name);
+            seen += 1;
+        }
+    }
+    assert!(seen >= 10, "{seen} tools");
+}
+
+/// A document of another dialect given to `--from json-schema` is an error that names the
+/// `--from` that reads it, not a tool of type `any`.
+#[test]
+fn another_dialect_given_as_json_schema_names_its_dialect() {
+    let source = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/greeter.tool"),
+    )
+    .unwrap();
+    let module = tooldef::compile(&source).unwrap().module;
+    let emitted = |target| {
+        tooldef::emit::tools(&module, target, &tooldef::emit::Options::default())
+            .unwrap()
+            .json
+    };
+    use tooldef::emit::Target;
+    let bfcl = json!([{"name": "f", "description": "F.", "parameters": {
+        "type": "dict", "properties": {"a": {"type": "string"}}, "required": ["a"]}}]);
+    let cases = [
+        (emitted(Target::OpenAi), "openai"),
+        (emitted(Target::OpenAiResponses), "openai"),
+        (emitted(Target::Anthropic), "anthropic"),
+        (emitted(Target::Mcp), "mcp"),
+        (emitted(Target::Gemini), "gemini"),
+        (bfcl, "bfcl"),
+    ];
+    for (doc, dialect) in cases {
+        let err = import::import(&doc, Dialect::JsonSchema, &Options::default())
+            .expect_err(dialect);
+        let message = &err.issues[0].message;
+        assert!(
+            message.ends_with(&format!("import it with `--from {dialect}`")),
+            "{dialect}: {message}"
+        );
+        // And that dialect reads it.
+        let d = Dialect::from_name(dialect).unwrap();
+        assert!(import::import(&doc, d, &Options::default()).is_ok(), "{dialect}");
+    }
+}

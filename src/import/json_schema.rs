@@ -1,9 +1,12 @@
-//! `--from json-schema`: a bare JSON Schema (or a list of them), read faithfully.
+//! `--from json-schema`: a bare JSON Schema (or a list of them), read faithfully; or tooldef's
+//! own `--target json-schema` output (`{name, description, parameters, output?}` documents).
+//! A document of another dialect is refused with the `--from` that reads it.
 
 use serde_json::Value;
 
 use super::schema::{named_kind, type_name, Core, Rules};
-use super::{finish, ImportError, Imported, Issue, Options};
+use super::ToolSpec;
+use super::{entries, finish, str_at, tools, Dialect, ImportError, Imported, Issue, Options};
 use crate::model::{Module, NamedType, Tool, Ty, TypeId};
 
 /// Faithful rules: objects stay open unless they say otherwise.
@@ -22,7 +25,114 @@ fn fail(core: Core) -> ImportError {
     }
 }
 
+/// The keywords that make an object a schema rather than a document that holds schemas.
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "$schema",
+    "$ref",
+    "$defs",
+    "definitions",
+    "type",
+    "properties",
+    "additionalProperties",
+    "patternProperties",
+    "required",
+    "items",
+    "prefixItems",
+    "enum",
+    "const",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "if",
+];
+
+/// What an entry of the document is, when it is not a schema.
+enum Entry {
+    /// tooldef's `--target json-schema` tool (or any `{name, parameters}` function document
+    /// whose parameters are JSON Schema).
+    Tool,
+    /// A tool of another dialect.
+    Other(Dialect),
+}
+
+fn entry_kind(doc: &Value, entry: &Value) -> Option<Entry> {
+    let m = entry.as_object()?;
+    // OpenAI's `type` is `function`, which no schema's `type` is.
+    if m.contains_key("function") || str_at(entry, "type") == Some("function") {
+        return Some(Entry::Other(Dialect::OpenAi));
+    }
+    if SCHEMA_KEYWORDS.iter().any(|k| m.contains_key(*k)) {
+        return None;
+    }
+    let dialect = if doc.get("functionDeclarations").is_some()
+        || m.contains_key("functionDeclarations")
+    {
+        Dialect::Gemini
+    } else if m.contains_key("input_schema") {
+        Dialect::Anthropic
+    } else if m.contains_key("inputSchema") {
+        Dialect::Mcp
+    } else if m.get("parameters").and_then(|p| p.get("type")) == Some(&Value::from("dict")) {
+        Dialect::Bfcl
+    } else if m.get("name").is_some_and(Value::is_string)
+        && m.get("parameters").is_some_and(Value::is_object)
+    {
+        return Some(Entry::Tool);
+    } else {
+        return None;
+    };
+    Some(Entry::Other(dialect))
+}
+
 pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
+    let listed = entries(doc, &["tools", "functionDeclarations"]);
+    let kinds: Vec<Option<Entry>> = listed.iter().map(|(_, e)| entry_kind(doc, e)).collect();
+    if let Some((i, dialect)) = kinds.iter().enumerate().find_map(|(i, k)| match k {
+        Some(Entry::Other(d)) => Some((i, *d)),
+        _ => None,
+    }) {
+        return Err(ImportError {
+            issues: vec![Issue {
+                pointer: listed[i].0.clone(),
+                keyword: None,
+                message: format!(
+                    "this is a tool in the {} format, not a JSON Schema; import it with `--from {}`",
+                    dialect.as_str(),
+                    dialect.as_str()
+                ),
+            }],
+        });
+    }
+    if !kinds.is_empty() && kinds.iter().all(|k| matches!(k, Some(Entry::Tool))) {
+        return tool_documents(listed, options);
+    }
+    schemas(doc, options)
+}
+
+/// tooldef's own `--target json-schema` output: `{name, description, parameters, output?}`.
+fn tool_documents(
+    listed: Vec<(String, &Value)>,
+    options: &Options,
+) -> Result<Imported, ImportError> {
+    let specs = listed
+        .into_iter()
+        .map(|(ptr, entry)| {
+            let mut spec = ToolSpec::new(ptr);
+            spec.name = str_at(entry, "name");
+            spec.title = str_at(entry, "title");
+            spec.description = str_at(entry, "description");
+            spec.input = entry.get("parameters");
+            spec.output = entry.get("output");
+            spec.output_key = "output";
+            spec
+        })
+        .collect();
+    tools(specs, rules(options), Vec::new())
+}
+
+/// A schema, or a list of them.
+fn schemas(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
     let mut core = Core::new(rules(options));
     let mut tools = Vec::new();
     let list: Vec<(String, &Value)> = match doc {

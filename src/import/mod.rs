@@ -222,7 +222,9 @@ pub fn import(doc: &Value, dialect: Dialect, options: &Options) -> Result<Import
 
 /// Imports a JSON Schema: an object schema becomes one tool, any other schema one named type;
 /// a list of schemas becomes many. Objects stay open unless they say
-/// `additionalProperties: false`.
+/// `additionalProperties: false`. tooldef's own `--target json-schema` output (tools with a
+/// `name` and `parameters`) imports as those tools; a document of another dialect is an error
+/// that names the `--from` that reads it.
 pub fn import_json_schema(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
     json_schema::import(doc, options)
 }
@@ -270,6 +272,7 @@ pub(crate) struct ToolSpec<'d> {
     pub input: Option<&'d Value>,
     pub input_key: &'static str,
     pub output: Option<&'d Value>,
+    pub output_key: &'static str,
     pub annotations: Option<&'d Value>,
 }
 
@@ -283,6 +286,7 @@ impl<'d> ToolSpec<'d> {
             input: None,
             input_key: "parameters",
             output: None,
+            output_key: "outputSchema",
             annotations: None,
         }
     }
@@ -420,8 +424,9 @@ pub(crate) fn tools(
         let output = match spec.output {
             Some(o) => {
                 core.reset_defs();
-                core.set_defs_owned(o, &format!("{ptr}/outputSchema"));
-                core.ty(o, &format!("{ptr}/outputSchema"))
+                let output_ptr = format!("{ptr}/{}", spec.output_key);
+                core.set_defs_owned(o, &output_ptr);
+                core.ty(o, &output_ptr)
             }
             None => None,
         };

@@ -438,6 +438,9 @@ impl Core {
             if !matches!(
                 key.as_str(),
                 "$ref"
+                    | "$schema"
+                    | "$defs"
+                    | "definitions"
                     | "description"
                     | "title"
                     | "default"
