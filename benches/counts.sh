@@ -27,7 +27,7 @@ cargo bench --bench counts --no-run --locked 2>/dev/null
 bin=$(ls -t target/release/deps/counts-* | grep -v '\.d$' | head -1)
 sets=("$@")
 if [ ${#sets[@]} -eq 0 ]; then
-  sets=(weather/valid weather/3_errors nested/valid nested/5_errors bfcl/valid bfcl/invalid_twins
+  sets=(weather/valid weather/3_errors nested/valid nested/5_errors bfcl/valid bfcl/invalid_twins bfcl/missing_required bfcl/unknown_key
         compile/weather compile/nested compile/generated_1000)
 fi
 # With CACHE=1, callgrind also simulates the caches (a 2 MiB last level, a share of a contended

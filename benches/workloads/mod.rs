@@ -405,6 +405,31 @@ fn mutate(args: &Value) -> Value {
     out
 }
 
+/// The twin that leaves out a required argument (the last one the call gives), if the schema
+/// requires any the call gives.
+fn drop_required(args: &Value, schema: &Value) -> Option<Value> {
+    let required = schema["required"].as_array()?;
+    let mut out = args.clone();
+    let map = out.as_object_mut()?;
+    let key = required
+        .iter()
+        .rev()
+        .filter_map(Value::as_str)
+        .find(|k| map.contains_key(*k))?
+        .to_string();
+    map.shift_remove(&key);
+    Some(out)
+}
+
+/// The twin whose only problem is an undeclared key.
+fn add_unknown_key(args: &Value) -> Value {
+    let mut out = args.clone();
+    if let Value::Object(map) = &mut out {
+        map.insert("unexpected_key".into(), json!(true));
+    }
+    out
+}
+
 /// Counts of what the BFCL loader kept and left out, for the notice.
 #[derive(Default, Debug)]
 pub struct BfclStats {
@@ -434,6 +459,8 @@ pub fn bfcl() -> Option<(Workload, BfclStats)> {
     let mut by_schema: HashMap<String, Option<usize>> = HashMap::new();
     let mut valid = Vec::new();
     let mut invalid = Vec::new();
+    let mut missing = Vec::new();
+    let mut unknown = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(&file).expect("readable corpus file");
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -469,6 +496,10 @@ pub fn bfcl() -> Option<(Workload, BfclStats)> {
             }
             stats.kept += 1;
             invalid.push(instance(slot, mutate(&args)));
+            if let Some(twin) = drop_required(&args, schema) {
+                missing.push(instance(slot, twin));
+            }
+            unknown.push(instance(slot, add_unknown_key(&args)));
             valid.push(instance(slot, args));
         }
     }
@@ -487,6 +518,16 @@ pub fn bfcl() -> Option<(Workload, BfclStats)> {
                     name: "bfcl/invalid_twins".into(),
                     valid: false,
                     instances: invalid,
+                },
+                Set {
+                    name: "bfcl/missing_required".into(),
+                    valid: false,
+                    instances: missing,
+                },
+                Set {
+                    name: "bfcl/unknown_key".into(),
+                    valid: false,
+                    instances: unknown,
                 },
             ],
         },
