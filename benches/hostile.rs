@@ -6,6 +6,7 @@
 //! `cargo bench --bench hostile` runs the sizes below; `cargo test --benches` runs each shape
 //! once at a small size (no timing).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -69,6 +70,19 @@ fn shapes() -> Vec<Shape> {
                     .map(|i| format!("type T{i} {{ a: string, c?: {{ d: string }} }}"))
                     .collect();
                 let _ = tooldef::format(&types.join(" "));
+            }),
+        ),
+        (
+            "check: a long pattern of `.*`, literals and `|`",
+            1_000,
+            Box::new(|n| {
+                // A fresh pattern each run: compiled patterns are cached by their text.
+                static RUN: AtomicUsize = AtomicUsize::new(0);
+                let run = RUN.fetch_add(1, Ordering::Relaxed);
+                let pattern = format!("{run}{}", "x*.*k|".repeat(n / 6));
+                let _ = tooldef::compile(&format!(
+                    "/// T.\ntool t {{\n  /// A.\n  a: string @pattern(\"^{pattern}$\")\n}}\n"
+                ));
             }),
         ),
         (

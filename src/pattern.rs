@@ -39,6 +39,11 @@ use regex_syntax::ast::{
 const DFA_SIZE_LIMIT: usize = 256 * 1024;
 /// The most memory building a DFA may use before it gives up.
 const DETERMINIZE_SIZE_LIMIT: usize = 2 * 1024 * 1024;
+/// The longest pattern (as written, in bytes) whose DFA is tried. The memory limits above bound the
+/// DFA's size, not the time spent reaching them: each state costs work in proportion to the
+/// pattern, so a long pattern of many `.*` spent seconds before giving up (2.6 KB: 6.6 billion
+/// instructions). Patterns on the hot path are short; longer ones use the regex.
+const DFA_MAX_PATTERN: usize = 256;
 /// How many compiled patterns the cache keeps before it is emptied.
 const CAPACITY: usize = 64;
 /// DFAs with at most this many states are also laid out as a [`Table`].
@@ -88,7 +93,7 @@ impl Pattern {
             // Report the error on the pattern as written when it has one there.
             regex::Regex::new(pattern).err().unwrap_or(e)
         })?;
-        let dfa = if ecma.splits {
+        let dfa = if ecma.splits || pattern.len() > DFA_MAX_PATTERN {
             None
         } else {
             dense::Builder::new()
@@ -631,6 +636,16 @@ mod tests {
         let big = Pattern::new(r"^\p{L}{50}$").expect("valid");
         assert!(!big.has_dfa());
         assert!(big.is_match(&"é".repeat(50)) && !big.is_match(&"é".repeat(49)));
+        // A long pattern is not determinized at all: the fuzzer's 2.6 KB pattern of `.*`,
+        // literals and `|` spent seconds reaching the size limit. At the length limit it is.
+        let alternatives = |n: usize| vec!["x*.*k"; n].join("|");
+        assert!(Pattern::new(&alternatives(DFA_MAX_PATTERN / 6))
+            .expect("valid")
+            .has_dfa());
+        let long = alternatives(DFA_MAX_PATTERN / 6 + 1);
+        let long = Pattern::new(&long).expect("valid");
+        assert!(!long.has_dfa());
+        assert!(long.is_match("xk") && !long.is_match("x"));
     }
 
     /// The DFA and the regex agree on every string of a set chosen to hit anchors, Unicode
