@@ -214,11 +214,6 @@ impl Clip {
         Clip { head, chars }
     }
 
-    /// Whether the clip is the whole string.
-    pub(crate) fn is_whole(&self) -> bool {
-        self.chars <= SHOWN_CHARS
-    }
-
     /// The string as [`message::shorten`] shows it, written at the end of `out`.
     fn write_short(&self, out: &mut String) {
         message::write_clipped(out, self.head.as_str(), self.chars);
@@ -354,7 +349,13 @@ pub(crate) enum Problem {
     NotAllowed {
         long: Option<String>,
     },
-    NoMatch,
+    /// No member of a union accepts the value; `reason` is the first problem of the first
+    /// member tried, for the author of a definition.
+    NoMatch {
+        reason: Option<String>,
+    },
+    /// A value where no value is allowed (`never`).
+    Never,
     /// Field `field` of an `Object` node is missing; `root` when the object is the arguments.
     Missing {
         field: usize,
@@ -695,7 +696,8 @@ impl NodeDetail {
                     }
                 }
             }
-            Problem::NoMatch => {
+            Problem::Never => out.push_str("no value is allowed here; leave it out"),
+            Problem::NoMatch { .. } => {
                 let expected = self
                     .program
                     .expected

@@ -8,7 +8,9 @@ use serde_json::Value;
 
 use crate::model::*;
 
-use super::error::{ErrorCode, ValidationError};
+use super::compile::Node;
+use super::error::{ErrorCode, NumberRule, Problem, ValidationError};
+use super::format;
 
 /// How many characters of a value an error shows.
 pub(crate) const SHOWN_CHARS: usize = 60;
@@ -721,4 +723,144 @@ mod tests {
             assert_eq!(shorten(&v), shorten_whole(&v), "{v}");
         }
     }
+}
+
+/// Who reads a problem: the model that sent a value (messages that say what to send instead,
+/// written when asked for), or the author of a definition whose default or example breaks its
+/// own type (messages that say what the type expects, written at once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reader {
+    Model,
+    Author,
+}
+
+/// A problem found by `node` in `value`, worded for the author of a definition:
+/// `expected an integer, got string "1"`.
+pub(super) fn for_author(node: Option<&Node>, value: &Value, problem: &Problem) -> String {
+    let s = value.as_str().unwrap_or_default();
+    let len = |v: &Value| match v {
+        Value::String(s) => s.chars().count(),
+        Value::Array(items) => items.len(),
+        _ => 0,
+    };
+    match (problem, node) {
+        (Problem::WrongType { want, .. }, _) | (Problem::NotCoercible { want, .. }, _) => {
+            format!("expected {}, got {}", an_plain(want), describe(value))
+        }
+        (Problem::Number { rule, n }, Some(Node::Integer(c) | Node::Number(c))) => {
+            let b = &c.exact;
+            let (words, bound) = match rule {
+                NumberRule::Minimum => ("at least", &b.minimum),
+                NumberRule::ExclusiveMinimum => ("more than", &b.exclusive_minimum),
+                NumberRule::Maximum => ("at most", &b.maximum),
+                NumberRule::ExclusiveMaximum => ("less than", &b.exclusive_maximum),
+                NumberRule::MultipleOf => ("a multiple of", &b.multiple_of),
+            };
+            let bound = bound.as_ref().map(plain).unwrap_or_default();
+            format!("expected {words} {bound}, got {n}")
+        }
+        (Problem::TooShort { len }, Some(Node::String(c))) => format!(
+            "expected at least {} characters, got {len}",
+            c.min_length.unwrap_or_default()
+        ),
+        (Problem::TooLong { len }, Some(Node::String(c))) => format!(
+            "expected at most {} characters, got {len}",
+            c.max_length.unwrap_or_default()
+        ),
+        (Problem::Pattern { .. }, Some(Node::String(c))) => {
+            let text = c.pattern.as_ref().map(|p| p.as_str()).unwrap_or_default();
+            format!("expected a string matching /{text}/, got {s:?}")
+        }
+        (Problem::Format { .. }, Some(Node::String(c))) => match c.format {
+            Some(f) => format!(
+                "expected {} (e.g. {:?}), got {s:?}",
+                format::described(f),
+                format::example(f)
+            ),
+            None => format!("expected a string of its format, got {s:?}"),
+        },
+        (Problem::TooFewItems { .. }, Some(Node::Array(c))) => format!(
+            "expected at least {} items, got {}",
+            c.min_items,
+            len(value)
+        ),
+        (Problem::TooManyItems { .. }, Some(Node::Array(c))) => format!(
+            "expected at most {} items, got {}",
+            c.max_items.unwrap_or_default(),
+            len(value)
+        ),
+        (Problem::Duplicate { b, .. }, _) => {
+            let repeated = value.get(*b).map(json_text).unwrap_or_default();
+            format!("items must be unique, but {repeated} repeats")
+        }
+        (Problem::NotAllowed { .. }, node) => {
+            let allowed: &[Value] = match node {
+                Some(Node::Const(c)) => std::slice::from_ref(&**c),
+                Some(Node::Enum(e)) => &e.values,
+                _ => &[],
+            };
+            match allowed {
+                [one] => format!("expected {one}, got {}", describe(value)),
+                _ => {
+                    let values: Vec<String> = allowed.iter().map(Value::to_string).collect();
+                    format!(
+                        "expected one of {}, got {}",
+                        values.join(", "),
+                        describe(value)
+                    )
+                }
+            }
+        }
+        (Problem::NoMatch { reason }, _) => format!(
+            "matches no member of the union ({})",
+            reason.as_deref().unwrap_or_default()
+        ),
+        (Problem::Never, _) => "expected no value (`never`)".to_string(),
+        (Problem::Missing { field, .. }, Some(Node::Object(o))) => format!(
+            "missing required field `{}`",
+            o.fields.get(*field).map_or("", |f| &*f.name)
+        ),
+        (Problem::Unknown { key, .. }, _) => format!("unknown field `{key}`"),
+        // Each problem comes from a node of its kind.
+        (_, _) => format!("does not fit its type, got {}", describe(value)),
+    }
+}
+
+/// `an integer`, `a string`: the article and the kind, for an author's messages.
+fn an_plain(kind: &str) -> &'static str {
+    match kind {
+        "integer" => "an integer",
+        "number" => "a number",
+        "string" => "a string",
+        "boolean" => "a boolean",
+        "array" => "an array",
+        "object" | "map" => "an object",
+        "null" => "null",
+        _ => "a value of the right type",
+    }
+}
+
+/// A value for an author's messages: its kind (`number` for all numbers) and its JSON,
+/// shortened to 40 characters.
+fn describe(value: &Value) -> String {
+    let kind = match value {
+        Value::Null => return "null".into(),
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let text = value.to_string();
+    let short: String = text.chars().take(40).collect();
+    if short.len() < text.len() {
+        format!("{kind} {short}…")
+    } else {
+        format!("{kind} {short}")
+    }
+}
+
+/// A bound as an author's messages print it (as a double: `10`, `0.5`).
+fn plain(n: &serde_json::Number) -> String {
+    n.as_f64().map_or_else(|| n.to_string(), |f| f.to_string())
 }

@@ -16,7 +16,7 @@ use super::error::{
     escape_pointer, Clip, ErrorCode, NumberRule, Present, Problem, Shown, ValidationError,
 };
 use super::format;
-use super::message::{got, json_text, shorten};
+use super::message::{self, shorten, Reader, SHOWN_CHARS};
 use super::number;
 
 /// JSON equality as JSON Schema defines it: numbers by value (1 equals 1.0), objects regardless
@@ -174,9 +174,9 @@ pub(crate) struct Run<'p> {
     pub errors: Vec<ValidationError>,
     pub coercions: Vec<Coercion>,
     path: String,
-    /// Word problems for a `.tool` author (the checker's messages about defaults and examples)
-    /// instead of for a model.
-    definition: bool,
+    /// Who reads the problems: the model, or the author of a definition (the checker's
+    /// messages about defaults and examples).
+    reader: Reader,
     /// Whether absent optional fields get their defaults (off while judging `@unique` on the
     /// values as sent, see [`Run::walk`]).
     fill_defaults: bool,
@@ -212,7 +212,7 @@ impl<'p> Run<'p> {
             errors: Vec::new(),
             coercions,
             path: String::new(),
-            definition: false,
+            reader: Reader::Model,
             fill_defaults: true,
             build: true,
             level: 0,
@@ -232,7 +232,7 @@ impl<'p> Run<'p> {
     /// got string "1"`), for checking defaults and examples. It builds no value.
     pub(super) fn for_definitions(prog: &'p Program) -> Self {
         Run {
-            definition: true,
+            reader: Reader::Author,
             build: false,
             ..Run::new(prog, false)
         }
@@ -242,13 +242,13 @@ impl<'p> Run<'p> {
     /// skipped (down to [`SKIP_VALID_LEVELS`]). Lax mode coerces only what strict mode rejects,
     /// so a value the strict check accepts has no problem and no coercion in either mode.
     fn skips_valid(&self) -> bool {
-        !self.build && !self.definition
+        !self.build
     }
 
     /// After a field's value failed: a `null` sent for an optional field that does not take it
     /// gets a message that says to leave the key out.
     fn omit_null_hint(&mut self, f: &FieldCheck, v: &Value) {
-        if v.is_null() && !f.required && !f.accepts_null && !self.definition {
+        if v.is_null() && !f.required && !f.accepts_null && self.reader == Reader::Model {
             if let Some(e) = self.errors.last_mut() {
                 e.set_omit_null();
             }
@@ -260,34 +260,59 @@ impl<'p> Run<'p> {
         Some(if self.build { f() } else { Value::Null })
     }
 
-    /// A problem whose message is written at once (a definition's messages).
-    fn error(&mut self, id: NodeId, code: ErrorCode, value: &Value, message: String) {
-        self.errors.push(ValidationError::new(
-            self.path.clone(),
-            code,
-            self.prog.expected.get(id).cloned().unwrap_or_default(),
-            got(value),
-            message,
-        ));
+    /// A problem found by node `id` in `value`, at the run's path.
+    #[inline(always)]
+    fn fail(&mut self, id: NodeId, code: ErrorCode, value: &Value, problem: Problem) {
+        let path = self.path.clone();
+        let error = self.problem(path, id, code, value, problem);
+        self.errors.push(error);
     }
 
-    /// A problem whose texts are written on demand.
-    fn fail(&mut self, id: NodeId, code: ErrorCode, value: &Value, problem: Problem) {
-        self.errors.push(ValidationError::found(
-            self.path.clone(),
+    /// A problem as its reader reads it: a model's message is written when asked for, an
+    /// author's at once (it needs the whole value, which the error does not keep).
+    #[inline(always)]
+    fn problem(
+        &self,
+        path: String,
+        id: NodeId,
+        code: ErrorCode,
+        value: &Value,
+        problem: Problem,
+    ) -> ValidationError {
+        let shown = match problem {
+            Problem::Missing { .. } => Shown::Null,
+            _ => Shown::new(value),
+        };
+        match self.reader {
+            Reader::Model => ValidationError::found(path, code, self.prog, id, shown, problem),
+            Reader::Author => self.for_author(path, id, code, value, shown, problem),
+        }
+    }
+
+    /// [`Run::problem`] for the author of a definition (the checker's cold path).
+    #[cold]
+    #[inline(never)]
+    fn for_author(
+        &self,
+        path: String,
+        id: NodeId,
+        code: ErrorCode,
+        value: &Value,
+        shown: Shown,
+        problem: Problem,
+    ) -> ValidationError {
+        let message = message::for_author(self.prog.nodes.get(id), value, &problem);
+        let found = ValidationError::found(path, code, self.prog, id, shown, problem);
+        ValidationError::new(
+            found.path.clone(),
             code,
-            self.prog,
-            id,
-            Shown::new(value),
-            problem,
-        ));
+            found.expected(),
+            found.got(),
+            message,
+        )
     }
 
     fn wrong_type(&mut self, id: NodeId, want: &'static str, value: &Value) {
-        if self.definition {
-            let message = format!("expected {}, got {}", an_plain(want), describe(value));
-            return self.error(id, ErrorCode::WrongType, value, message);
-        }
         let problem = Problem::WrongType {
             want,
             root_object: self.path.is_empty() && want == "object",
@@ -351,12 +376,7 @@ impl<'p> Run<'p> {
         match &prog.nodes[id] {
             Node::Any => self.out(|| value.clone()),
             Node::Never => {
-                let message = if self.definition {
-                    "expected no value (`never`)".to_string()
-                } else {
-                    "no value is allowed here; leave it out".to_string()
-                };
-                self.error(id, ErrorCode::NotAllowed, value, message);
+                self.fail(id, ErrorCode::NotAllowed, value, Problem::Never);
                 None
             }
             Node::Ref(target) => self.walk_node(*target, value),
@@ -475,34 +495,23 @@ impl<'p> Run<'p> {
                 let len = items.len() as u64;
                 let min = check.min_items;
                 if len < min {
-                    if self.definition {
-                        let message = format!("expected at least {min} items, got {len}");
-                        self.error(id, ErrorCode::TooFewItems, value, message);
-                    } else {
-                        let problem = Problem::TooFewItems { len };
-                        self.fail(id, ErrorCode::TooFewItems, value, problem);
-                    }
+                    let problem = Problem::TooFewItems { len };
+                    self.fail(id, ErrorCode::TooFewItems, value, problem);
                     ok = false;
                 }
-                if let Some(max) = check.max_items.filter(|&m| len > m) {
-                    if self.definition {
-                        let message = format!("expected at most {max} items, got {len}");
-                        self.error(id, ErrorCode::TooManyItems, value, message);
-                    } else {
-                        let problem = Problem::TooManyItems { len };
-                        self.fail(id, ErrorCode::TooManyItems, value, problem);
-                    }
+                if check.max_items.is_some_and(|m| len > m) {
+                    let problem = Problem::TooManyItems { len };
+                    self.fail(id, ErrorCode::TooManyItems, value, problem);
                     ok = false;
                 }
-                // A definition's problems are listed in the order the author reads them:
-                // the array's own constraints before its items.
+                // An author reads the array's own constraints before its items.
                 let mut unique_checked = false;
-                if check.unique && self.definition {
+                if check.unique && self.reader == Reader::Author {
                     unique_checked = true;
-                    if let Some((_, b)) = first_duplicate(items) {
-                        let message =
-                            format!("items must be unique, but {} repeats", json_text(&items[b]));
-                        self.error(id, ErrorCode::DuplicateItems, value, message);
+                    if let Some((a, b)) = first_duplicate(items) {
+                        let shown = shorten(&items[b]);
+                        let problem = Problem::Duplicate { a, b, shown };
+                        self.fail(id, ErrorCode::DuplicateItems, value, problem);
                         ok = false;
                     }
                 }
@@ -541,7 +550,7 @@ impl<'p> Run<'p> {
                             errors: Vec::new(),
                             coercions: Vec::new(),
                             path: String::new(),
-                            definition: self.definition,
+                            reader: self.reader,
                             fill_defaults: false,
                             build: true,
                             level: self.level,
@@ -583,25 +592,6 @@ impl<'p> Run<'p> {
         self.fail(id, ErrorCode::NotCoercible, value, problem);
     }
 
-    /// A broken number rule: a definition's message at once, a model's on demand.
-    fn number_error(
-        &mut self,
-        id: NodeId,
-        code: ErrorCode,
-        rule: NumberRule,
-        n: &Number,
-        value: &Value,
-        definition: impl FnOnce() -> String,
-    ) {
-        if self.definition {
-            let message = definition();
-            self.error(id, code, value, message);
-        } else {
-            let problem = Problem::Number { rule, n: n.clone() };
-            self.fail(id, code, value, problem);
-        }
-    }
-
     fn number_rules(&mut self, id: NodeId, c: &NumberCheck, n: &Number, value: &Value) -> bool {
         if c.accepts(n) {
             return true;
@@ -609,67 +599,55 @@ impl<'p> Run<'p> {
         let before = self.errors.len();
         use std::cmp::Ordering::*;
         let c = &c.exact;
-        if let Some(min) = c.minimum.as_ref().filter(|m| number::cmp(n, m) == Less) {
-            self.number_error(
-                id,
-                ErrorCode::BelowMinimum,
-                NumberRule::Minimum,
-                n,
-                value,
-                || format!("expected at least {}, got {n}", plain(min)),
-            );
-        }
-        if let Some(min) = c
-            .exclusive_minimum
+        if c.minimum
             .as_ref()
-            .filter(|m| number::cmp(n, m) != Greater)
+            .is_some_and(|m| number::cmp(n, m) == Less)
         {
-            self.number_error(
-                id,
-                ErrorCode::BelowMinimum,
-                NumberRule::ExclusiveMinimum,
-                n,
-                value,
-                || format!("expected more than {}, got {n}", plain(min)),
-            );
+            let problem = Problem::Number {
+                rule: NumberRule::Minimum,
+                n: n.clone(),
+            };
+            self.fail(id, ErrorCode::BelowMinimum, value, problem);
         }
-        if let Some(max) = c.maximum.as_ref().filter(|m| number::cmp(n, m) == Greater) {
-            self.number_error(
-                id,
-                ErrorCode::AboveMaximum,
-                NumberRule::Maximum,
-                n,
-                value,
-                || format!("expected at most {}, got {n}", plain(max)),
-            );
-        }
-        if let Some(max) = c
-            .exclusive_maximum
+        if c.exclusive_minimum
             .as_ref()
-            .filter(|m| number::cmp(n, m) != Less)
+            .is_some_and(|m| number::cmp(n, m) != Greater)
         {
-            self.number_error(
-                id,
-                ErrorCode::AboveMaximum,
-                NumberRule::ExclusiveMaximum,
-                n,
-                value,
-                || format!("expected less than {}, got {n}", plain(max)),
-            );
+            let problem = Problem::Number {
+                rule: NumberRule::ExclusiveMinimum,
+                n: n.clone(),
+            };
+            self.fail(id, ErrorCode::BelowMinimum, value, problem);
         }
-        if let Some(m) = c
-            .multiple_of
+        if c.maximum
             .as_ref()
-            .filter(|m| !number::is_multiple_of(n, m))
+            .is_some_and(|m| number::cmp(n, m) == Greater)
         {
-            self.number_error(
-                id,
-                ErrorCode::NotMultiple,
-                NumberRule::MultipleOf,
-                n,
-                value,
-                || format!("expected a multiple of {}, got {n}", plain(m)),
-            );
+            let problem = Problem::Number {
+                rule: NumberRule::Maximum,
+                n: n.clone(),
+            };
+            self.fail(id, ErrorCode::AboveMaximum, value, problem);
+        }
+        if c.exclusive_maximum
+            .as_ref()
+            .is_some_and(|m| number::cmp(n, m) != Less)
+        {
+            let problem = Problem::Number {
+                rule: NumberRule::ExclusiveMaximum,
+                n: n.clone(),
+            };
+            self.fail(id, ErrorCode::AboveMaximum, value, problem);
+        }
+        if c.multiple_of
+            .as_ref()
+            .is_some_and(|m| !number::is_multiple_of(n, m))
+        {
+            let problem = Problem::Number {
+                rule: NumberRule::MultipleOf,
+                n: n.clone(),
+            };
+            self.fail(id, ErrorCode::NotMultiple, value, problem);
         }
         self.errors.len() == before
     }
@@ -681,47 +659,22 @@ impl<'p> Run<'p> {
         let before = self.errors.len();
         if c.min_length.is_some() || c.max_length.is_some() {
             let len = s.chars().count() as u64;
-            if let Some(min) = c.min_length.filter(|&m| len < m) {
-                if self.definition {
-                    let message = format!("expected at least {min} characters, got {len}");
-                    self.error(id, ErrorCode::TooShort, value, message);
-                } else {
-                    self.fail(id, ErrorCode::TooShort, value, Problem::TooShort { len });
-                }
+            if c.min_length.is_some_and(|m| len < m) {
+                self.fail(id, ErrorCode::TooShort, value, Problem::TooShort { len });
             }
-            if let Some(max) = c.max_length.filter(|&m| len > m) {
-                if self.definition {
-                    let message = format!("expected at most {max} characters, got {len}");
-                    self.error(id, ErrorCode::TooLong, value, message);
-                } else {
-                    self.fail(id, ErrorCode::TooLong, value, Problem::TooLong { len });
-                }
+            if c.max_length.is_some_and(|m| len > m) {
+                self.fail(id, ErrorCode::TooLong, value, Problem::TooLong { len });
             }
         }
         if let Some(re) = &c.pattern {
             if !re.is_match(s) {
-                if self.definition {
-                    let text = re.as_str();
-                    let message = format!("expected a string matching /{text}/, got {s:?}");
-                    self.error(id, ErrorCode::PatternMismatch, value, message);
-                } else {
-                    let problem = Problem::Pattern { s: Clip::new(s) };
-                    self.fail(id, ErrorCode::PatternMismatch, value, problem);
-                }
+                let problem = Problem::Pattern { s: Clip::new(s) };
+                self.fail(id, ErrorCode::PatternMismatch, value, problem);
             }
         }
-        if let Some(f) = c.format.filter(|&f| !format::is_valid(f, s)) {
-            if self.definition {
-                let message = format!(
-                    "expected {} (e.g. {:?}), got {s:?}",
-                    format::described(f),
-                    format::example(f)
-                );
-                self.error(id, ErrorCode::FormatMismatch, value, message);
-            } else {
-                let problem = Problem::Format { s: Clip::new(s) };
-                self.fail(id, ErrorCode::FormatMismatch, value, problem);
-            }
+        if c.format.is_some_and(|f| !format::is_valid(f, s)) {
+            let problem = Problem::Format { s: Clip::new(s) };
+            self.fail(id, ErrorCode::FormatMismatch, value, problem);
         }
         self.errors.len() == before
     }
@@ -741,41 +694,26 @@ impl<'p> Run<'p> {
                 }
             }
         }
-        if self.definition {
-            let message = match allowed {
-                [one] => format!("expected {one}, got {}", describe(value)),
-                _ => {
-                    let values: Vec<String> = allowed.iter().map(Value::to_string).collect();
-                    format!(
-                        "expected one of {}, got {}",
-                        values.join(", "),
-                        describe(value)
-                    )
-                }
-            };
-            self.error(id, ErrorCode::NotAllowed, value, message);
-            return None;
-        }
-        let shown = Shown::new(value);
-        let long = match (&shown, value) {
-            (Shown::Str(c), Value::String(s)) if !c.is_whole() => Some(s.clone()),
+        // The whole string, when the error shows only its head (the suggestion reads it all).
+        let long = match value {
+            Value::String(s) if s.len() > SHOWN_CHARS && s.chars().count() > SHOWN_CHARS => {
+                Some(s.clone())
+            }
             _ => None,
         };
-        self.errors.push(ValidationError::found(
-            self.path.clone(),
-            ErrorCode::NotAllowed,
-            self.prog,
+        self.fail(
             id,
-            shown,
+            ErrorCode::NotAllowed,
+            value,
             Problem::NotAllowed { long },
-        ));
+        );
         None
     }
 
     fn any_of(&mut self, id: NodeId, members: &[NodeId], value: &Value) -> Option<Value> {
         // A strict run that builds nothing only needs to know whether a member accepts the
         // value (the fast check is exactly that); the members' problems are not reported.
-        if !self.build && !self.lax && !self.definition {
+        if !self.build && !self.lax && self.reader == Reader::Model {
             if members.iter().any(|&m| accepts(self.prog, m, value)) {
                 return Some(Value::Null);
             }
@@ -791,7 +729,7 @@ impl<'p> Run<'p> {
                         errors: Vec::new(),
                         coercions: Vec::new(),
                         path: self.path.clone(),
-                        definition: self.definition,
+                        reader: self.reader,
                         fill_defaults: self.fill_defaults,
                         build: self.build || lax,
                         level: self.level,
@@ -811,10 +749,11 @@ impl<'p> Run<'p> {
                     }
                 }
             }
-            if self.definition {
-                let reason = first_reason.unwrap_or_default();
-                let message = format!("matches no member of the union ({reason})");
-                self.error(id, ErrorCode::NoMatch, value, message);
+            if self.reader == Reader::Author {
+                let problem = Problem::NoMatch {
+                    reason: first_reason,
+                };
+                self.fail(id, ErrorCode::NoMatch, value, problem);
                 return None;
             }
         }
@@ -830,7 +769,12 @@ impl<'p> Run<'p> {
                 return None;
             }
         }
-        self.fail(id, ErrorCode::NoMatch, value, Problem::NoMatch);
+        self.fail(
+            id,
+            ErrorCode::NoMatch,
+            value,
+            Problem::NoMatch { reason: None },
+        );
         None
     }
 
@@ -926,28 +870,11 @@ impl<'p> Run<'p> {
                 },
                 None if f.required => {
                     ok = false;
-                    let error = if self.definition {
-                        ValidationError::new(
-                            String::new(),
-                            ErrorCode::MissingField,
-                            f.texts.type_text.clone(),
-                            "nothing",
-                            format!("missing required field `{}`", f.name),
-                        )
-                    } else {
-                        ValidationError::found(
-                            String::new(),
-                            ErrorCode::MissingField,
-                            self.prog,
-                            id,
-                            Shown::Null,
-                            Problem::Missing { field: i, root },
-                        )
-                    };
+                    let problem = Problem::Missing { field: i, root };
                     self.with_segment(&f.texts.pointer, |r| {
-                        let mut error = error;
-                        error.path = r.path.clone();
-                        r.errors.push(error)
+                        let path = r.path.clone();
+                        let error = r.problem(path, id, ErrorCode::MissingField, v_null(), problem);
+                        r.errors.push(error);
                     });
                 }
                 None => {
@@ -1008,40 +935,22 @@ impl<'p> Run<'p> {
                 }
                 Extra::Closed => {
                     ok = false;
-                    let error = if self.definition {
-                        ValidationError::new(
-                            String::new(),
-                            ErrorCode::UnknownKey,
-                            "a declared key",
-                            got(v),
-                            format!("unknown field `{k}`"),
-                        )
+                    let present = if check.fields.len() <= 64 {
+                        Present::Small(present)
                     } else {
-                        let present = if check.fields.len() <= 64 {
-                            Present::Small(present)
-                        } else {
-                            Present::new(check.fields.len(), |i| {
-                                map.contains_key(&*check.fields[i].name)
-                            })
-                        };
-                        let problem = Problem::Unknown {
-                            key: k.clone(),
-                            root,
-                            present,
-                        };
-                        ValidationError::found(
-                            String::new(),
-                            ErrorCode::UnknownKey,
-                            self.prog,
-                            id,
-                            Shown::new(v),
-                            problem,
-                        )
+                        Present::new(check.fields.len(), |i| {
+                            map.contains_key(&*check.fields[i].name)
+                        })
+                    };
+                    let problem = Problem::Unknown {
+                        key: k.clone(),
+                        root,
+                        present,
                     };
                     self.with_segment(&escape_pointer(k), |r| {
-                        let mut error = error;
-                        error.path = r.path.clone();
-                        r.errors.push(error)
+                        let path = r.path.clone();
+                        let error = r.problem(path, id, ErrorCode::UnknownKey, v, problem);
+                        r.errors.push(error);
                     });
                 }
             }
@@ -1087,43 +996,10 @@ fn node_kind_matches(prog: &Program, id: NodeId, value: &Value) -> bool {
     }
 }
 
-/// `an integer`, `a string`: the article and the kind, for a definition's messages.
-fn an_plain(kind: &str) -> &'static str {
-    match kind {
-        "integer" => "an integer",
-        "number" => "a number",
-        "string" => "a string",
-        "boolean" => "a boolean",
-        "array" => "an array",
-        "object" | "map" => "an object",
-        "null" => "null",
-        _ => "a value of the right type",
-    }
-}
-
-/// A value for a definition's messages: its kind (`number` for all numbers) and its JSON,
-/// shortened to 40 characters.
-fn describe(value: &Value) -> String {
-    let kind = match value {
-        Value::Null => return "null".into(),
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    };
-    let text = value.to_string();
-    let short: String = text.chars().take(40).collect();
-    if short.len() < text.len() {
-        format!("{kind} {short}…")
-    } else {
-        format!("{kind} {short}")
-    }
-}
-
-/// A bound as a definition's messages print it (as a double: `10`, `0.5`).
-fn plain(n: &Number) -> String {
-    n.as_f64().map_or_else(|| n.to_string(), |f| f.to_string())
+/// `null`, where a problem is about no value (a missing field).
+fn v_null() -> &'static Value {
+    static NULL: Value = Value::Null;
+    &NULL
 }
 
 /// A hint for a value of the wrong JSON type that shows what the model probably meant.
