@@ -329,7 +329,10 @@ fn the_json_schema_target_output_imports_as_its_tools() {
                 tooldef::emit::parameters(&back, b),
             );
             for (k, v) in want["properties"].as_object().unwrap() {
-                assert_eq!(v.get("description"), got["properties"][k].get("description"));
+                assert_eq!(
+                    v.get("description"),
+                    got["properties"][k].get("description")
+                );
             }
             strip_descriptions(&mut want);
             strip_descriptions(&mut got);
@@ -367,8 +370,8 @@ fn another_dialect_given_as_json_schema_names_its_dialect() {
         (bfcl, "bfcl"),
     ];
     for (doc, dialect) in cases {
-        let err = import::import(&doc, Dialect::JsonSchema, &Options::default())
-            .expect_err(dialect);
+        let err =
+            import::import(&doc, Dialect::JsonSchema, &Options::default()).expect_err(dialect);
         let message = &err.issues[0].message;
         assert!(
             message.ends_with(&format!("import it with `--from {dialect}`")),
@@ -376,6 +379,9 @@ fn another_dialect_given_as_json_schema_names_its_dialect() {
         );
         // And that dialect reads it.
         let d = Dialect::from_name(dialect).unwrap();
-        assert!(import::import(&doc, d, &Options::default()).is_ok(), "{dialect}");
+        assert!(
+            import::import(&doc, d, &Options::default()).is_ok(),
+            "{dialect}"
+        );
     }
 }

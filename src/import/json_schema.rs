@@ -65,23 +65,22 @@ fn entry_kind(doc: &Value, entry: &Value) -> Option<Entry> {
     if SCHEMA_KEYWORDS.iter().any(|k| m.contains_key(*k)) {
         return None;
     }
-    let dialect = if doc.get("functionDeclarations").is_some()
-        || m.contains_key("functionDeclarations")
-    {
-        Dialect::Gemini
-    } else if m.contains_key("input_schema") {
-        Dialect::Anthropic
-    } else if m.contains_key("inputSchema") {
-        Dialect::Mcp
-    } else if m.get("parameters").and_then(|p| p.get("type")) == Some(&Value::from("dict")) {
-        Dialect::Bfcl
-    } else if m.get("name").is_some_and(Value::is_string)
-        && m.get("parameters").is_some_and(Value::is_object)
-    {
-        return Some(Entry::Tool);
-    } else {
-        return None;
-    };
+    let dialect =
+        if doc.get("functionDeclarations").is_some() || m.contains_key("functionDeclarations") {
+            Dialect::Gemini
+        } else if m.contains_key("input_schema") {
+            Dialect::Anthropic
+        } else if m.contains_key("inputSchema") {
+            Dialect::Mcp
+        } else if m.get("parameters").and_then(|p| p.get("type")) == Some(&Value::from("dict")) {
+            Dialect::Bfcl
+        } else if m.get("name").is_some_and(Value::is_string)
+            && m.get("parameters").is_some_and(Value::is_object)
+        {
+            return Some(Entry::Tool);
+        } else {
+            return None;
+        };
     Some(Entry::Other(dialect))
 }
 

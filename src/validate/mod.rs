@@ -5,7 +5,7 @@
 //! text (`&str`, as providers deliver it) or a [`serde_json::Value`].
 //!
 //! - **Strict** mode accepts exactly what a draft 2020-12 validator accepts on the emitted schema
-//!   ([`crate::emit::json_schema::parameters`]): `1.0` is an integer, `uniqueItems` compares `1`
+//!   ([`crate::emit::parameters`]): `1.0` is an integer, `uniqueItems` compares `1`
 //!   and `1.0` as equal, `false` is not `0`, lengths count code points, patterns are unanchored,
 //!   and `format` is an annotation (not asserted), as the draft's default vocabulary says.
 //! - **Lax** mode is strict mode plus the coercions of [`coerce`] (`"42"` → `42`, `null` for an
@@ -53,9 +53,9 @@ mod format;
 mod lenient;
 mod message;
 mod number;
-mod parse;
+mod reader;
 mod reading;
-mod seed;
+mod single_pass;
 mod walk;
 
 use std::borrow::Cow;
@@ -73,7 +73,7 @@ pub use compile::PatternError;
 pub use error::{ErrorCode, TextPosition, ValidationError};
 pub use lenient::{Repair, RepairKind};
 pub(crate) use message::kind as message_kind;
-pub(crate) use parse::parse as parse_json;
+pub(crate) use reader::parse as parse_json;
 pub use reading::Reading;
 pub use walk::json_equal;
 pub(crate) use walk::json_hash;
@@ -587,7 +587,7 @@ impl Validator {
         }
         let lax = mode == Mode::Lax;
         let (arguments, coercions) =
-            seed::validate(&self.program, self.root, text, self.limits.max_depth, lax)?;
+            single_pass::validate(&self.program, self.root, text, self.limits.max_depth, lax)?;
         Some(Validated {
             arguments: Cow::Owned(arguments),
             coercions,
@@ -653,7 +653,7 @@ impl Validator {
         let Some(repaired) = lenient::repair(text) else {
             return refused(self);
         };
-        if parse::parse(&repaired.text, self.limits.max_depth).is_err() {
+        if reader::parse(&repaired.text, self.limits.max_depth).is_err() {
             return refused(self);
         }
         match self.read_full(Arguments::Text(&repaired.text), Mode::Lax) {
@@ -687,7 +687,7 @@ impl Validator {
                     );
                     return Err(self.invalid(mode, vec![e], Vec::new()));
                 }
-                match parse::parse(text, self.limits.max_depth) {
+                match reader::parse(text, self.limits.max_depth) {
                     // Most calls are valid as sent. When the strict check accepts the parsed
                     // value, both modes give the same result without coercions (lax mode only
                     // coerces what strict mode rejects), and the normalized arguments are built
@@ -867,10 +867,10 @@ impl Validator {
             (Arguments::Text(text), Mode::Strict) => {
                 let max_depth = self.limits.max_depth;
                 text.len() <= self.limits.max_bytes
-                    && (seed::validate(&self.program, self.root, text, max_depth, false).is_some()
+                    && (single_pass::validate(&self.program, self.root, text, max_depth, false).is_some()
                         // Deeper than the single pass goes: the full path's reader decides.
-                        || (max_depth > seed::DEPTH_CAP
-                            && parse::parse(text, max_depth).is_ok_and(|p| {
+                        || (max_depth > single_pass::DEPTH_CAP
+                            && reader::parse(text, max_depth).is_ok_and(|p| {
                                 p.duplicates.is_empty()
                                     && walk::accepts(&self.program, self.root, &p.value)
                             })))

@@ -1,7 +1,7 @@
 //! Random tools and random arguments for the validator's property tests: a `Spec` is a small
 //! description of a type, built into a model (`build`), with strategies for values that fit it
 //! (`good`), that probably do not (`bad`), or either (`instance`). Shared by
-//! `tests/validate_props.rs` and `tests/validate_seed.rs`.
+//! `tests/validate_props.rs` and `tests/validate_seed.rs` (the single pass).
 
 #![allow(dead_code)]
 
