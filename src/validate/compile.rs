@@ -5,12 +5,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::{Number, Value};
+use serde_json::Value;
 
 use crate::model::*;
 use crate::pattern::Pattern;
 
-use super::format;
+pub(crate) use super::kind::number::NumberCheck;
+pub(crate) use super::kind::string::StringCheck;
 use super::message;
 
 /// An index into [`Program::nodes`].
@@ -37,123 +38,6 @@ pub(crate) enum Node {
     AnyOf(Box<[NodeId]>),
     /// Another node (a named type); always points at a node that is not a `Ref`.
     Ref(NodeId),
-}
-
-#[derive(Clone, Debug)]
-pub(crate) struct NumberCheck {
-    /// The bounds as doubles, when every bound is exactly a double (the usual case): a number
-    /// that is exactly a double is then checked with four float comparisons.
-    pub fast: Option<FastBounds>,
-    /// The bounds and the multiple as written.
-    pub exact: Box<NumberBounds>,
-}
-
-/// Bounds as exact doubles; an absent bound is an infinity that every finite number passes.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct FastBounds {
-    pub minimum: f64,
-    pub maximum: f64,
-    pub exclusive_minimum: f64,
-    pub exclusive_maximum: f64,
-    /// Whether there is a `@multiple_of` (in [`NumberCheck::exact`]) to check too.
-    pub multiple: bool,
-}
-
-impl FastBounds {
-    /// Whether the double `f` is within the bounds (exact doubles compare exactly).
-    #[inline(always)]
-    fn contains(&self, f: f64) -> bool {
-        f >= self.minimum
-            && f <= self.maximum
-            && f > self.exclusive_minimum
-            && f < self.exclusive_maximum
-    }
-}
-
-#[derive(Clone, Debug)]
-pub(crate) struct NumberBounds {
-    pub minimum: Option<Number>,
-    pub maximum: Option<Number>,
-    pub exclusive_minimum: Option<Number>,
-    pub exclusive_maximum: Option<Number>,
-    pub multiple_of: Option<Number>,
-}
-
-impl NumberCheck {
-    /// Whether `n` keeps the bounds and the multiple.
-    #[inline(always)]
-    pub(crate) fn accepts(&self, n: &Number) -> bool {
-        if let (Some(b), Some(f)) = (&self.fast, super::number::exact_f64(n)) {
-            return b.contains(f) && (!b.multiple || self.exact.accepts_multiple(n));
-        }
-        self.exact.accepts(n)
-    }
-
-    /// Whether the number that is exactly the double `f` keeps the bounds, when they decide
-    /// alone (they are exact doubles and there is no multiple); `false` when they do not.
-    #[inline(always)]
-    pub(crate) fn accepts_plain(&self, f: f64) -> bool {
-        self.fast
-            .as_ref()
-            .is_some_and(|b| !b.multiple && b.contains(f))
-    }
-}
-
-impl NumberBounds {
-    /// Whether `n` keeps the bounds and the multiple, compared exactly.
-    fn accepts(&self, n: &Number) -> bool {
-        use super::number::cmp;
-        use std::cmp::Ordering::*;
-        self.minimum.as_ref().is_none_or(|m| cmp(n, m) != Less)
-            && self
-                .exclusive_minimum
-                .as_ref()
-                .is_none_or(|m| cmp(n, m) == Greater)
-            && self.maximum.as_ref().is_none_or(|m| cmp(n, m) != Greater)
-            && self
-                .exclusive_maximum
-                .as_ref()
-                .is_none_or(|m| cmp(n, m) == Less)
-            && self.accepts_multiple(n)
-    }
-
-    fn accepts_multiple(&self, n: &Number) -> bool {
-        self.multiple_of
-            .as_ref()
-            .is_none_or(|m| super::number::is_multiple_of(n, m))
-    }
-}
-
-#[derive(Clone, Debug)]
-pub(crate) struct StringCheck {
-    pub min_length: Option<u64>,
-    pub max_length: Option<u64>,
-    pub pattern: Option<Pattern>,
-    /// `@format`, when the validator asserts formats.
-    pub format: Option<Format>,
-}
-
-impl StringCheck {
-    /// Whether `s` keeps the lengths (in code points), the pattern (unanchored) and the
-    /// format.
-    #[inline(always)]
-    pub(crate) fn accepts(&self, s: &str) -> bool {
-        // A string has between a quarter of its bytes and all of them as characters: count
-        // them only when that range straddles a bound.
-        let bytes = s.len() as u64;
-        let fewest = bytes.div_ceil(4);
-        let min_unsure = self.min_length.is_some_and(|m| fewest < m);
-        let max_unsure = self.max_length.is_some_and(|m| bytes > m);
-        if min_unsure || max_unsure {
-            let len = s.chars().count() as u64;
-            if self.min_length.is_some_and(|m| len < m) || self.max_length.is_some_and(|m| len > m)
-            {
-                return false;
-            }
-        }
-        self.pattern.as_ref().is_none_or(|re| re.is_match(s))
-            && self.format.is_none_or(|f| format::is_valid(f, s))
-    }
 }
 
 /// An array or a tuple: items at positions `0..prefix.len()` are checked against `prefix`, the
@@ -628,8 +512,8 @@ impl<'m> Compiler<'m> {
             Ty::Never => Node::Never,
             Ty::Null => Node::Null,
             Ty::Boolean => Node::Boolean,
-            Ty::Integer(r) => Node::Integer(number_check(r)),
-            Ty::Number(r) => Node::Number(number_check(r)),
+            Ty::Integer(r) => Node::Integer(NumberCheck::new(r)),
+            Ty::Number(r) => Node::Number(NumberCheck::new(r)),
             Ty::String(r) => {
                 let pattern = r
                     .pattern
@@ -937,34 +821,6 @@ fn fills(nodes: &[Node]) -> Vec<bool> {
         if !changed {
             return fills;
         }
-    }
-}
-
-fn number_check(r: &NumberRules) -> NumberCheck {
-    let v = |b: &Option<Spanned<Number>>| b.as_ref().map(|b| b.value.clone());
-    let exact = NumberBounds {
-        minimum: v(&r.minimum),
-        maximum: v(&r.maximum),
-        exclusive_minimum: v(&r.exclusive_minimum),
-        exclusive_maximum: v(&r.exclusive_maximum),
-        multiple_of: v(&r.multiple_of),
-    };
-    let f = |b: &Option<Number>, absent: f64| match b {
-        None => Some(absent),
-        Some(n) => super::number::exact_f64(n),
-    };
-    let fast = (|| {
-        Some(FastBounds {
-            minimum: f(&exact.minimum, f64::NEG_INFINITY)?,
-            maximum: f(&exact.maximum, f64::INFINITY)?,
-            exclusive_minimum: f(&exact.exclusive_minimum, f64::NEG_INFINITY)?,
-            exclusive_maximum: f(&exact.exclusive_maximum, f64::INFINITY)?,
-            multiple: exact.multiple_of.is_some(),
-        })
-    })();
-    NumberCheck {
-        fast,
-        exact: Box::new(exact),
     }
 }
 

@@ -11,7 +11,8 @@ use serde_json::{Number, Value};
 
 use crate::suggest::{did_you_mean, did_you_mean_tiered};
 
-use super::compile::{FieldCheck, Node, NodeId, NumberCheck, Program};
+use super::compile::{FieldCheck, Node, NodeId, Program};
+pub(crate) use super::kind::number::NumberRule;
 use super::message::{self, an, SHOWN_CHARS};
 use super::number;
 
@@ -290,16 +291,6 @@ impl Shown {
     }
 }
 
-/// Which number rule a number broke.
-#[derive(Clone, Copy)]
-pub(crate) enum NumberRule {
-    Minimum,
-    ExclusiveMinimum,
-    Maximum,
-    ExclusiveMaximum,
-    MultipleOf,
-}
-
 /// What a compiled node found wrong. The bounds, allowed values and field names are read from
 /// the node when the message is written.
 #[derive(Clone)]
@@ -566,19 +557,14 @@ impl NodeDetail {
                     Some(Node::Integer(c) | Node::Number(c)) => Some(c),
                     _ => None,
                 };
-                let (words, bound): (&str, fn(&NumberCheck) -> &Option<Number>) = match rule {
-                    NumberRule::Minimum => ("must be at least ", |c| &c.exact.minimum),
-                    NumberRule::ExclusiveMinimum => {
-                        ("must be greater than ", |c| &c.exact.exclusive_minimum)
-                    }
-                    NumberRule::Maximum => ("must be at most ", |c| &c.exact.maximum),
-                    NumberRule::ExclusiveMaximum => {
-                        ("must be less than ", |c| &c.exact.exclusive_maximum)
-                    }
-                    NumberRule::MultipleOf => ("must be a multiple of ", |c| &c.exact.multiple_of),
-                };
-                out.push_str(words);
-                if let Some(b) = check.and_then(|c| bound(c).as_ref()) {
+                out.push_str(match rule {
+                    NumberRule::Minimum => "must be at least ",
+                    NumberRule::ExclusiveMinimum => "must be greater than ",
+                    NumberRule::Maximum => "must be at most ",
+                    NumberRule::ExclusiveMaximum => "must be less than ",
+                    NumberRule::MultipleOf => "must be a multiple of ",
+                });
+                if let Some(b) = check.and_then(|c| c.bound(*rule)) {
                     message::push_number(out, b);
                 }
                 out.push_str(", got ");

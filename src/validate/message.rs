@@ -748,15 +748,14 @@ pub(super) fn for_author(node: Option<&Node>, value: &Value, problem: &Problem) 
             format!("expected {}, got {}", an_plain(want), describe(value))
         }
         (Problem::Number { rule, n }, Some(Node::Integer(c) | Node::Number(c))) => {
-            let b = &c.exact;
-            let (words, bound) = match rule {
-                NumberRule::Minimum => ("at least", &b.minimum),
-                NumberRule::ExclusiveMinimum => ("more than", &b.exclusive_minimum),
-                NumberRule::Maximum => ("at most", &b.maximum),
-                NumberRule::ExclusiveMaximum => ("less than", &b.exclusive_maximum),
-                NumberRule::MultipleOf => ("a multiple of", &b.multiple_of),
+            let words = match rule {
+                NumberRule::Minimum => "at least",
+                NumberRule::ExclusiveMinimum => "more than",
+                NumberRule::Maximum => "at most",
+                NumberRule::ExclusiveMaximum => "less than",
+                NumberRule::MultipleOf => "a multiple of",
             };
-            let bound = bound.as_ref().map(plain).unwrap_or_default();
+            let bound = c.bound(*rule).map(plain).unwrap_or_default();
             format!("expected {words} {bound}, got {n}")
         }
         (Problem::TooShort { len }, Some(Node::String(c))) => format!(

@@ -50,6 +50,7 @@ pub mod coerce;
 mod compile;
 pub mod error;
 mod format;
+mod kind;
 mod lenient;
 mod message;
 mod number;

@@ -77,7 +77,7 @@ pub(super) fn equal(a: &Number, b: &Number) -> bool {
 }
 
 /// The number as a double, when the double is exactly the number.
-#[inline]
+#[inline(always)]
 pub(super) fn exact_f64(n: &Number) -> Option<f64> {
     const LIMIT: u64 = 1 << 53;
     if n.is_f64() {

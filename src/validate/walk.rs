@@ -12,10 +12,7 @@ use super::coerce::{self, Coercion, CoercionRule};
 use super::compile::{
     same_str, Extra, FieldCheck, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck,
 };
-use super::error::{
-    escape_pointer, Clip, ErrorCode, NumberRule, Present, Problem, Shown, ValidationError,
-};
-use super::format;
+use super::error::{escape_pointer, ErrorCode, Present, Problem, Shown, ValidationError};
 use super::message::{self, shorten, Reader, SHOWN_CHARS};
 use super::number;
 
@@ -597,58 +594,10 @@ impl<'p> Run<'p> {
             return true;
         }
         let before = self.errors.len();
-        use std::cmp::Ordering::*;
-        let c = &c.exact;
-        if c.minimum
-            .as_ref()
-            .is_some_and(|m| number::cmp(n, m) == Less)
-        {
-            let problem = Problem::Number {
-                rule: NumberRule::Minimum,
-                n: n.clone(),
-            };
-            self.fail(id, ErrorCode::BelowMinimum, value, problem);
-        }
-        if c.exclusive_minimum
-            .as_ref()
-            .is_some_and(|m| number::cmp(n, m) != Greater)
-        {
-            let problem = Problem::Number {
-                rule: NumberRule::ExclusiveMinimum,
-                n: n.clone(),
-            };
-            self.fail(id, ErrorCode::BelowMinimum, value, problem);
-        }
-        if c.maximum
-            .as_ref()
-            .is_some_and(|m| number::cmp(n, m) == Greater)
-        {
-            let problem = Problem::Number {
-                rule: NumberRule::Maximum,
-                n: n.clone(),
-            };
-            self.fail(id, ErrorCode::AboveMaximum, value, problem);
-        }
-        if c.exclusive_maximum
-            .as_ref()
-            .is_some_and(|m| number::cmp(n, m) != Less)
-        {
-            let problem = Problem::Number {
-                rule: NumberRule::ExclusiveMaximum,
-                n: n.clone(),
-            };
-            self.fail(id, ErrorCode::AboveMaximum, value, problem);
-        }
-        if c.multiple_of
-            .as_ref()
-            .is_some_and(|m| !number::is_multiple_of(n, m))
-        {
-            let problem = Problem::Number {
-                rule: NumberRule::MultipleOf,
-                n: n.clone(),
-            };
-            self.fail(id, ErrorCode::NotMultiple, value, problem);
-        }
+        c.each_broken(n, |rule| {
+            let problem = Problem::Number { rule, n: n.clone() };
+            self.fail(id, rule.code(), value, problem);
+        });
         self.errors.len() == before
     }
 
@@ -657,25 +606,10 @@ impl<'p> Run<'p> {
             return true;
         }
         let before = self.errors.len();
-        if c.min_length.is_some() || c.max_length.is_some() {
-            let len = s.chars().count() as u64;
-            if c.min_length.is_some_and(|m| len < m) {
-                self.fail(id, ErrorCode::TooShort, value, Problem::TooShort { len });
-            }
-            if c.max_length.is_some_and(|m| len > m) {
-                self.fail(id, ErrorCode::TooLong, value, Problem::TooLong { len });
-            }
-        }
-        if let Some(re) = &c.pattern {
-            if !re.is_match(s) {
-                let problem = Problem::Pattern { s: Clip::new(s) };
-                self.fail(id, ErrorCode::PatternMismatch, value, problem);
-            }
-        }
-        if c.format.is_some_and(|f| !format::is_valid(f, s)) {
-            let problem = Problem::Format { s: Clip::new(s) };
-            self.fail(id, ErrorCode::FormatMismatch, value, problem);
-        }
+        c.each_broken(s, |rule| {
+            let (code, problem) = rule.problem(s);
+            self.fail(id, code, value, problem);
+        });
         self.errors.len() == before
     }
 
