@@ -25,6 +25,9 @@ struct State {
     max_depth: usize,
     duplicates: Vec<ValidationError>,
     too_deep: Option<String>,
+    /// Whether a duplicate key stops the reading (for a caller that only wants a clean value)
+    /// instead of being recorded.
+    refuse_duplicates: bool,
 }
 
 impl State {
@@ -52,6 +55,7 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<Validati
         max_depth,
         duplicates: Vec::new(),
         too_deep: None,
+        refuse_duplicates: false,
     };
     let mut de = serde_json::Deserializer::from_str(text);
     // The seed counts depth itself and stops at `max_depth`, so serde_json's own limit (127)
@@ -122,6 +126,58 @@ fn position(text: &str, e: &serde_json::Error) -> TextPosition {
         })
         .unwrap_or(byte_column.max(1));
     TextPosition { line, column }
+}
+
+/// Reads one value as it is, inside a container `depth` levels deep, for a caller that stops at
+/// the first problem: a duplicate key or nesting deeper than `max_depth` is an error (with no
+/// position or path; the caller reads the text again to report it).
+pub(super) struct Plain {
+    pub depth: usize,
+    pub max_depth: usize,
+}
+
+impl Plain {
+    fn state(&self) -> State {
+        State {
+            max_depth: self.max_depth,
+            duplicates: Vec::new(),
+            too_deep: None,
+            refuse_duplicates: true,
+        }
+    }
+
+    /// The rest of an array whose `[` was read.
+    pub(super) fn visit_seq<'de, A: SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
+        let mut state = self.state();
+        Seed {
+            state: &mut state,
+            depth: self.depth,
+        }
+        .visit_seq(seq)
+    }
+
+    /// The rest of an object whose `{` was read.
+    pub(super) fn visit_map<'de, A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+        let mut state = self.state();
+        Seed {
+            state: &mut state,
+            depth: self.depth,
+        }
+        .visit_map(map)
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Plain {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        let mut state = self.state();
+        Seed {
+            state: &mut state,
+            depth: self.depth,
+        }
+        .deserialize(deserializer)
+    }
 }
 
 struct Seed<'s> {
@@ -238,6 +294,9 @@ impl<'de> Visitor<'de> for Seed<'_> {
             match out.entry(key) {
                 Entry::Vacant(e) => {
                     e.insert(value);
+                }
+                Entry::Occupied(_) if self.state.refuse_duplicates => {
+                    return Err(de::Error::custom("duplicate key"));
                 }
                 Entry::Occupied(e) => {
                     let key = e.key();

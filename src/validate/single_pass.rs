@@ -26,6 +26,7 @@ use super::coerce::{Coercion, CoercionRule};
 use super::compile::{Extra, Leaf, Node, NodeId, ObjectCheck, Program};
 use super::error::escape_pointer;
 use super::number;
+use super::reader::Plain;
 use super::walk;
 
 /// The pass nests at most this deep, whatever the limits allow: deeper text (rejected by the
@@ -168,7 +169,7 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
         let whole = match &prog.nodes[node] {
             Node::Any => {
                 // Anything fits (nested no deeper than the limit): nothing to check or change.
-                let value = Raw {
+                let value = Plain {
                     depth: self.depth,
                     max_depth: self.pass.max_depth,
                 }
@@ -181,7 +182,7 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
             _ => false,
         };
         if whole {
-            let value = Raw {
+            let value = Plain {
                 depth: self.depth,
                 max_depth: self.pass.max_depth,
             }
@@ -459,7 +460,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         let c = match &prog.nodes[self.node] {
             Node::Array(c) => c,
             Node::Const(_) | Node::Enum(_) => {
-                let value = Raw {
+                let value = Plain {
                     depth: self.depth,
                     max_depth: self.pass.max_depth,
                 }
@@ -510,7 +511,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         let c = match &prog.nodes[self.node] {
             Node::Object(c) => c,
             Node::Const(_) | Node::Enum(_) => {
-                let value = Raw {
+                let value = Plain {
                     depth: self.depth,
                     max_depth: self.pass.max_depth,
                 }
@@ -606,7 +607,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     };
                     let value = match &c.extra {
                         Extra::Closed => return Err(reject()),
-                        Extra::Open => map.next_value_seed(Raw {
+                        Extra::Open => map.next_value_seed(Plain {
                             depth,
                             max_depth: self.pass.max_depth,
                         })?,
@@ -755,95 +756,5 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
             Some(i) => Key::Field(i, v),
             None => Key::Extra(v),
         })
-    }
-}
-
-/// Reads any value as it is, refusing duplicate keys and nesting deeper than the limit.
-struct Raw {
-    /// The depth of the container that holds the value.
-    depth: usize,
-    max_depth: usize,
-}
-
-impl<'de> DeserializeSeed<'de> for Raw {
-    type Value = Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Raw {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
-        Number::from_f64(v).map(Value::Number).ok_or_else(reject)
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        if self.depth >= self.max_depth {
-            return Err(reject());
-        }
-        let inner = Raw {
-            depth: self.depth + 1,
-            max_depth: self.max_depth,
-        };
-        let mut items = Vec::new();
-        while let Some(v) = seq.next_element_seed(Raw { ..inner })? {
-            items.push(v);
-        }
-        Ok(Value::Array(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        if self.depth >= self.max_depth {
-            return Err(reject());
-        }
-        let mut out = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value_seed(Raw {
-                depth: self.depth + 1,
-                max_depth: self.max_depth,
-            })?;
-            match out.entry(key) {
-                serde_json::map::Entry::Vacant(e) => {
-                    e.insert(value);
-                }
-                serde_json::map::Entry::Occupied(_) => return Err(reject()),
-            }
-        }
-        Ok(Value::Object(out))
     }
 }
