@@ -1,0 +1,25 @@
+//! Arrays and tuples: positional items, then the items' type, with counts and uniqueness.
+
+use crate::validate::compile::{Leaf, NodeId};
+
+/// An array or a tuple: items at positions `0..prefix.len()` are checked against `prefix`, the
+/// others against `items` (a closed tuple's `max_items` is at most the number of its positional
+/// items, so its `items` is never reached).
+#[derive(Clone, Debug)]
+pub(crate) struct ArrayCheck {
+    pub prefix: Box<[NodeId]>,
+    pub items: NodeId,
+    /// 0 when there is no `@min_items`.
+    pub min_items: u64,
+    pub max_items: Option<u64>,
+    pub unique: bool,
+    /// What `items` is when it is a plain scalar (set when compiling is finished).
+    pub items_leaf: Leaf,
+}
+
+impl ArrayCheck {
+    /// The node that checks the item at `index`.
+    pub(crate) fn item(&self, index: usize) -> NodeId {
+        self.prefix.get(index).copied().unwrap_or(self.items)
+    }
+}

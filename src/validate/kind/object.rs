@@ -1,0 +1,255 @@
+//! Objects and maps: the declared fields (records of one cache line, matched by their names'
+//! bytes), how keys are looked up (a scan for small objects, a hash index for large ones), and
+//! what other keys may hold.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::keys::same_bytes;
+use crate::validate::compile::{Leaf, NodeId};
+
+#[derive(Clone, Debug)]
+pub(crate) enum Extra {
+    Closed,
+    Open,
+    Schema(NodeId),
+}
+
+/// A declared field. What every check reads is kept small (a field record fits in one cache
+/// line), and what only errors and messages read is behind a box: when each call is for another
+/// tool, the records are read cold, and every line they span is a miss.
+#[derive(Clone, Debug)]
+pub(crate) struct FieldCheck {
+    pub name: Box<str>,
+    /// The name's bytes when it has at most 16 (the rest zeros): a key is matched against the
+    /// record alone, without reading the name, which lives in a cache line of its own.
+    inline: [u8; 16],
+    pub default: Option<Box<Value>>,
+    /// The texts of errors and messages.
+    pub texts: Box<FieldTexts>,
+    /// The field's type, as a [`NodeId`] in 32 bits to keep the record in one line.
+    node: u32,
+    pub required: bool,
+    /// What `node` is when it is a plain scalar (set when compiling is finished).
+    pub leaf: Leaf,
+    /// Whether `null` is a valid value of the type (nullable, `any`, `null`, or a union or enum
+    /// that contains it); lax mode reads `null` as "absent" only for fields where it is not.
+    pub accepts_null: bool,
+}
+
+/// The bytes of a name of at most 16 bytes, zeros after them; all zeros for a longer one.
+fn inline_name(name: &str) -> [u8; 16] {
+    let mut inline = [0; 16];
+    if let Some(to) = inline.get_mut(..name.len()) {
+        to.copy_from_slice(name.as_bytes());
+    }
+    inline
+}
+
+/// A node id in the 32 bits a field record keeps. A program's nodes number fewer than 2^32: each
+/// takes 64 bytes (256 GiB for 2^32), and each comes from a type written in the source (named
+/// types are compiled once), so the source would be longer still.
+fn node_u32(id: NodeId) -> u32 {
+    u32::try_from(id).unwrap_or(u32::MAX)
+}
+
+/// What errors and messages say of a field.
+#[derive(Clone, Debug)]
+pub(crate) struct FieldTexts {
+    /// The field's name as a JSON pointer segment.
+    pub pointer: String,
+    /// `name?: type` for messages.
+    pub type_text: String,
+    pub description: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct ObjectCheck {
+    pub fields: Box<[FieldCheck]>,
+    /// Field indices by name, for objects of more than [`ObjectCheck::SCAN_FIELDS`] fields (smaller ones are
+    /// scanned, which is faster than hashing the key).
+    // Boxed: a map is six words, and the node must stay in one cache line.
+    #[allow(clippy::box_collection)]
+    pub index: Option<Box<HashMap<String, usize>>>,
+    pub extra: Extra,
+    /// How many fields are required.
+    pub required: usize,
+    /// Bit `i` for each field `i` (of the first 64) that has a default.
+    pub defaults: u64,
+}
+
+impl FieldCheck {
+    /// The record of a field called `name`, of type `node`.
+    pub(crate) fn new(
+        name: &str,
+        node: NodeId,
+        texts: FieldTexts,
+        default: Option<Value>,
+        required: bool,
+        accepts_null: bool,
+    ) -> FieldCheck {
+        FieldCheck {
+            name: name.into(),
+            inline: inline_name(name),
+            default: default.map(Box::new),
+            texts: Box::new(texts),
+            node: node_u32(node),
+            required,
+            leaf: Leaf::Other,
+            accepts_null,
+        }
+    }
+
+    /// Points the field at another node (a named type's, once references are resolved).
+    pub(crate) fn set_node(&mut self, id: NodeId) {
+        self.node = node_u32(id);
+    }
+
+    /// The field's type.
+    #[inline(always)]
+    pub(crate) fn node(&self) -> NodeId {
+        self.node as NodeId
+    }
+
+    /// The name as an object key of a value.
+    pub(crate) fn key(&self) -> String {
+        String::from(&*self.name)
+    }
+
+    /// Whether the field is called `s`: a name of at most 16 bytes is compared with the copy
+    /// of its bytes in the record, a longer one with the name itself.
+    #[inline(always)]
+    pub(crate) fn is_named(&self, s: &str) -> bool {
+        let n = s.len();
+        if n != self.name.len() {
+            return false;
+        }
+        match self.inline.get(..n) {
+            Some(short) => same_bytes(short, s.as_bytes()),
+            None => *self.name == *s,
+        }
+    }
+}
+
+impl ObjectCheck {
+    /// Objects with at most this many fields look keys up by scanning their fields.
+    pub(crate) const SCAN_FIELDS: usize = 16;
+
+    /// The index of the field called `key`, trying `hint` first (keys usually come in
+    /// declaration order, some left out).
+    #[inline(always)]
+    pub(crate) fn lookup_from(&self, key: &str, hint: usize) -> Option<usize> {
+        self.field_from(key, hint).map(|(i, _)| i)
+    }
+
+    /// [`ObjectCheck::lookup_from`] with the field.
+    #[inline(always)]
+    pub(crate) fn field_from(&self, key: &str, hint: usize) -> Option<(usize, &FieldCheck)> {
+        match self.fields.get(hint) {
+            Some(f) if f.is_named(key) => Some((hint, f)),
+            _ => {
+                let i = self.lookup_after(key, hint)?;
+                Some((i, self.fields.get(i)?))
+            }
+        }
+    }
+
+    /// [`ObjectCheck::lookup_from`] when the hint is not the key: small objects are scanned
+    /// from the hint on (fields left out), then from the start.
+    #[inline(never)]
+    fn lookup_after(&self, key: &str, hint: usize) -> Option<usize> {
+        if self.fields.len() > Self::SCAN_FIELDS {
+            return self.index.as_ref().and_then(|i| i.get(key)).copied();
+        }
+        let hint = hint.min(self.fields.len());
+        let (head, tail) = self.fields.split_at(hint);
+        if let Some(i) = tail.iter().position(|f| f.is_named(key)) {
+            return Some(hint + i);
+        }
+        head.iter().position(|f| f.is_named(key))
+    }
+
+    /// The index of the field called `key`: a scan for small objects (faster than hashing the
+    /// key), the hash index for large ones.
+    pub(crate) fn lookup(&self, key: &str) -> Option<usize> {
+        if self.fields.len() <= Self::SCAN_FIELDS {
+            self.fields.iter().position(|f| f.is_named(key))
+        } else {
+            self.index.as_ref().and_then(|i| i.get(key)).copied()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(name: &str) -> FieldCheck {
+        FieldCheck {
+            name: name.into(),
+            inline: inline_name(name),
+            default: None,
+            texts: Box::new(FieldTexts {
+                pointer: name.into(),
+                type_text: String::new(),
+                description: None,
+            }),
+            node: 0,
+            required: false,
+            leaf: Leaf::Other,
+            accepts_null: false,
+        }
+    }
+
+    /// A field matches a key exactly when its name is the key: names short enough to be kept
+    /// in the record (compared there) and longer ones, on every length and differing byte, and
+    /// keys that only differ from a short name by trailing zero bytes.
+    #[test]
+    fn fields_match_exactly_their_names() {
+        let base: String = "abcdefghijklmnopqrstuvwxyz".into();
+        for n in 0..=20 {
+            let f = field(&base[..n]);
+            assert!(f.is_named(&base[..n]));
+            assert!(!f.is_named(&base[..n + 1]));
+            assert!(!f.is_named(&format!("{}\0", &base[..n])));
+            for i in 0..n {
+                let mut b = base.as_bytes()[..n].to_vec();
+                b[i] = b'-';
+                let b = String::from_utf8(b).unwrap_or_default();
+                assert!(!f.is_named(&b), "{} vs {b}", &base[..n]);
+            }
+        }
+        assert!(field("été").is_named("été"));
+        assert!(!field("été").is_named("étè"));
+    }
+
+    /// Lookups by hint, by scan and by the index of a large object find the same field.
+    #[test]
+    fn lookups_agree() {
+        for count in [3, ObjectCheck::SCAN_FIELDS + 4] {
+            let names: Vec<String> = (0..count).map(|i| format!("field_{i}")).collect();
+            let check = super::ObjectCheck {
+                fields: names.iter().map(|n| field(n)).collect(),
+                index: Some(Box::new(names.iter().cloned().zip(0..).collect())),
+                extra: super::Extra::Closed,
+                required: 0,
+                defaults: 0,
+            };
+            for (i, n) in names.iter().enumerate() {
+                assert_eq!(check.lookup(n), Some(i));
+                for hint in 0..=count {
+                    assert_eq!(check.lookup_from(n, hint), Some(i), "{n} from {hint}");
+                }
+            }
+            assert_eq!(check.lookup("field_"), None);
+            assert_eq!(check.lookup_from("field_", 1), None);
+        }
+    }
+
+    /// What the doc of [`FieldCheck`] promises: a field record fits one cache line.
+    #[test]
+    fn field_records_fit_a_cache_line() {
+        assert!(std::mem::size_of::<FieldCheck>() <= 64);
+    }
+}
