@@ -125,3 +125,24 @@ fn an_integer_that_reading_rounded_is_refused() {
         }
     }
 }
+
+/// The generate fuzzer's finding: a union nested in a union with `null`
+/// (`boolean | (null | number | {})`) kept its inner union, so the model printed with
+/// parentheses and compiled back to the flat union: printing was not a fixpoint.
+#[test]
+fn a_nullable_union_inside_a_union_is_flattened() {
+    for source in [
+        "/// T.\ntool t {\n  f?: boolean | (null | number @exclusive_min(-1.5) | {})\n}\n",
+        "/// T.\ntool t {\n  f?: (string | null) | (integer | boolean | null)\n}\n",
+    ] {
+        let module = tooldef::compile(source).unwrap().module;
+        let printed = module.to_source().unwrap();
+        assert!(
+            !printed.contains("| (") && !printed.contains(": ("),
+            "{printed}"
+        );
+        let again = tooldef::compile(&printed).unwrap().module;
+        assert_eq!(again, module, "{printed}");
+        assert_eq!(again.to_source().unwrap(), printed);
+    }
+}

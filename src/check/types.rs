@@ -270,9 +270,14 @@ impl Checker {
                     nullable = true;
                     continue;
                 }
+                // A nested union's members are this union's members (`a | (b | null)` is
+                // `a | b | null`), whether or not it takes `null`.
                 Ty::Nullable(inner) => {
                     nullable = true;
-                    vec![*inner]
+                    match *inner {
+                        Ty::AnyOf(inner) => inner,
+                        other => vec![other],
+                    }
                 }
                 Ty::AnyOf(inner) => inner,
                 other => vec![other],
