@@ -473,8 +473,11 @@ impl<'p> Run<'p> {
                     self.out(|| Value::String(s.into_owned()))
                 }
             }
-            Node::Const(c) => self.one_of(id, std::slice::from_ref(&**c), value),
-            Node::Enum(e) => self.one_of(id, &e.values, value),
+            Node::Const(c) => {
+                let exact = json_equal(c, value).then_some(&**c);
+                self.one_of(id, exact, std::slice::from_ref(&**c), value)
+            }
+            Node::Enum(e) => self.one_of(id, e.member(value), &e.values, value),
             Node::Nullable(inner) => {
                 if value.is_null() {
                     Some(Value::Null)
@@ -613,10 +616,16 @@ impl<'p> Run<'p> {
         self.errors.len() == before
     }
 
-    /// Enums and literals: an exact match first; in lax mode, then the value coerced to the
-    /// type of each allowed value.
-    fn one_of(&mut self, id: NodeId, allowed: &[Value], value: &Value) -> Option<Value> {
-        if let Some(m) = allowed.iter().find(|m| json_equal(m, value)) {
+    /// Enums and literals: the member `value` equals (`exact`, found by the kind); in lax
+    /// mode, then the value coerced to the type of each allowed value.
+    fn one_of(
+        &mut self,
+        id: NodeId,
+        exact: Option<&Value>,
+        allowed: &[Value],
+        value: &Value,
+    ) -> Option<Value> {
+        if let Some(m) = exact {
             return self.out(|| m.clone());
         }
         if self.lax {
@@ -1057,24 +1066,17 @@ fn check_node<const NORMAL: bool>(
             }
             true
         }
-        Node::Enum(e) => {
+        Node::Enum(e) => match e.member(value) {
             // Equal strings are identical: nothing to normalize.
-            if let Value::String(s) = value {
-                return e.find_str(s).is_some();
-            }
-            if e.only_strings() {
-                return false;
-            }
-            match e.values.iter().find(|m| json_equal(m, value)) {
-                Some(m) if !too_deep_for(value, depth) => {
-                    if NORMAL && m != value {
-                        *normal = false;
-                    }
-                    true
+            Some(_) if value.is_string() => true,
+            Some(m) if !too_deep_for(value, depth) => {
+                if NORMAL && m != value {
+                    *normal = false;
                 }
-                _ => false,
+                true
             }
-        }
+            _ => false,
+        },
         Node::Nullable(inner) => {
             value.is_null() || check::<NORMAL>(prog, *inner, value, depth, normal)
         }

@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::keys::StrKey;
+use crate::validate::walk::json_equal;
 
 /// An enum's members, with the keys of its string members, so that a string is matched without
 /// reading any member's bytes (unless both are longer than 16 bytes).
@@ -27,6 +28,17 @@ impl EnumCheck {
     #[inline(always)]
     pub(crate) fn only_strings(&self) -> bool {
         self.strings.len() == self.values.len()
+    }
+
+    /// The member equal to `value` (numbers by value, as JSON Schema's `enum` compares): the one
+    /// statement of what an enum accepts.
+    #[inline(always)]
+    pub(crate) fn member(&self, value: &Value) -> Option<&Value> {
+        match value {
+            Value::String(s) => self.find_str(s),
+            _ if self.only_strings() => None,
+            _ => self.values.iter().find(|m| json_equal(m, value)),
+        }
     }
 
     /// The member equal to the string `s` (strings equal only strings, byte for byte).
