@@ -470,7 +470,6 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
             _ => return Err(reject()),
         };
         let depth = self.pass.enter(self.depth)?;
-        let max = c.max_items.unwrap_or(u64::MAX);
         let mut items = Vec::new();
         loop {
             let since = self.pass.coercions.len();
@@ -487,7 +486,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                         self.pass.prefix(since, &items.len().to_string());
                     }
                     items.push(v);
-                    if items.len() as u64 > max {
+                    if c.too_many(items.len() as u64) {
                         return Err(reject());
                     }
                 }
@@ -495,7 +494,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                 None => break,
             }
         }
-        if (items.len() as u64) < c.min_items {
+        if c.too_few(items.len() as u64) {
             return Err(reject());
         }
         // No default can be filled in below (see `Typed`), so the items as normalized are

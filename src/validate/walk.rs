@@ -493,13 +493,12 @@ impl<'p> Run<'p> {
                 };
                 let mut ok = true;
                 let len = items.len() as u64;
-                let min = check.min_items;
-                if len < min {
+                if check.too_few(len) {
                     let problem = Problem::TooFewItems { len };
                     self.fail(id, ErrorCode::TooFewItems, value, problem);
                     ok = false;
                 }
-                if check.max_items.is_some_and(|m| len > m) {
+                if check.too_many(len) {
                     let problem = Problem::TooManyItems { len };
                     self.fail(id, ErrorCode::TooManyItems, value, problem);
                     ok = false;
@@ -1096,8 +1095,8 @@ fn check_node<const NORMAL: bool>(
                 return false;
             };
             let len = items.len() as u64;
-            len >= c.min_items
-                && c.max_items.is_none_or(|m| len <= m)
+            !c.too_few(len)
+                && !c.too_many(len)
                 && if c.prefix.is_empty() {
                     items.iter().all(|i| {
                         c.items_leaf.accepts(i)

@@ -1,4 +1,6 @@
-//! Arrays and tuples: positional items, then the items' type, with counts and uniqueness.
+//! Arrays and tuples: positional items, then the items' type, with counts and uniqueness; the
+//! count rules are stated here once (`too_few`, `too_many`) for the fast check, the error run and
+//! the single pass over text.
 
 use crate::validate::compile::{Leaf, NodeId};
 
@@ -18,6 +20,18 @@ pub(crate) struct ArrayCheck {
 }
 
 impl ArrayCheck {
+    /// Whether `len` items are fewer than `@min_items`.
+    #[inline(always)]
+    pub(crate) fn too_few(&self, len: u64) -> bool {
+        len < self.min_items
+    }
+
+    /// Whether `len` items are more than `@max_items`.
+    #[inline(always)]
+    pub(crate) fn too_many(&self, len: u64) -> bool {
+        self.max_items.is_some_and(|m| len > m)
+    }
+
     /// The node that checks the item at `index`.
     pub(crate) fn item(&self, index: usize) -> NodeId {
         self.prefix.get(index).copied().unwrap_or(self.items)
