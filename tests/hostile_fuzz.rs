@@ -146,3 +146,18 @@ fn a_nullable_union_inside_a_union_is_flattened() {
         assert_eq!(again.to_source().unwrap(), printed);
     }
 }
+
+/// The generate fuzzer's second finding: a union of literals that repeat one value
+/// (`([] | []) | string`) became a one-member enum, which prints as the literal `[]` and reads
+/// back as a literal, so the printed model emitted `const` where the first emitted `enum`.
+#[test]
+fn literals_that_repeat_one_value_are_that_literal() {
+    let source = "/// T.\ntool t {\n  f?: ([] | []) | string | null\n  g: \"a\" | \"a\"\n}\n";
+    let module = tooldef::compile(source).unwrap().module;
+    let printed = module.to_source().unwrap();
+    let again = tooldef::compile(&printed).unwrap().module;
+    assert_eq!(again, module, "{printed}");
+    let json = |m: &tooldef::Module| tooldef::emit::parameters(m, &m.tools[0]);
+    assert_eq!(json(&again), json(&module));
+    assert_eq!(json(&module)["properties"]["g"]["const"], "a");
+}

@@ -317,7 +317,12 @@ impl Checker {
                     self.folded_value(&m.value, span, folded);
                 }
             }
-            Ty::Enum(values)
+            // Literals that repeat one value are that literal (`[] | []` is `[]`, which is how
+            // the model prints and reads back).
+            match <[EnumMember; 1]>::try_from(values) {
+                Ok([one]) => Ty::Const(one.value),
+                Err(values) => Ty::Enum(values),
+            }
         } else if out.len() == 1 {
             out.pop().unwrap_or(Ty::Any)
         } else if out.is_empty() {
