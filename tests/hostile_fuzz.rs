@@ -161,3 +161,16 @@ fn literals_that_repeat_one_value_are_that_literal() {
     assert_eq!(json(&again), json(&module));
     assert_eq!(json(&module)["properties"]["g"]["const"], "a");
 }
+
+/// The generate fuzzer's third finding: an alias whose union of repeated object members comes
+/// out as one object had no spelling (an alias of an object with fields), so the model could not
+/// be printed.
+#[test]
+fn an_alias_that_comes_out_as_an_object_prints() {
+    let source = "/// T.\ntype T0 = { f?: never, ...: any } | { f?: never, ...: any }\n\n/// T.\ntool t {\n  a: T0\n}\n";
+    let module = tooldef::compile(source).unwrap().module;
+    let printed = module.to_source().expect("the model prints");
+    let again = tooldef::compile(&printed).unwrap().module;
+    assert_eq!(again, module, "{printed}");
+    assert_eq!(again.to_source().unwrap(), printed);
+}

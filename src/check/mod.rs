@@ -231,7 +231,11 @@ impl Checker {
     fn type_def(&mut self, t: &ast::TypeDef) -> NamedType {
         let description = self.description(t.doc.as_ref());
         let deprecated = self.item_attributes(&t.attrs);
-        let kind = if matches!(t.body.kind, TypeKind::Object(_)) {
+        let ty = self.ty(&t.body);
+        // An alias that comes out as an object with fields (`{ a: T } | { a: T }`, one member
+        // once repeats are dropped) is that object type: the form it prints and reads back as.
+        let object = matches!(&ty, Ty::Object(o) if !o.is_map());
+        let kind = if object || matches!(t.body.kind, TypeKind::Object(_)) {
             NamedKind::Object
         } else {
             NamedKind::Alias
@@ -240,7 +244,7 @@ impl Checker {
             name: t.name.text.clone(),
             kind,
             description,
-            ty: self.ty(&t.body),
+            ty,
             recursive: false,
             deprecated,
             span: t.span,
