@@ -199,6 +199,13 @@ impl Head {
 }
 
 impl Clip {
+    /// Whether an error shows only the head of `s` (more than [`SHOWN_CHARS`] characters;
+    /// counted only when the bytes could hold more).
+    #[inline]
+    pub(crate) fn clips(s: &str) -> bool {
+        s.len() > SHOWN_CHARS && s.chars().count() > SHOWN_CHARS
+    }
+
     pub(crate) fn new(s: &str) -> Clip {
         if s.len() <= SHOWN_CHARS {
             return Clip {

@@ -12,8 +12,8 @@ use super::coerce::{self, Coercion, CoercionRule};
 use super::compile::{
     same_str, Extra, FieldCheck, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck,
 };
-use super::error::{escape_pointer, ErrorCode, Present, Problem, Shown, ValidationError};
-use super::message::{self, shorten, Reader, SHOWN_CHARS};
+use super::error::{escape_pointer, Clip, ErrorCode, Present, Problem, Shown, ValidationError};
+use super::message::{self, shorten, Reader};
 use super::number;
 
 /// JSON equality as JSON Schema defines it: numbers by value (1 equals 1.0), objects regardless
@@ -276,10 +276,8 @@ impl<'p> Run<'p> {
         value: &Value,
         problem: Problem,
     ) -> ValidationError {
-        let shown = match problem {
-            Problem::Missing { .. } => Shown::Null,
-            _ => Shown::new(value),
-        };
+        // A missing field's value is `null` (see `v_null`), shown as nothing.
+        let shown = Shown::new(value);
         match self.reader {
             Reader::Model => ValidationError::found(path, code, self.prog, id, shown, problem),
             Reader::Author => self.for_author(path, id, code, value, shown, problem),
@@ -638,9 +636,7 @@ impl<'p> Run<'p> {
         }
         // The whole string, when the error shows only its head (the suggestion reads it all).
         let long = match value {
-            Value::String(s) if s.len() > SHOWN_CHARS && s.chars().count() > SHOWN_CHARS => {
-                Some(s.clone())
-            }
+            Value::String(s) if Clip::clips(s) => Some(s.clone()),
             _ => None,
         };
         self.fail(
