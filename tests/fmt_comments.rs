@@ -1,6 +1,6 @@
 //! The formatter is idempotent and keeps every comment, in source order, wherever comments sit:
-//! random sources built from a template of items are given `//` comments at random gaps between
-//! their tokens, then formatted twice.
+//! random sources built from a template of items are given `//` comments and blank lines at
+//! random gaps between their tokens, then formatted twice.
 //!
 //! `PROPTEST_CASES=1000000 cargo test --release --test fmt_comments` runs a million cases.
 
@@ -129,8 +129,9 @@ const TOKENS: &[&str] = &[
 ];
 
 /// The source with a comment inserted before token `i` for each `i` in `at` (a comment runs to
-/// the end of its line, so a line break follows it).
-fn with_comments(at: &[usize]) -> (String, Vec<String>) {
+/// the end of its line, so a line break follows it), and a blank line before token `i` for each
+/// `i` in `blanks` (after the comments there).
+fn with_comments(at: &[usize], blanks: &[usize]) -> (String, Vec<String>) {
     let mut out = String::new();
     let mut comments = Vec::new();
     for (i, t) in TOKENS.iter().enumerate() {
@@ -146,6 +147,13 @@ fn with_comments(at: &[usize]) -> (String, Vec<String>) {
             out.push_str(&c);
             out.push('\n');
             comments.push(c);
+        }
+        for _ in blanks.iter().filter(|&&b| b == i) {
+            let line = out.rsplit('\n').next().unwrap_or("");
+            if !line.trim_start().starts_with("///") {
+                // A blank line inside a doc comment would end it; elsewhere it is layout only.
+                out.push_str("\n\n");
+            }
         }
         if *t == "\n" {
             out.push('\n');
@@ -178,16 +186,34 @@ fn schema(source: &str) -> Option<serde_json::Value> {
 
 #[test]
 fn the_template_compiles() {
-    let (source, _) = with_comments(&[]);
+    let (source, _) = with_comments(&[], &[]);
     assert!(schema(&source).is_some(), "{source}");
+}
+
+/// Found by the `fmt` fuzz target: a comment after a tool's name, then another and blank lines
+/// before its `{`. The first run moves both inside the braces; the second added a blank line
+/// before the second comment, counting the blank after it as one before it.
+#[test]
+fn blank_lines_after_a_leading_comment_are_not_counted_before_it() {
+    for source in [
+        "tool t // a\n//b\n\n\n{\n  x: string\n}\n",
+        "tool t { // a\n  //b\n\n  x: string\n}\n",
+        "enum E { // a\n  //b\n\n  x\n}\n",
+        "tool t {\n  x: string // a\n\n  // b\n\n  y: string\n}\n",
+    ] {
+        let once = tooldef::format(source).expect("formats");
+        let twice = tooldef::format(&once).expect("formats again");
+        assert_eq!(twice, once, "not idempotent for:\n{source}");
+    }
 }
 
 proptest! {
     #[test]
     fn fmt_is_idempotent_and_keeps_every_comment_in_order(
-        at in prop::collection::vec(0..TOKENS.len(), 0..8)
+        at in prop::collection::vec(0..TOKENS.len(), 0..8),
+        blanks in prop::collection::vec(0..TOKENS.len(), 0..4),
     ) {
-        let (source, comments) = with_comments(&at);
+        let (source, comments) = with_comments(&at, &blanks);
         let once = match tooldef::format(&source) {
             Ok(s) => s,
             // A comment where the grammar takes none (inside an attribute's parentheses is

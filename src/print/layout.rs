@@ -192,6 +192,18 @@ impl<'s> Printer<'s> {
         }
     }
 
+    /// Whether a blank line separates the member or field at `start` from the one that ended at
+    /// `prev_end`: a blank before the comments that lead it. Blanks after those comments are
+    /// their own (`own_line_comments` keeps them), so counting them here would print them twice.
+    fn blank_before(&self, prev_end: usize, start: usize) -> bool {
+        let first = self
+            .comments
+            .front()
+            .map(|c| c.offset)
+            .filter(|&o| prev_end <= o && o < start);
+        self.blank_between(prev_end, first.unwrap_or(start))
+    }
+
     /// Whether the source has a blank line between `from` and `to` (outside comments).
     fn blank_between(&self, from: usize, to: usize) -> bool {
         if self.source.is_empty() || from >= to || to > self.source.len() {
@@ -328,9 +340,9 @@ impl<'s> Printer<'s> {
         self.seen(Span::new(e.name.span.end, e.name.span.end));
         self.indent += 1;
         let mut prev_end = e.name.span.end;
-        for m in &e.members {
+        for (i, m) in e.members.iter().enumerate() {
             self.newline();
-            if self.blank_between(prev_end, m.span.start) && !self.out.ends_with("{\n") {
+            if i > 0 && self.blank_before(prev_end, m.span.start) {
                 self.out.push('\n');
             }
             self.own_line_comments(m.span.start);
@@ -375,9 +387,9 @@ impl<'s> Printer<'s> {
         self.seen(Span::new(b.span.start, b.span.start + 1));
         self.indent += 1;
         let mut prev_end = b.span.start + 1;
-        for f in &b.fields {
+        for (i, f) in b.fields.iter().enumerate() {
             self.newline();
-            if self.blank_between(prev_end, f.span.start) && !self.out.ends_with("{\n") {
+            if i > 0 && self.blank_before(prev_end, f.span.start) {
                 self.out.push('\n');
             }
             self.own_line_comments(f.span.start);
