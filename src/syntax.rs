@@ -560,9 +560,28 @@ impl Lower {
     }
 
     /// Unescapes a string literal (its pair includes the quotes) with serde_json, whose escapes
-    /// are ours.
+    /// are ours; a raw string is its text between the quotes.
     fn string(&mut self, pair: &Pair<Rule>) -> String {
         let text = pair.as_str();
+        if let Some(raw) = text.strip_prefix('r') {
+            let hashes = raw.len() - raw.trim_start_matches('#').len();
+            let inner = raw.get(hashes + 1..raw.len() - hashes - 1).unwrap_or("");
+            if let Some(c) = inner.chars().find(|&c| c.is_control() && c != '\t') {
+                self.errors.push(
+                    Diagnostic::error(
+                        Code::Syntax,
+                        span_of(pair),
+                        format!(
+                            "a raw string cannot hold the control character U+{:04X}",
+                            c as u32
+                        ),
+                    )
+                    .with_label("control character")
+                    .with_help("write it as an escape in an ordinary string, e.g. \"\\u0007\""),
+                );
+            }
+            return inner.to_string();
+        }
         // The common case, no escape and no control character, needs no decoding.
         if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
             if !inner.bytes().any(|b| b == b'\\' || b < 0x20) {
@@ -572,18 +591,42 @@ impl Lower {
         match serde_json::from_str::<String>(text) {
             Ok(s) => s,
             Err(e) => {
+                let (label, help) = string_problem(&e);
                 self.errors.push(
                     Diagnostic::error(
                         Code::Syntax,
                         span_of(pair),
                         format!("invalid string literal: {}", strip_position(&e.to_string())),
                     )
-                    .with_label("invalid escape")
-                    .with_help("a `\\u` escape of a surrogate must be followed by its pair, e.g. \"\\ud83d\\ude00\""),
+                    .with_label(label)
+                    .with_help(help),
                 );
                 String::new()
             }
         }
+    }
+}
+
+/// The label and the help for a string literal serde_json refused.
+fn string_problem(e: &serde_json::Error) -> (&'static str, &'static str) {
+    let message = e.to_string();
+    if message.contains("surrogate") || message.contains("hex escape") {
+        (
+            "invalid `\\u` escape",
+            "a `\\u` escape takes four hex digits, and a surrogate must be followed by its pair, \
+             e.g. \"\\ud83d\\ude00\"",
+        )
+    } else if message.contains("control character") {
+        (
+            "control character",
+            "write a tab as `\\t`; other control characters as `\\u` escapes, e.g. `\\u0007`",
+        )
+    } else {
+        (
+            "invalid escape",
+            "a backslash starts an escape (`\\n`, `\\\"`, `\\\\`, `\\u00e9`); for a backslash itself, \
+             double it (\"^\\\\d+$\") or write a raw string (r\"^\\d+$\"), as patterns usually are",
+        )
     }
 }
 
@@ -651,6 +694,7 @@ pub(crate) fn describe_rule(rule: Rule) -> &'static str {
         Rule::object_entry => "a key and value such as `\"key\": 1`",
         Rule::array_value => "an array value `[ ... ]`",
         Rule::string | Rule::string_inner => "a string in double quotes",
+        Rule::raw_string | Rule::raw_inner | Rule::raw_start => "a raw string such as r\"^\\d+$\"",
         Rule::number => "a number",
         Rule::integer => "an integer",
         Rule::ident | Rule::ident_char => "a name",
@@ -701,6 +745,46 @@ fn detailed_syntax_error(source: &str) -> Diagnostic {
 const TOKENS: &[&str] = &[
     ":", "?", "=", "|", ",", "->", "...", "{", "}", "(", ")", "[", "]", ">",
 ];
+
+/// A string (`"…` or a raw `r#"…`) that opens at `pos` and is not closed on its line: the
+/// error names the missing end rather than what the grammar expected instead of the string.
+fn unclosed_string(source: &str, pos: usize) -> Option<Diagnostic> {
+    let rest = source.get(pos..)?;
+    let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let (body, close) = if let Some(raw) = line.strip_prefix('r') {
+        let hashes = raw.len() - raw.trim_start_matches('#').len();
+        let body = raw[hashes..].strip_prefix('"')?;
+        (body, format!("\"{}", "#".repeat(hashes)))
+    } else {
+        (line.strip_prefix('"')?, "\"".to_string())
+    };
+    let closed = if close == "\"" {
+        let mut escaped = false;
+        body.chars().any(|c| {
+            let end = c == '"' && !escaped;
+            escaped = c == '\\' && !escaped;
+            end
+        })
+    } else {
+        body.contains(&close)
+    };
+    if closed {
+        return None;
+    }
+    Some(
+        Diagnostic::error(
+            Code::Syntax,
+            Span::new(pos, pos + line.len()),
+            "this string is not closed before the end of the line",
+        )
+        .with_label(format!("no closing `{close}`"))
+        .with_help(format!(
+            "end it with `{close}` on the same line; a string cannot span lines (write `\\n` in an \
+             ordinary string for a line break)"
+        )),
+    )
+}
 
 fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Diagnostic {
     let mut pos = match err.location {
@@ -758,6 +842,9 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Diagnostic {
                 expected.push(d);
             }
         }
+    }
+    if let Some(d) = unclosed_string(source, pos) {
+        return d;
     }
     let found = found_at(source, pos);
     let end = (pos + found.len().max(1)).min(source.len()).max(pos);
@@ -856,6 +943,99 @@ mod tests {
         let errors = parse("tool t { \"a\tb\": string }").unwrap_err();
         assert_eq!(errors[0].code, Code::Syntax);
         assert!(errors[0].message.contains("invalid string literal"));
+    }
+
+    #[test]
+    fn raw_strings_have_no_escapes_and_end_at_their_fence() {
+        let t = tool(concat!(
+            "tool r\"raw name\" {\n",
+            "  a: string @pattern(r\"^\\d+\\.\\d+$\")\n",
+            "  b?: string @pattern(r#\"say \"hi\"\"#) = r##\"a\"#b\"##\n",
+            "  r\"c d\": \"x\" | r\"\\\"\n",
+            "  r: string\n",
+            "  rate: r\n",
+            "}"
+        ));
+        assert_eq!(t.name.text, "raw name");
+        let f = &t.params.fields;
+        let pattern = |i: usize| match &f[i].ty.kind {
+            TypeKind::Constrained(_, attrs) => match &attrs[0].args.as_ref().unwrap()[0].value {
+                AttrValue::Value(Value {
+                    kind: ValueKind::String(s),
+                    ..
+                }) => s.clone(),
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(pattern(0), "^\\d+\\.\\d+$");
+        assert_eq!(pattern(1), "say \"hi\"");
+        let default = f[1].default.as_ref().map(|d| &d.kind);
+        assert_eq!(default, Some(&ValueKind::String("a\"#b".into())));
+        assert_eq!(f[2].name.text, "c d");
+        // `r` alone, or starting a longer name, is still a name.
+        assert_eq!(f[3].name.text, "r");
+        assert!(matches!(&f[4].ty.kind, TypeKind::Named(n) if n.text == "r"));
+    }
+
+    #[test]
+    fn raw_strings_end_at_the_line_and_refuse_control_characters() {
+        assert!(parse("tool t { a: string @pattern(r\"abc\n\") }").is_err());
+        assert!(parse("tool t { a: string @pattern(r#\"abc\") }").is_err());
+        let errors = parse("tool t { a: string @pattern(r\"a\u{7}b\") }").unwrap_err();
+        assert!(
+            errors[0].message.contains("control character U+0007"),
+            "{}",
+            errors[0].message
+        );
+    }
+
+    #[test]
+    fn an_unclosed_string_names_its_missing_end() {
+        for (source, opener, close) in [
+            (
+                "tool t {\n  a: string @pattern(r#\"abc\")\n}\n",
+                "r#\"",
+                "`\"#`",
+            ),
+            (
+                "tool t {\n  a: string @pattern(\"abc)\n}\n",
+                "\"abc",
+                "`\"`",
+            ),
+            ("tool t {\n  a?: string = \"a\\\"\n}\n", "\"a", "`\"`"),
+        ] {
+            let errors = parse(source).unwrap_err();
+            assert!(
+                errors[0].message.contains("not closed"),
+                "{source}: {}",
+                errors[0].message
+            );
+            assert!(
+                errors[0].label.contains(close),
+                "{source}: {}",
+                errors[0].label
+            );
+            assert_eq!(
+                errors[0].span.start,
+                source.find(opener).unwrap_or(0),
+                "{source}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_invalid_escape_says_to_double_the_backslash_or_go_raw() {
+        let errors = parse("tool t { a: string @pattern(\"^[0-9]+\\.[0-9]+$\") }").unwrap_err();
+        let help = errors[0].help.as_deref().unwrap_or("");
+        assert!(
+            help.contains("double it") && help.contains("raw string"),
+            "{help}"
+        );
+        assert!(!help.contains("surrogate"), "{help}");
+        let errors = parse("tool t { a: string = \"\\ud83d\" }").unwrap_err();
+        let help = errors[0].help.as_deref().unwrap_or("");
+        assert!(help.contains("surrogate"), "{help}");
     }
 
     #[test]

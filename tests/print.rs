@@ -523,6 +523,34 @@ fn comments_inside_strings_are_not_comments() {
 }
 
 #[test]
+fn patterns_with_backslashes_print_raw_and_raw_strings_stay_raw() {
+    let src = concat!(
+        "/// A.\ntool t {\n",
+        "  a: string @pattern(\"^\\\\d+$\")\n",
+        "  b: string @pattern(\"^\\\\d\\\"\")\n",
+        "  c: string @pattern(\"^[a-z]+$\")\n",
+        "  d?: string = r\"C:\\temp\"\n",
+        "  e?: string = \"C:\\\\temp\"\n",
+        "  r\"f g\"?: string @pattern(\"\\\\n\\n\")\n",
+        "}\n"
+    );
+    let expected = concat!(
+        "/// A.\ntool t {\n",
+        "  a: string @pattern(r\"^\\d+$\")\n",
+        "  b: string @pattern(r#\"^\\d\"\"#)\n",
+        "  c: string @pattern(\"^[a-z]+$\")\n",
+        "  d?: string = r\"C:\\temp\"\n",
+        "  e?: string = \"C:\\\\temp\"\n",
+        // A line break has no raw spelling: the pattern keeps its escapes.
+        "  r\"f g\"?: string @pattern(\"\\\\n\\n\")\n",
+        "}\n"
+    );
+    let out = tooldef::format(src).unwrap();
+    assert_eq!(out, expected);
+    assert_eq!(tooldef::format(&out).unwrap(), out);
+}
+
+#[test]
 fn format_layout_is_canonical() {
     let src = "// head\n\n/// Does.\n@read_only   @title(\"T\")\ntool   t->   string{a:string@min_length(1)   ,b?:(\"x\"|\"y\")[]=[\"x\"]\n// before c\nc: { d: integer, ...: string }   // after c\n}\n";
     let out = tooldef::format(src).unwrap();

@@ -25,6 +25,22 @@ pub(crate) fn comments(source: &str) -> Vec<Comment> {
                 line_has_code = false;
                 i += 1;
             }
+            b'r' if !continues_name(bytes, i) => {
+                // `r"…"` or `r#"…"#`: a raw string, which ends at `"` and as many `#`.
+                let hashes = bytes[i + 1..].iter().take_while(|&&b| b == b'#').count();
+                line_has_code = true;
+                i += 1;
+                if bytes.get(i + hashes) == Some(&b'"') {
+                    let close: String = std::iter::once('"')
+                        .chain(std::iter::repeat_n('#', hashes))
+                        .collect();
+                    let body = i + hashes + 1;
+                    let line_end = source[body..].find('\n').map_or(source.len(), |n| body + n);
+                    i = source[body..line_end]
+                        .find(&close)
+                        .map_or(line_end, |n| body + n + close.len());
+                }
+            }
             b'"' => {
                 line_has_code = true;
                 i += 1;
@@ -59,6 +75,12 @@ pub(crate) fn comments(source: &str) -> Vec<Comment> {
     out
 }
 
+/// Whether the byte before `i` continues a name (so an `r` at `i` is inside a name, not the
+/// start of a raw string).
+fn continues_name(bytes: &[u8], i: usize) -> bool {
+    i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,5 +90,14 @@ mod tests {
         let c = comments("/// A.\ntool t {\n  a?: string = \"http://x\" // real\n}\n//// four\n");
         let texts: Vec<(&str, bool)> = c.iter().map(|c| (c.text.as_str(), c.trailing)).collect();
         assert_eq!(texts, [("// real", true), ("//// four", false)]);
+    }
+
+    #[test]
+    fn raw_strings_hold_no_comments() {
+        let c = comments(
+            "tool t {\n  a: string @pattern(r\"C:\\\") // one\n  b: string @pattern(r#\"a\"//\"#) // two\n  bar: string // three\n}\n",
+        );
+        let texts: Vec<&str> = c.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(texts, ["// one", "// two", "// three"]);
     }
 }

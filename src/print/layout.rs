@@ -192,6 +192,22 @@ impl<'s> Printer<'s> {
         }
     }
 
+    /// The literal for a string written at `span`: raw (`r"…"`) when the source wrote it raw, or
+    /// when `prefer_raw` and it holds a backslash; in double quotes with escapes otherwise, or
+    /// when no raw string can hold it.
+    fn string_literal(&self, s: &str, span: Span, prefer_raw: bool) -> String {
+        let written_raw = self
+            .source
+            .get(span.start..span.end)
+            .is_some_and(|t| t.starts_with('r'));
+        if written_raw || (prefer_raw && s.contains('\\')) {
+            if let Some(raw) = raw_string(s) {
+                return raw;
+            }
+        }
+        quote(s)
+    }
+
     /// Whether a blank line separates the member or field at `start` from the one that ended at
     /// `prev_end`: a blank before the comments that lead it. Blanks after those comments are
     /// their own (`own_line_comments` keeps them), so counting them here would print them twice.
@@ -281,6 +297,16 @@ impl<'s> Printer<'s> {
                     self.write(": ");
                 }
                 match &x.value {
+                    AttrValue::Value(ast::Value {
+                        kind: ValueKind::String(s),
+                        span,
+                    }) if a.name.text == "pattern" => {
+                        // Patterns are where backslashes live: a raw string shows them as the
+                        // regex engine reads them.
+                        let text = self.string_literal(s, *span, true);
+                        self.write(&text);
+                        self.seen(*span);
+                    }
                     AttrValue::Value(v) => self.value(v),
                     AttrValue::Word(w) => self.write(&w.text),
                 }
@@ -292,7 +318,8 @@ impl<'s> Printer<'s> {
 
     fn name(&mut self, n: &Name) {
         if n.quoted || !is_ident(&n.text) {
-            self.write(&quote(&n.text));
+            let text = self.string_literal(&n.text, n.span, false);
+            self.write(&text);
         } else {
             self.write(&n.text);
         }
@@ -354,7 +381,14 @@ impl<'s> Printer<'s> {
             }
             match &m.value {
                 EnumValue::Ident(s) => self.write(s),
-                EnumValue::String(s) => self.write(&quote(s)),
+                EnumValue::String(s) => {
+                    let start = m
+                        .doc
+                        .as_ref()
+                        .map_or(m.span.start, |d| self.next_code(d.span.end));
+                    let text = self.string_literal(s, Span::new(start, m.span.end), false);
+                    self.write(&text);
+                }
                 EnumValue::Integer(s) => self.write(s),
             }
             self.seen(m.span);
@@ -604,7 +638,10 @@ impl<'s> Printer<'s> {
             ValueKind::Null => self.write("null"),
             ValueKind::Bool(b) => self.write(if *b { "true" } else { "false" }),
             ValueKind::Number(n) => self.write(n),
-            ValueKind::String(s) => self.write(&quote(s)),
+            ValueKind::String(s) => {
+                let text = self.string_literal(s, v.span, false);
+                self.write(&text);
+            }
             ValueKind::Array(items) => {
                 self.write("[");
                 for (i, x) in items.iter().enumerate() {
@@ -646,6 +683,23 @@ fn field_end(f: &ast::Field) -> usize {
         end = end.max(d.span.end);
     }
     end
+}
+
+/// `s` as a raw string, with the fewest `#` that let it end where it should; `None` when a raw
+/// string cannot hold it (a line break or another control character but tab).
+fn raw_string(s: &str) -> Option<String> {
+    if s.chars().any(|c| c.is_control() && c != '\t') {
+        return None;
+    }
+    // One more `#` than the longest run after a `"` inside (none when no `"` is inside).
+    let hashes = s
+        .split('"')
+        .skip(1)
+        .map(|after| after.len() - after.trim_start_matches('#').len() + 1)
+        .max()
+        .unwrap_or(0);
+    let fence = "#".repeat(hashes);
+    Some(format!("r{fence}\"{s}\"{fence}"))
 }
 
 /// A string in double quotes with JSON escapes.
