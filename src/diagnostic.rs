@@ -398,10 +398,22 @@ impl LineIndex {
         LineIndex { line_starts }
     }
 
+    /// The 0-based line that holds byte `offset` (offsets past the end are on the last line).
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
+    pub(crate) fn line_of(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= offset) - 1
+    }
+
+    /// Where 0-based `line` starts; `None` past the last line.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
+    pub(crate) fn line_start(&self, line: usize) -> Option<usize> {
+        self.line_starts.get(line).copied()
+    }
+
     /// The 1-based line and column of byte `offset` in `source`.
     pub fn line_col(&self, source: &str, offset: usize) -> (usize, usize) {
         let offset = offset.min(source.len());
-        let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
+        let line = self.line_of(offset);
         let start = self.line_starts[line];
         let mut end = offset;
         while !source.is_char_boundary(end) {

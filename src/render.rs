@@ -5,9 +5,12 @@
 
 use std::fmt;
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
+use miette::{
+    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
+    SourceSpan, SpanContents,
+};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, LineIndex, Severity};
 
 /// How to draw reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,7 +23,52 @@ pub enum Style {
 
 struct Report<'a> {
     diagnostic: &'a Diagnostic,
-    source: NamedSource<String>,
+    source: &'a Windowed<'a>,
+}
+
+/// A source as miette reads it, but found through a line index: miette's own reading of a
+/// source walks it from the start for every span, and a copy of it goes with every report, so
+/// a file with many diagnostics cost time in its length times their number. Here each span is
+/// read from a window of the lines around it.
+struct Windowed<'a> {
+    name: &'a str,
+    text: &'a str,
+    lines: LineIndex,
+}
+
+impl miette::SourceCode for Windowed<'_> {
+    fn read_span<'b>(
+        &'b self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
+        let (start, len) = (span.offset(), span.len());
+        if start + len > self.text.len() {
+            return Err(MietteError::OutOfBounds);
+        }
+        // miette stops reading where its context ends; the window only has to reach that far
+        // (its reading counts a span's own line break apart from the lines after it, so two
+        // lines of slack).
+        let first = self.lines.line_of(start).saturating_sub(before + 1);
+        let last = self.lines.line_of(start + len.saturating_sub(1)) + after + 2;
+        let from = self.lines.line_start(first).unwrap_or(0);
+        let to = self.lines.line_start(last + 1).unwrap_or(self.text.len());
+        let window: &'b str = &self.text[from..to];
+        let inner =
+            window.read_span(&SourceSpan::new((start - from).into(), len), before, after)?;
+        let shifted = SourceSpan::new((inner.span().offset() + from).into(), inner.span().len());
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.to_string(),
+            inner.data(),
+            shifted,
+            inner.line() + first,
+            inner.column(),
+            // miette's reading counts the line breaks from the start of the source to the end
+            // of the context, and decides from that whether two labels share a snippet.
+            inner.line_count() + first,
+        )))
+    }
 }
 
 impl fmt::Debug for Report<'_> {
@@ -57,11 +105,11 @@ impl miette::Diagnostic for Report<'_> {
     }
 
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        Some(&self.source)
+        Some(self.source)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let len = self.source.inner().len();
+        let len = self.source.text.len();
         let clamp = move |s: crate::Span| {
             let start = s.start.min(len);
             (start, s.end.clamp(start, len) - start)
@@ -79,6 +127,13 @@ impl miette::Diagnostic for Report<'_> {
 
 /// Renders one diagnostic with a snippet of `source` (named `file`).
 pub fn report(diagnostic: &Diagnostic, file: &str, source: &str, style: Style) -> String {
+    reports(std::slice::from_ref(diagnostic), file, source, style)
+}
+
+/// Renders every diagnostic, separated by blank lines. The source is indexed once, and each
+/// snippet is read from the lines around its spans, so the time grows with the source plus the
+/// number of diagnostics, not with their product.
+pub fn reports(diagnostics: &[Diagnostic], file: &str, source: &str, style: Style) -> String {
     let theme = match style {
         Style::Color => GraphicalTheme::unicode(),
         Style::Plain => GraphicalTheme::unicode_nocolor(),
@@ -86,22 +141,25 @@ pub fn report(diagnostic: &Diagnostic, file: &str, source: &str, style: Style) -
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(100)
         .with_links(false);
-    let report = Report {
-        diagnostic,
-        source: NamedSource::new(file, source.to_string()),
+    let windowed = Windowed {
+        name: file,
+        text: source,
+        lines: LineIndex::new(source),
     };
     let mut out = String::new();
-    if handler.render_report(&mut out, &report).is_err() {
-        out = format!("{}: {}\n", diagnostic.code, diagnostic.message);
+    for (i, diagnostic) in diagnostics.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let report = Report {
+            diagnostic,
+            source: &windowed,
+        };
+        let mut one = String::new();
+        if handler.render_report(&mut one, &report).is_err() {
+            one = format!("{}: {}\n", diagnostic.code, diagnostic.message);
+        }
+        out.push_str(&one);
     }
     out
-}
-
-/// Renders every diagnostic, separated by blank lines.
-pub fn reports(diagnostics: &[Diagnostic], file: &str, source: &str, style: Style) -> String {
-    diagnostics
-        .iter()
-        .map(|d| report(d, file, source, style))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
