@@ -33,7 +33,8 @@ type Shape = (&'static str, usize, Box<dyn Fn(usize)>);
 
 /// The shapes.
 fn shapes() -> Vec<Shape> {
-    vec![
+    #[allow(unused_mut)]
+    let mut shapes: Vec<Shape> = vec![
         (
             "import: nested inline objects (chains of n)",
             // Nested objects are bounded by the import depth limit (40): chains of them side
@@ -86,6 +87,23 @@ fn shapes() -> Vec<Shape> {
             }),
         ),
         (
+            "check: broken items, each recovered from",
+            5_000,
+            Box::new(|n| {
+                // Every other item is broken, so the parse recovers n/2 times.
+                let s: String = (0..n)
+                    .map(|i| {
+                        if i % 2 == 0 {
+                            format!("type B{i} {{ a: string @min_length(1 }}\n")
+                        } else {
+                            format!("type G{i} {{ a: B{} }}\n", i - 1)
+                        }
+                    })
+                    .collect();
+                let _ = tooldef::compile(&s);
+            }),
+        ),
+        (
             "check: alias chain",
             4_000,
             Box::new(|n| {
@@ -109,7 +127,23 @@ fn shapes() -> Vec<Shape> {
                 let _ = tooldef::compile(&s);
             }),
         ),
-    ]
+    ];
+    #[cfg(feature = "cli")]
+    shapes.push((
+        "render: a diagnostic on every line",
+        5_000,
+        Box::new(|n| {
+            let s: String = (0..n)
+                .map(|i| format!("type T{i} = Unknown{i}\n"))
+                .collect();
+            let Err(errors) = tooldef::compile(&s) else {
+                return;
+            };
+            let style = tooldef::render::Style::Plain;
+            let _ = tooldef::render::reports(&errors.diagnostics, "f", &s, style);
+        }),
+    ));
+    shapes
 }
 
 fn best_of(runs: usize, f: &dyn Fn(usize), n: usize) -> Duration {

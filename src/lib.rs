@@ -104,11 +104,19 @@ pub fn parse(source: &str) -> Result<ast::File, Errors> {
 /// Compiles a `.tool` source: parse, check, and build the model. On failure, every error found
 /// (and every warning) is returned, in source order.
 pub fn compile(source: &str) -> Result<Compiled, Errors> {
-    let file = parse(source)?;
-    match check::check(&file) {
-        (Some(module), warnings) => Ok(Compiled { module, warnings }),
-        (None, diagnostics) => Err(Errors::new(diagnostics)),
+    let parsed = syntax::parse_recovering(source);
+    if parsed.errors.is_empty() {
+        return match check::check(&parsed.file) {
+            (Some(module), warnings) => Ok(Compiled { module, warnings }),
+            (None, diagnostics) => Err(Errors::new(diagnostics)),
+        };
     }
+    // The items that parsed are checked too, so one round of fixes can address every problem.
+    let (_, checked) = check::check_around(&parsed.file, &parsed.broken_names);
+    let mut diagnostics = parsed.errors;
+    diagnostics.extend(checked);
+    diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
+    Err(Errors::new(diagnostics))
 }
 
 /// Compiles source bytes, reporting invalid UTF-8 as a diagnostic.

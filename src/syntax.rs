@@ -20,33 +20,155 @@ pub const MAX_NESTING: usize = 64;
 /// Parses a whole `.tool` source into its syntax tree.
 ///
 /// Errors are syntax errors (`syntax`), nesting beyond [`MAX_NESTING`] (`nesting-too-deep`), and
-/// malformed string escapes (`syntax`).
+/// malformed string escapes (`syntax`); every broken item is reported (see [`parse_recovering`]).
 pub(crate) fn parse(source: &str) -> Result<File, Vec<Diagnostic>> {
-    prescan_nesting(source)?;
-    let mut pairs =
-        ToolParser::parse(Rule::file, source).map_err(|_| vec![detailed_syntax_error(source)])?;
-    let file = pairs.next().ok_or_else(|| {
-        vec![Diagnostic::error(
-            Code::Syntax,
-            Span::default(),
-            "empty parse",
-        )]
-    })?;
-    let mut lower = Lower { errors: Vec::new() };
-    let mut items = Vec::new();
-    for pair in file.into_inner() {
-        match pair.as_rule() {
-            Rule::tool_def => items.push(Item::Tool(lower.tool_def(pair))),
-            Rule::type_def => items.push(Item::Type(lower.type_def(pair))),
-            Rule::enum_def => items.push(Item::Enum(lower.enum_def(pair))),
-            _ => {}
+    let parsed = parse_recovering(source);
+    if parsed.errors.is_empty() {
+        Ok(parsed.file)
+    } else {
+        Err(parsed.errors)
+    }
+}
+
+/// What a parse that goes on past syntax errors found: the items that parsed, every error, and
+/// the names of the types and enums whose definitions are broken (so that the checker does not
+/// call their uses unknown).
+pub(crate) struct Recovered {
+    pub(crate) file: File,
+    pub(crate) errors: Vec<Diagnostic>,
+    pub(crate) broken_names: Vec<String>,
+}
+
+/// Parses a source, going on past syntax errors: when the whole source does not parse, it is cut
+/// where items begin (a line that starts with `tool`, `type`, `enum` or `import` and a name, with
+/// the `///` and `@` lines right above it) and each piece is parsed on its own, so one broken item
+/// costs one error and the items after it still parse. A source that parses costs one parse; one
+/// that does not costs at most three passes over each piece (the nesting pre-scan, the parse,
+/// and the parse that details an error), so the time stays linear.
+pub(crate) fn parse_recovering(source: &str) -> Recovered {
+    let mut out = Recovered {
+        file: File { items: Vec::new() },
+        errors: Vec::new(),
+        broken_names: Vec::new(),
+    };
+    // The nesting pre-scan counts every bracket left open, so brackets that broken items leave
+    // open add up: when the whole source fails it, each piece is scanned on its own below.
+    if prescan_nesting(source).is_ok() {
+        if let Ok(pairs) = ToolParser::parse(Rule::file, source) {
+            lower_file(pairs, 0, &mut out);
+            return out;
         }
     }
-    if lower.errors.is_empty() {
-        Ok(File { items })
-    } else {
-        Err(lower.errors)
+    let starts = item_starts(source);
+    let bounds = std::iter::once(0)
+        .chain(starts.into_iter().filter(|&s| s > 0))
+        .chain(std::iter::once(source.len()))
+        .collect::<Vec<_>>();
+    for piece in bounds.windows(2) {
+        let (from, to) = (piece[0], piece[1]);
+        let text = &source[from..to];
+        if let Err(errors) = prescan_nesting(text) {
+            out.errors
+                .extend(errors.into_iter().map(|d| shifted(d, from)));
+            out.broken_names.extend(defined_name(text));
+            continue;
+        }
+        match ToolParser::parse(Rule::file, text) {
+            Ok(pairs) => lower_file(pairs, from, &mut out),
+            Err(_) => {
+                out.errors.push(shifted(detailed_syntax_error(text), from));
+                out.broken_names.extend(defined_name(text));
+            }
+        }
     }
+    out
+}
+
+/// Lowers the items of a parsed piece of source that starts at byte `base`.
+fn lower_file(mut pairs: pest::iterators::Pairs<'_, Rule>, base: usize, out: &mut Recovered) {
+    let Some(file) = pairs.next() else { return };
+    let mut lower = Lower {
+        errors: Vec::new(),
+        base,
+    };
+    for pair in file.into_inner() {
+        let before = lower.errors.len();
+        let item = match pair.as_rule() {
+            Rule::tool_def => Item::Tool(lower.tool_def(pair)),
+            Rule::type_def => Item::Type(lower.type_def(pair)),
+            Rule::enum_def => Item::Enum(lower.enum_def(pair)),
+            _ => continue,
+        };
+        if lower.errors.len() == before {
+            out.file.items.push(item);
+        } else {
+            // Lowered with a placeholder where the error is: checking it would report the
+            // placeholder, so it counts as broken.
+            match item {
+                Item::Type(t) => out.broken_names.push(t.name.text),
+                Item::Enum(e) => out.broken_names.push(e.name.text),
+                Item::Tool(_) => {}
+            }
+        }
+    }
+    out.errors.append(&mut lower.errors);
+}
+
+/// The byte offsets where items begin, for recovery: lines that start (in the first column) with
+/// an item keyword followed by a blank and a name, a string or `{`, moved up over the `///` and
+/// `@` lines right above them. A field named `type` (`type: string`) is no item: a `:` follows.
+fn item_starts(source: &str) -> Vec<usize> {
+    let mut starts = Vec::new();
+    // Where the current run of `///` and `@` lines began.
+    let mut run: Option<usize> = None;
+    let mut offset = 0;
+    for line in source.split_inclusive('\n') {
+        let here = offset;
+        offset += line.len();
+        if line.starts_with("///") || line.starts_with('@') {
+            run.get_or_insert(here);
+            continue;
+        }
+        let opens_item = ["tool", "type", "enum", "import"].iter().any(|kw| {
+            line.strip_prefix(kw).is_some_and(|rest| {
+                let after = rest.trim_start_matches([' ', '\t']);
+                after.len() < rest.len()
+                    && after.starts_with(|c: char| {
+                        c.is_ascii_alphabetic() || matches!(c, '_' | '"' | '{')
+                    })
+            })
+        });
+        if opens_item {
+            starts.push(run.unwrap_or(here));
+        }
+        run = None;
+    }
+    starts
+}
+
+/// The name a broken piece of source was defining, when it is a `type` or an `enum`: the word
+/// after the keyword.
+fn defined_name(piece: &str) -> Option<String> {
+    piece.lines().find_map(|line| {
+        let rest = line
+            .strip_prefix("type ")
+            .or_else(|| line.strip_prefix("enum "))?;
+        let name: String = rest
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        (!name.is_empty()).then_some(name)
+    })
+}
+
+/// A diagnostic found in a piece of source that starts at byte `base`, placed in the whole.
+fn shifted(mut d: Diagnostic, base: usize) -> Diagnostic {
+    d.span = Span::new(d.span.start + base, d.span.end + base);
+    for r in &mut d.related {
+        r.span = Span::new(r.span.start + base, r.span.end + base);
+    }
+    d
 }
 
 /// Rejects sources whose brackets nest deeper than [`MAX_NESTING`], in one pass over the bytes
@@ -89,19 +211,22 @@ fn prescan_nesting(source: &str) -> Result<(), Vec<Diagnostic>> {
     Ok(())
 }
 
-fn span_of(pair: &Pair<Rule>) -> Span {
-    let s = pair.as_span();
-    Span::new(s.start(), s.end())
-}
-
 /// Turns pairs into AST nodes, one function per construct.
 struct Lower {
     errors: Vec<Diagnostic>,
+    /// Where the parsed text starts in the source (pieces are parsed on their own in recovery).
+    base: usize,
 }
 
 impl Lower {
+    /// The span of a pair in the whole source.
+    fn span_of(&self, pair: &Pair<Rule>) -> Span {
+        let s = pair.as_span();
+        Span::new(s.start() + self.base, s.end() + self.base)
+    }
+
     fn tool_def(&mut self, pair: Pair<Rule>) -> ToolDef {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let mut doc = None;
         let mut attrs = Vec::new();
         let mut name = None;
@@ -137,7 +262,7 @@ impl Lower {
     }
 
     fn type_def(&mut self, pair: Pair<Rule>) -> TypeDef {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let mut doc = None;
         let mut attrs = Vec::new();
         let mut name = None;
@@ -148,7 +273,7 @@ impl Lower {
                 Rule::attribute => attrs.push(self.attribute(p)),
                 Rule::ident => name = Some(self.name(p)),
                 Rule::object_body => {
-                    let s = span_of(&p);
+                    let s = self.span_of(&p);
                     body = Some(TypeExpr {
                         kind: TypeKind::Object(self.object_body(p, 0)),
                         span: s,
@@ -171,7 +296,7 @@ impl Lower {
     }
 
     fn enum_def(&mut self, pair: Pair<Rule>) -> EnumDef {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let mut doc = None;
         let mut attrs = Vec::new();
         let mut name = None;
@@ -195,7 +320,7 @@ impl Lower {
     }
 
     fn enum_member(&mut self, pair: Pair<Rule>) -> EnumMember {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let mut doc = None;
         let mut value = EnumValue::Ident(String::new());
         for p in pair.into_inner() {
@@ -240,7 +365,7 @@ impl Lower {
     }
 
     fn attribute(&mut self, pair: Pair<Rule>) -> Attribute {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let mut name = missing_name(span);
         let mut args = None;
         for p in pair.into_inner() {
@@ -256,7 +381,7 @@ impl Lower {
     }
 
     fn attr_arg(&mut self, pair: Pair<Rule>) -> AttrArg {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let mut name = None;
         let mut value = None;
         for p in pair.into_inner() {
@@ -277,7 +402,7 @@ impl Lower {
     }
 
     fn object_body(&mut self, pair: Pair<Rule>, depth: usize) -> ObjectBody {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let mut fields = Vec::new();
         let mut open = None;
         let mut rest = None;
@@ -285,7 +410,7 @@ impl Lower {
             match p.as_rule() {
                 Rule::field => fields.push(self.field(p, depth)),
                 Rule::open_marker => {
-                    open = Some(span_of(&p));
+                    open = Some(self.span_of(&p));
                     if let Some(t) = p.into_inner().find(|t| t.as_rule() == Rule::type_expr) {
                         rest = Some(Box::new(self.type_expr(t, depth + 1)));
                     }
@@ -302,14 +427,14 @@ impl Lower {
     }
 
     fn tuple_type(&mut self, pair: Pair<Rule>, depth: usize) -> TupleExpr {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let mut items = Vec::new();
         let mut open = None;
         let mut rest = None;
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::tuple_item => {
-                    let item_span = span_of(&p);
+                    let item_span = self.span_of(&p);
                     let mut ty = None;
                     let mut optional = false;
                     for q in p.into_inner() {
@@ -326,7 +451,7 @@ impl Lower {
                     });
                 }
                 Rule::open_marker => {
-                    open = Some(span_of(&p));
+                    open = Some(self.span_of(&p));
                     if let Some(t) = p.into_inner().find(|t| t.as_rule() == Rule::type_expr) {
                         rest = Some(Box::new(self.type_expr(t, depth + 1)));
                     }
@@ -343,7 +468,7 @@ impl Lower {
     }
 
     fn field(&mut self, pair: Pair<Rule>, depth: usize) -> Field {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let mut doc = None;
         let mut name = missing_name(span);
         let mut optional = false;
@@ -380,7 +505,7 @@ impl Lower {
     }
 
     fn type_expr(&mut self, pair: Pair<Rule>, depth: usize) -> TypeExpr {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let mut members = pair
             .into_inner()
             .filter(|p| p.as_rule() == Rule::postfix_type);
@@ -412,7 +537,7 @@ impl Lower {
         };
         let mut ty = self.primary_type(first, depth);
         for op in inner {
-            let op_span = span_of(&op);
+            let op_span = self.span_of(&op);
             let span = ty.span.to(op_span);
             match op.as_rule() {
                 Rule::array_suffix => {
@@ -461,7 +586,7 @@ impl Lower {
     }
 
     fn primary_type(&mut self, pair: Pair<Rule>, depth: usize) -> TypeExpr {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let kind = match pair.as_rule() {
             Rule::paren_type => match pair.into_inner().next() {
                 Some(t) => return self.type_expr(t, depth + 1),
@@ -489,7 +614,7 @@ impl Lower {
         // The pair's own span runs on over the blanks after the name.
         let mut span = name.span;
         let args = inner.next().and_then(|a| {
-            span = span.to(span_of(&a));
+            span = span.to(self.span_of(&a));
             a.into_inner().next()
         });
         let args = args.map(|t| self.type_expr(t, depth + 1));
@@ -517,7 +642,7 @@ impl Lower {
     }
 
     fn value(&mut self, pair: Pair<Rule>) -> Value {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let kind = match pair.as_rule() {
             Rule::kw_null => ValueKind::Null,
             Rule::kw_true => ValueKind::Bool(true),
@@ -543,7 +668,7 @@ impl Lower {
     }
 
     fn name(&mut self, pair: Pair<Rule>) -> Name {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         if pair.as_rule() == Rule::string {
             Name {
                 text: self.string(&pair),
@@ -570,7 +695,7 @@ impl Lower {
                 self.errors.push(
                     Diagnostic::error(
                         Code::Syntax,
-                        span_of(pair),
+                        self.span_of(pair),
                         format!(
                             "a raw string cannot hold the control character U+{:04X}",
                             c as u32
@@ -595,7 +720,7 @@ impl Lower {
                 self.errors.push(
                     Diagnostic::error(
                         Code::Syntax,
-                        span_of(pair),
+                        self.span_of(pair),
                         format!("invalid string literal: {}", strip_position(&e.to_string())),
                     )
                     .with_label(label)
@@ -1022,6 +1147,43 @@ mod tests {
                 "{source}"
             );
         }
+    }
+
+    #[test]
+    fn items_start_at_their_keyword_lines_with_the_docs_and_attributes_above() {
+        let source = "// head\n/// T.\n@read_only\ntool t {\n  type: string\n  tool ?: x\n}\n  type Indented = string\ntype A = string\nenum E { a }\n";
+        let starts = item_starts(source);
+        let at = |s: &str| source.find(s).unwrap_or(usize::MAX);
+        assert_eq!(starts, [at("/// T."), at("type A"), at("enum E")]);
+    }
+
+    #[test]
+    fn every_broken_item_is_reported_and_the_others_still_parse() {
+        let source = "type A { a: string @min(1 }\n/// Ok.\ntool ok { a: string }\ntool b { x:: string }\ntype C = string\nenum D { \"x }\n";
+        let parsed = parse_recovering(source);
+        let lines: Vec<usize> = parsed
+            .errors
+            .iter()
+            .map(|d| source[..d.span.start].matches('\n').count() + 1)
+            .collect();
+        assert_eq!(lines, [1, 4, 6], "{:?}", parsed.errors);
+        let names: Vec<&str> = parsed
+            .file
+            .items
+            .iter()
+            .map(|i| match i {
+                Item::Tool(t) => t.name.text.as_str(),
+                Item::Type(t) => t.name.text.as_str(),
+                Item::Enum(e) => e.name.text.as_str(),
+            })
+            .collect();
+        assert_eq!(names, ["ok", "C"]);
+        assert_eq!(parsed.broken_names, ["A", "D"]);
+        // Spans of the items after a broken one point into the whole source.
+        let Item::Type(c) = &parsed.file.items[1] else {
+            panic!("not a type")
+        };
+        assert_eq!(&source[c.name.span.start..c.name.span.end], "C");
     }
 
     #[test]

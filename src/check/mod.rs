@@ -13,7 +13,8 @@ mod names;
 mod types;
 mod values;
 
-use std::collections::HashMap;
+use crate::suggest::did_you_mean;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -79,7 +80,19 @@ const HIDDEN_HELP: &str = "control, zero-width, bidirectional-override and Unico
 /// Checks a parsed file. Returns the module when there are no errors; the diagnostics (errors
 /// and warnings, in source order) either way.
 pub(crate) fn check(file: &ast::File) -> (Option<Module>, Vec<Diagnostic>) {
-    let mut checker = Checker::default();
+    check_around(file, &[])
+}
+
+/// Checks the items of a source whose other items did not parse: `broken` names the types and
+/// enums whose definitions are broken, whose uses are not reported as unknown.
+pub(crate) fn check_around(
+    file: &ast::File,
+    broken: &[String],
+) -> (Option<Module>, Vec<Diagnostic>) {
+    let mut checker = Checker {
+        broken: broken.iter().cloned().collect(),
+        ..Checker::default()
+    };
     let module = checker.module(file);
     let mut diags = checker.diags;
     diags.sort_by_key(|d| (d.span.start, d.span.end));
@@ -103,12 +116,34 @@ struct Checker {
     diags: Vec<Diagnostic>,
     /// Named types and enums by name, with the span of the definition's name.
     names: HashMap<String, (TypeId, Span)>,
+    /// Types and enums whose definitions did not parse.
+    broken: HashSet<String>,
+    /// Candidates scored for "did you mean" so far (see [`SUGGESTION_WORK`]).
+    suggestion_work: usize,
     pending: Vec<Pending>,
 }
+
+/// How many candidates the "did you mean" suggestions of one check may score in all. Each unknown
+/// name is scored against every type name, so a file of n unknown names and n types would cost
+/// n² comparisons; past this budget (about ten milliseconds of work) unknown names get the
+/// general help instead.
+const SUGGESTION_WORK: usize = 1 << 20;
 
 impl Checker {
     pub(super) fn error(&mut self, d: Diagnostic) {
         self.diags.push(d);
+    }
+
+    /// The built-in or defined type name closest to an unknown `name`, while the suggestion
+    /// budget lasts.
+    pub(super) fn closest_type_name(&mut self, name: &str) -> Option<&str> {
+        let candidates = BUILTIN_TYPES.len() + self.names.len();
+        if self.suggestion_work + candidates > SUGGESTION_WORK {
+            return None;
+        }
+        self.suggestion_work += candidates;
+        let defined = self.names.keys().map(String::as_str);
+        did_you_mean(name, BUILTIN_TYPES.iter().copied().chain(defined))
     }
 
     fn module(&mut self, file: &ast::File) -> Module {

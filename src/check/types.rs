@@ -14,8 +14,8 @@ use crate::suggest::did_you_mean;
 use super::attributes::{article, list};
 use super::names::{duplicate, enum_folding, first_line};
 use super::{
-    Checker, Pending, ARRAY_CONSTRAINTS, BUILTIN_TYPES, FIELD_ANNOTATIONS, NUMBER_CONSTRAINTS,
-    STRING_CONSTRAINTS, TOOL_ATTRIBUTES,
+    Checker, Pending, ARRAY_CONSTRAINTS, FIELD_ANNOTATIONS, NUMBER_CONSTRAINTS, STRING_CONSTRAINTS,
+    TOOL_ATTRIBUTES,
 };
 
 impl Checker {
@@ -228,14 +228,13 @@ impl Checker {
                 if let Some((id, _)) = self.names.get(name) {
                     return Ty::Ref(*id);
                 }
+                if self.broken.contains(name) {
+                    // Its definition did not parse, and that error is reported already.
+                    return Ty::Any;
+                }
                 let mut d =
                     Diagnostic::error(Code::UnknownType, n.span, format!("unknown type `{name}`"))
                         .with_label("not defined");
-                let candidates: Vec<&str> = BUILTIN_TYPES
-                    .iter()
-                    .copied()
-                    .chain(self.names.keys().map(String::as_str))
-                    .collect();
                 let hint = match name {
                     "int" | "i32" | "i64" | "long" => Some("integer"),
                     "float" | "double" | "f64" | "f32" => Some("number"),
@@ -243,7 +242,7 @@ impl Checker {
                     "str" | "String" | "text" => Some("string"),
                     _ => None,
                 };
-                if let Some(s) = hint.or_else(|| did_you_mean(name, candidates.iter().copied())) {
+                if let Some(s) = hint.or_else(|| self.closest_type_name(name)) {
                     d = d.with_help(format!("did you mean `{s}`?"));
                 } else if name == "map" {
                     d = d.with_help("write `map<T>` for an object whose values are all of type T");
