@@ -21,15 +21,41 @@ pub enum Item {
     Type(TypeDef),
     /// `enum Name { ... }`
     Enum(EnumDef),
+    /// `import { A, B } from "./other.tool"`
+    Import(ImportDef),
+}
+
+/// `import { A, B } from "./other.tool"`: types and enums of another file.
+#[derive(Clone, Debug)]
+pub struct ImportDef {
+    /// The names imported, as written.
+    pub names: Vec<Name>,
+    /// The path as written (relative to the importing file's folder).
+    pub path: String,
+    /// Where the path's string is.
+    pub path_span: Span,
+    /// The whole import.
+    pub span: Span,
 }
 
 impl Item {
-    /// The item's name.
-    pub fn name(&self) -> &Name {
+    /// The item's name (an import has none of its own).
+    pub fn name(&self) -> Option<&Name> {
         match self {
-            Item::Tool(t) => &t.name,
-            Item::Type(t) => &t.name,
-            Item::Enum(e) => &e.name,
+            Item::Tool(t) => Some(&t.name),
+            Item::Type(t) => Some(&t.name),
+            Item::Enum(e) => Some(&e.name),
+            Item::Import(_) => None,
+        }
+    }
+
+    /// Where the whole item is.
+    pub fn span(&self) -> Span {
+        match self {
+            Item::Tool(t) => t.span,
+            Item::Type(t) => t.span,
+            Item::Enum(e) => e.span,
+            Item::Import(i) => i.span,
         }
     }
 }
@@ -292,6 +318,7 @@ eq_ignoring_spans!(Value { kind } ignoring { span });
 eq_ignoring_spans!(ToolDef { doc, attrs, name, output, params } ignoring { span });
 eq_ignoring_spans!(TypeDef { doc, attrs, name, body } ignoring { span });
 eq_ignoring_spans!(EnumDef { doc, attrs, name, members } ignoring { span });
+eq_ignoring_spans!(ImportDef { names, path } ignoring { path_span, span });
 eq_ignoring_spans!(EnumMember { doc, value } ignoring { span });
 eq_ignoring_spans!(ObjectBody { fields, rest } ignoring { span } presence { open });
 eq_ignoring_spans!(TupleExpr { items, rest } ignoring { span } presence { open });

@@ -134,6 +134,12 @@ pub enum Code {
     /// A constraint the target cannot express was folded into a description; the validator still
     /// enforces it.
     FoldedConstraint,
+    /// An `import` whose file cannot be read, or that names what the file does not define.
+    UnresolvedImport,
+    /// Files that import each other in a circle.
+    ImportCycle,
+    /// An imported name that the file never uses (a warning).
+    UnusedImport,
 }
 
 impl Code {
@@ -166,6 +172,9 @@ impl Code {
         Code::NotRepresentable,
         Code::TargetLimit,
         Code::FoldedConstraint,
+        Code::UnresolvedImport,
+        Code::ImportCycle,
+        Code::UnusedImport,
     ];
 
     /// The stable kebab-case name of the code.
@@ -198,6 +207,9 @@ impl Code {
             Code::NotRepresentable => "not-representable",
             Code::TargetLimit => "target-limit",
             Code::FoldedConstraint => "folded-constraint",
+            Code::UnresolvedImport => "unresolved-import",
+            Code::ImportCycle => "import-cycle",
+            Code::UnusedImport => "unused-import",
         }
     }
 }
@@ -372,9 +384,19 @@ fn summary(diagnostics: &[Diagnostic]) -> String {
 }
 
 impl Errors {
-    /// Wraps diagnostics, sorted by position.
+    /// Wraps diagnostics, sorted by file (the diagnostic's own source first, then the others by
+    /// name) and by position in it.
     pub fn new(mut diagnostics: Vec<Diagnostic>) -> Self {
-        diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
+        diagnostics.sort_by(|a, b| {
+            let key = |d: &Diagnostic| {
+                (
+                    d.file.as_ref().map(|s| s.name().to_string()),
+                    d.span.start,
+                    d.span.end,
+                )
+            };
+            key(a).cmp(&key(b))
+        });
         Errors { diagnostics }
     }
 

@@ -54,6 +54,7 @@ pub mod validate;
 mod check;
 mod diagnostic;
 mod dispatch;
+mod modules;
 mod pattern;
 mod print;
 mod shape;
@@ -72,6 +73,7 @@ pub use diagnostic::{
 };
 pub use dispatch::{CallReport, DispatchError, DispatchOptions, Dispatched, Verdict};
 pub use model::Module;
+pub use modules::{compile_with, FileLoader, Loader, MemoryLoader};
 pub use print::{format, Unprintable};
 pub use runtime::{
     Approval, Approver, Audit, CallError, CallErrorKind, CallOutcome, CancelToken, Handler, Reply,
@@ -84,6 +86,7 @@ pub use toolset::{Answer, LoadError, Toolset};
 pub mod limits {
     pub use crate::check::{MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_VALUE_DEPTH};
     pub use crate::emit::MAX_INLINED_SCHEMAS;
+    pub use crate::modules::{MAX_BUILD_BYTES, MAX_BUILD_FILES};
     pub use crate::syntax::MAX_NESTING;
 }
 
@@ -105,6 +108,12 @@ pub fn parse(source: &str) -> Result<ast::File, Errors> {
 /// (and every warning) is returned, in source order.
 pub fn compile(source: &str) -> Result<Compiled, Errors> {
     let parsed = syntax::parse_recovering(source);
+    if modules::has_imports(&parsed.file) {
+        let mut diagnostics = parsed.errors;
+        diagnostics.extend(modules::imports_need_a_loader(&parsed.file));
+        diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
+        return Err(Errors::new(diagnostics));
+    }
     if parsed.errors.is_empty() {
         return match check::check(&parsed.file) {
             (Some(module), warnings) => Ok(Compiled { module, warnings }),

@@ -24,6 +24,8 @@ pub enum Style {
 struct Report<'a> {
     diagnostic: &'a Diagnostic,
     source: &'a Windowed<'a>,
+    /// The help, followed by the related places in other files (a snippet shows one file).
+    help: Option<String>,
 }
 
 /// A source as miette reads it, but found through a line index: miette's own reading of a
@@ -98,8 +100,7 @@ impl miette::Diagnostic for Report<'_> {
     }
 
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        self.diagnostic
-            .help
+        self.help
             .as_ref()
             .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
@@ -120,6 +121,7 @@ impl miette::Diagnostic for Report<'_> {
         let related = d
             .related
             .iter()
+            .filter(|r| r.file.is_none())
             .map(move |r| LabeledSpan::new_with_span(Some(r.message.clone()), clamp(r.span)));
         Some(Box::new(std::iter::once(primary).chain(related)))
     }
@@ -151,9 +153,16 @@ pub fn reports(diagnostics: &[Diagnostic], file: &str, source: &str, style: Styl
         if i > 0 {
             out.push('\n');
         }
+        let elsewhere = diagnostic.related.iter().filter_map(|r| {
+            r.file
+                .as_ref()
+                .map(|f| format!("{}: {}", r.message, f.locate(r.span)))
+        });
+        let help: Vec<String> = diagnostic.help.iter().cloned().chain(elsewhere).collect();
         let report = Report {
             diagnostic,
             source: &windowed,
+            help: (!help.is_empty()).then(|| help.join("\n")),
         };
         let mut one = String::new();
         if handler.render_report(&mut one, &report).is_err() {

@@ -46,6 +46,12 @@ pub(crate) struct Recovered {
 /// that does not costs at most three passes over each piece (the nesting pre-scan, the parse,
 /// and the parse that details an error), so the time stays linear.
 pub(crate) fn parse_recovering(source: &str) -> Recovered {
+    parse_recovering_at(source, 0)
+}
+
+/// [`parse_recovering`] for a source placed at byte `base` of a larger text (the files of a set
+/// of modules are laid end to end, so one span says both the file and the place).
+pub(crate) fn parse_recovering_at(source: &str, base: usize) -> Recovered {
     let mut out = Recovered {
         file: File { items: Vec::new() },
         errors: Vec::new(),
@@ -55,7 +61,7 @@ pub(crate) fn parse_recovering(source: &str) -> Recovered {
     // open add up: when the whole source fails it, each piece is scanned on its own below.
     if prescan_nesting(source).is_ok() {
         if let Ok(pairs) = ToolParser::parse(Rule::file, source) {
-            lower_file(pairs, 0, &mut out);
+            lower_file(pairs, base, &mut out);
             return out;
         }
     }
@@ -69,14 +75,15 @@ pub(crate) fn parse_recovering(source: &str) -> Recovered {
         let text = &source[from..to];
         if let Err(errors) = prescan_nesting(text) {
             out.errors
-                .extend(errors.into_iter().map(|d| shifted(d, from)));
+                .extend(errors.into_iter().map(|d| shifted(d, base + from)));
             out.broken_names.extend(defined_name(text));
             continue;
         }
         match ToolParser::parse(Rule::file, text) {
-            Ok(pairs) => lower_file(pairs, from, &mut out),
+            Ok(pairs) => lower_file(pairs, base + from, &mut out),
             Err(_) => {
-                out.errors.push(shifted(detailed_syntax_error(text), from));
+                out.errors
+                    .push(shifted(detailed_syntax_error(text), base + from));
                 out.broken_names.extend(defined_name(text));
             }
         }
@@ -97,6 +104,7 @@ fn lower_file(mut pairs: pest::iterators::Pairs<'_, Rule>, base: usize, out: &mu
             Rule::tool_def => Item::Tool(lower.tool_def(pair)),
             Rule::type_def => Item::Type(lower.type_def(pair)),
             Rule::enum_def => Item::Enum(lower.enum_def(pair)),
+            Rule::import_def => Item::Import(lower.import_def(pair)),
             _ => continue,
         };
         if lower.errors.len() == before {
@@ -107,7 +115,7 @@ fn lower_file(mut pairs: pest::iterators::Pairs<'_, Rule>, base: usize, out: &mu
             match item {
                 Item::Type(t) => out.broken_names.push(t.name.text),
                 Item::Enum(e) => out.broken_names.push(e.name.text),
-                Item::Tool(_) => {}
+                Item::Tool(_) | Item::Import(_) => {}
             }
         }
     }
@@ -291,6 +299,29 @@ impl Lower {
                 kind: TypeKind::Named(missing_name(span)),
                 span,
             }),
+            span,
+        }
+    }
+
+    fn import_def(&mut self, pair: Pair<Rule>) -> ImportDef {
+        let span = self.span_of(&pair);
+        let mut names = Vec::new();
+        let mut path = String::new();
+        let mut path_span = span;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::ident => names.push(self.name(p)),
+                Rule::string => {
+                    path_span = self.span_of(&p);
+                    path = self.string(&p);
+                }
+                _ => {}
+            }
+        }
+        ImportDef {
+            names,
+            path,
+            path_span,
             span,
         }
     }
@@ -783,8 +814,8 @@ pub(crate) fn describe_rule(rule: Rule) -> &'static str {
     match rule {
         Rule::EOI => "end of file",
         Rule::WHITESPACE | Rule::COMMENT => "a blank or comment",
-        Rule::file => "a `tool`, `type` or `enum` definition",
-        Rule::item => "`tool`, `type` or `enum`",
+        Rule::file => "a `tool`, `type` or `enum` definition or an `import`",
+        Rule::item => "`tool`, `type`, `enum` or `import`",
         Rule::docs | Rule::doc_line | Rule::doc_text => "a `///` doc comment",
         Rule::attribute | Rule::constraint => "an attribute such as `@min(1)`",
         Rule::annotation_name => "`@deprecated` or `@example`",
@@ -826,6 +857,9 @@ pub(crate) fn describe_rule(rule: Rule) -> &'static str {
         Rule::kw_enum => "`enum`",
         Rule::kw_type => "`type`",
         Rule::kw_tool => "`tool`",
+        Rule::kw_import => "`import`",
+        Rule::kw_from => "`from` and the path in quotes",
+        Rule::import_def => "an import such as `import { Address } from \"./common.tool\"`",
         Rule::kw_true => "`true`",
         Rule::kw_false => "`false`",
         Rule::kw_null => "`null`",
@@ -1171,11 +1205,7 @@ mod tests {
             .file
             .items
             .iter()
-            .map(|i| match i {
-                Item::Tool(t) => t.name.text.as_str(),
-                Item::Type(t) => t.name.text.as_str(),
-                Item::Enum(e) => e.name.text.as_str(),
-            })
+            .filter_map(|i| i.name().map(|n| n.text.as_str()))
             .collect();
         assert_eq!(names, ["ok", "C"]);
         assert_eq!(parsed.broken_names, ["A", "D"]);

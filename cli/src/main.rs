@@ -338,7 +338,15 @@ fn compile_input(input: &Input) -> (Option<tooldef::Module>, Vec<Diagnostic>, St
             )
         }
     };
-    match tooldef::compile(&text) {
+    // Imports are read from disk, relative to the file's folder (standard input's: the current
+    // folder).
+    let name = if input.name == "<stdin>" {
+        "./<stdin>"
+    } else {
+        input.name.as_str()
+    };
+    let loader = tooldef::FileLoader::default();
+    match tooldef::compile_with(name, &text, &loader) {
         Ok(c) => (Some(c.module), c.warnings, text),
         Err(e) => (None, e.diagnostics, text),
     }
@@ -349,16 +357,31 @@ fn print_diagnostics(all: &[(String, String, Vec<Diagnostic>)], format: Format, 
         Format::Human => {
             let style = style();
             for (name, text, diags) in all {
-                if !diags.is_empty() {
-                    to_stderr(&render::reports(diags, name, text, style));
+                // Diagnostics in an imported file are drawn from that file; they come sorted by
+                // file, so each file is indexed once.
+                for (i, run) in diags.chunk_by(same_file).enumerate() {
+                    let report = match &run[0].file {
+                        Some(file) => render::reports(run, file.name(), file.text(), style),
+                        None => render::reports(run, name, text, style),
+                    };
+                    if i > 0 {
+                        to_stderr("\n");
+                    }
+                    to_stderr(&report);
                 }
             }
         }
         Format::Json => {
             let mut out = Vec::new();
             for (name, text, diags) in all {
-                let index = LineIndex::new(text);
-                out.extend(diags.iter().map(|d| d.to_json(name, text, &index)));
+                for run in diags.chunk_by(same_file) {
+                    let (name, text) = match &run[0].file {
+                        Some(file) => (file.name(), file.text()),
+                        None => (name.as_str(), text.as_str()),
+                    };
+                    let index = LineIndex::new(text);
+                    out.extend(run.iter().map(|d| d.to_json(name, text, &index)));
+                }
             }
             let mut json = serde_json::to_string_pretty(&Value::Array(out)).unwrap_or_default();
             json.push('\n');
@@ -369,6 +392,11 @@ fn print_diagnostics(all: &[(String, String, Vec<Diagnostic>)], format: Format, 
             }
         }
     }
+}
+
+/// Whether two diagnostics point into the same file.
+fn same_file(a: &Diagnostic, b: &Diagnostic) -> bool {
+    a.file.as_ref().map(|f| f.name()) == b.file.as_ref().map(|f| f.name())
 }
 
 fn summary(all: &[(String, String, Vec<Diagnostic>)]) -> (usize, usize) {

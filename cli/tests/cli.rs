@@ -256,3 +256,48 @@ fn check_goes_on_past_an_unreadable_file() {
     assert!(err.contains("cannot read no/such.tool"), "{err}");
     assert!(err.contains("tooldef::duplicate-name"), "{err}");
 }
+
+#[test]
+fn imports_are_read_relative_to_the_file_and_errors_name_their_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("lib")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("lib/common.tool"),
+        "/// An address.\ntype Address {\n  street: string\n}\n",
+    )
+    .expect("write");
+    let a = dir.path().join("a.tool");
+    std::fs::write(
+        &a,
+        "import { Address } from \"./lib/common.tool\"\n\n/// Ships.\ntool ship { to: Address }\n",
+    )
+    .expect("write");
+    let a = a.to_str().expect("utf-8 path");
+    let o = tooldef(&["compile", a, "--target", "openai"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"street\""), "{}", stdout(&o));
+
+    // An error inside the imported file is reported in that file.
+    std::fs::write(
+        dir.path().join("lib/common.tool"),
+        "/// An address.\ntype Address {\n  street: Strng\n}\n",
+    )
+    .expect("write");
+    let o = tooldef(&["check", "--format", "json", a], None);
+    assert_eq!(o.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(json[0]["code"], "unknown-type");
+    assert!(
+        json[0]["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("lib/common.tool")),
+        "{json}"
+    );
+    assert_eq!(json[0]["line"], 3);
+
+    // A missing file is an error at the import's path.
+    std::fs::remove_file(dir.path().join("lib/common.tool")).expect("rm");
+    let o = tooldef(&["check", a], None);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("unresolved-import"), "{}", stderr(&o));
+}

@@ -42,7 +42,7 @@ impl Checker {
             .filter_map(|item| match item {
                 ast::Item::Type(t) => Some(t.name.span),
                 ast::Item::Enum(e) => Some(e.name.span),
-                ast::Item::Tool(_) => None,
+                ast::Item::Tool(_) | ast::Item::Import(_) => None,
             })
             .collect();
         let mut reported = vec![false; n];

@@ -153,7 +153,7 @@ impl Checker {
             let name = match item {
                 ast::Item::Type(t) => &t.name,
                 ast::Item::Enum(e) => &e.name,
-                ast::Item::Tool(_) => continue,
+                ast::Item::Tool(_) | ast::Item::Import(_) => continue,
             };
             let id = TypeId(next);
             next += 1;
@@ -185,6 +185,8 @@ impl Checker {
             match item {
                 ast::Item::Type(t) => types.push(self.type_def(t)),
                 ast::Item::Enum(e) => types.push(self.enum_def(e)),
+                // Imports are resolved before the check (`modules`).
+                ast::Item::Import(_) => {}
                 ast::Item::Tool(t) => {
                     if let Some(first) = tool_names.get(&t.name.text) {
                         let first = *first;

@@ -234,14 +234,19 @@ impl<'s> Printer<'s> {
     }
 
     pub(super) fn file(&mut self, f: &File) {
-        for (i, item) in f.items.iter().enumerate() {
+        let mut previous: Option<&Item> = None;
+        for item in &f.items {
             let (start, doc) = match item {
                 Item::Tool(t) => (t.span.start, &t.doc),
                 Item::Type(t) => (t.span.start, &t.doc),
                 Item::Enum(e) => (e.span.start, &e.doc),
+                Item::Import(i) => (i.span.start, &None),
             };
             self.newline();
-            if i > 0 {
+            // Items are a blank line apart, but imports in a row stay together.
+            let imports = matches!((previous, item), (Some(Item::Import(_)), Item::Import(_)));
+            if previous.is_some() && (!imports || self.blank_before(previous_end(previous), start))
+            {
                 self.out.push('\n');
             }
             self.own_line_comments(start);
@@ -250,8 +255,26 @@ impl<'s> Printer<'s> {
                 Item::Tool(t) => self.tool(t),
                 Item::Type(t) => self.type_def(t),
                 Item::Enum(e) => self.enum_def(e),
+                Item::Import(i) => self.import(i),
             }
+            previous = Some(item);
         }
+    }
+
+    fn import(&mut self, i: &ImportDef) {
+        self.write("import {");
+        for (k, n) in i.names.iter().enumerate() {
+            self.write(if k > 0 { ", " } else { " " });
+            self.name(n);
+        }
+        self.write(if i.names.is_empty() {
+            "} from "
+        } else {
+            " } from "
+        });
+        let path = self.string_literal(&i.path, i.path_span, false);
+        self.write(&path);
+        self.seen(i.span);
     }
 
     fn doc(&mut self, doc: &Option<Doc>) {
@@ -671,6 +694,11 @@ impl<'s> Printer<'s> {
         }
         self.seen(v.span);
     }
+}
+
+/// Where the item before ends (0 before the first).
+fn previous_end(previous: Option<&Item>) -> usize {
+    previous.map_or(0, |p| p.span().end)
 }
 
 /// Where the last token of a field ends (a field's own span runs on over the blanks after it).

@@ -1,0 +1,589 @@
+//! Modules: a source that imports types and enums from other sources
+//! (`import { Address } from "./common.tool"`).
+//!
+//! The files of a build are loaded through a [`Loader`], laid end to end in one span space (file
+//! `i` starts one byte after file `i - 1` ends), parsed there, and checked as one syntax tree: the
+//! root's items and the types and enums of every file it reaches. Spans are then mapped back to
+//! their files, so a diagnostic names its file and its related places may name others. Before the
+//! check, this module enforces what imports mean: an imported name must be defined in the file
+//! it is imported from; a file may use only its own names and the names it imports; an import
+//! that is never used is a warning; files may not import each other in a circle. Type names are
+//! one namespace across a build (the schemas' `$defs` are keyed by them), so two files defining
+//! the same name is a duplicate, reported with both places.
+
+use std::collections::{HashMap, HashSet};
+use std::io::Read as _;
+use std::path::{Component, Path, PathBuf};
+
+use crate::ast::{self, Item, TypeExpr, TypeKind};
+use crate::check;
+use crate::diagnostic::{Code, Diagnostic, Errors, Span};
+use crate::source::Source;
+use crate::syntax;
+use crate::Compiled;
+
+/// The most bytes all the files of one build may hold together: an import cannot get around the
+/// limit on one source.
+pub const MAX_BUILD_BYTES: usize = 64 << 20;
+
+/// The most files one build may read.
+pub const MAX_BUILD_FILES: usize = 10_000;
+
+/// Supplies the sources that imports name: from disk ([`FileLoader`]), from memory
+/// ([`MemoryLoader`]), or from wherever a host keeps them.
+pub trait Loader {
+    /// The name of the source that `path` (as written in an import) names, when the importing
+    /// source is called `from`. Equal names are the same source.
+    fn resolve(&self, from: &str, path: &str) -> String {
+        let base = Path::new(from).parent().unwrap_or(Path::new(""));
+        normalize(&base.join(path))
+    }
+
+    /// The text of the source called `name`, or why it cannot be had.
+    fn load(&self, name: &str) -> Result<String, String>;
+}
+
+/// Reads imported files from disk, each through a size limit.
+#[derive(Clone, Debug)]
+pub struct FileLoader {
+    /// The most bytes one file may hold.
+    pub max_bytes: usize,
+}
+
+impl Default for FileLoader {
+    fn default() -> Self {
+        FileLoader {
+            max_bytes: 10 << 20,
+        }
+    }
+}
+
+impl Loader for FileLoader {
+    fn load(&self, name: &str) -> Result<String, String> {
+        let file = std::fs::File::open(name).map_err(|e| format!("cannot read `{name}`: {e}"))?;
+        let mut bytes = Vec::new();
+        file.take(self.max_bytes as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read `{name}`: {e}"))?;
+        if bytes.len() > self.max_bytes {
+            return Err(format!(
+                "`{name}` is larger than {} bytes (the limit for one file)",
+                self.max_bytes
+            ));
+        }
+        String::from_utf8(bytes).map_err(|_| format!("`{name}` is not valid UTF-8"))
+    }
+}
+
+/// Sources held in memory, by name (paths such as `"lib/common.tool"`).
+#[derive(Clone, Debug, Default)]
+pub struct MemoryLoader {
+    sources: HashMap<String, String>,
+}
+
+impl MemoryLoader {
+    /// A loader with no sources.
+    pub fn new() -> Self {
+        MemoryLoader::default()
+    }
+
+    /// Adds (or replaces) the source called `name`.
+    pub fn insert(&mut self, name: impl AsRef<str>, text: impl Into<String>) -> &mut Self {
+        let name = normalize(Path::new(name.as_ref()));
+        self.sources.insert(name, text.into());
+        self
+    }
+}
+
+impl Loader for MemoryLoader {
+    fn load(&self, name: &str) -> Result<String, String> {
+        self.sources
+            .get(name)
+            .cloned()
+            .ok_or_else(|| format!("no source called `{name}`"))
+    }
+}
+
+/// A path with `.` left out and `..` taken back where it can be, as text.
+fn normalize(path: &Path) -> String {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out.display().to_string()
+}
+
+/// One file of a build, placed at `base` in the shared span space.
+struct Module {
+    source: Source,
+    base: usize,
+    items: Vec<Item>,
+}
+
+/// Compiles the source called `name` with the sources it imports, read through `loader`.
+/// Diagnostics in the root source have no `file`; those in an imported source carry it.
+pub fn compile_with(name: &str, text: &str, loader: &dyn Loader) -> Result<Compiled, Errors> {
+    let mut build = Build::default();
+    build.add(name, text.to_string());
+    build.load_imports(loader);
+    build.finish()
+}
+
+#[derive(Default)]
+struct Build {
+    modules: Vec<Module>,
+    by_name: HashMap<String, usize>,
+    /// The next free offset of the span space.
+    end: usize,
+    diagnostics: Vec<Diagnostic>,
+    broken: Vec<String>,
+    /// Where an import was found to close a circle (so that it is reported once).
+    cyclic: HashSet<usize>,
+    /// The file each import path of each file names, once it was loaded.
+    targets: HashMap<(usize, String), usize>,
+}
+
+impl Build {
+    /// Parses a source into the build; returns its index.
+    fn add(&mut self, name: &str, text: String) -> usize {
+        let base = self.end;
+        self.end = base + text.len() + 1;
+        let parsed = syntax::parse_recovering_at(&text, base);
+        self.diagnostics.extend(parsed.errors);
+        self.broken.extend(parsed.broken_names);
+        let index = self.modules.len();
+        self.by_name.insert(name.to_string(), index);
+        self.modules.push(Module {
+            source: Source::new(name, text),
+            base,
+            items: parsed.file.items,
+        });
+        index
+    }
+
+    /// Loads every file the root reaches, depth first without recursion, reporting circles.
+    fn load_imports(&mut self, loader: &dyn Loader) {
+        // The path of files being loaded, each with the index of its next import to follow.
+        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        let mut done: HashSet<usize> = HashSet::new();
+        while let Some(&(module, next)) = stack.last() {
+            let imports: Vec<(String, Span)> = self.modules[module]
+                .items
+                .iter()
+                .filter_map(|i| match i {
+                    Item::Import(i) => Some((i.path.clone(), i.path_span)),
+                    _ => None,
+                })
+                .collect();
+            let Some((path, span)) = imports.get(next).cloned() else {
+                done.insert(module);
+                stack.pop();
+                continue;
+            };
+            if let Some(top) = stack.last_mut() {
+                top.1 += 1;
+            }
+            let from = self.modules[module].source.name().to_string();
+            let target = loader.resolve(&from, &path);
+            if let Some(&t) = self.by_name.get(&target) {
+                self.targets.insert((module, path), t);
+                if !done.contains(&t) && stack.iter().any(|&(m, _)| m == t) {
+                    self.cycle(&stack, t, span);
+                }
+                continue;
+            }
+            if self.modules.len() >= MAX_BUILD_FILES {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        Code::UnresolvedImport,
+                        span,
+                        format!("the build reads more than {MAX_BUILD_FILES} files"),
+                    )
+                    .with_label("one file too many"),
+                );
+                continue;
+            }
+            match loader.load(&target) {
+                Ok(text) if self.end + text.len() > MAX_BUILD_BYTES => {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            Code::UnresolvedImport,
+                            span,
+                            format!(
+                                "the files of the build hold more than {MAX_BUILD_BYTES} bytes"
+                            ),
+                        )
+                        .with_label("too much source"),
+                    );
+                }
+                Ok(text) => {
+                    let index = self.add(&target, text);
+                    self.targets.insert((module, path), index);
+                    stack.push((index, 0));
+                }
+                Err(why) => self.diagnostics.push(
+                    Diagnostic::error(Code::UnresolvedImport, span, why)
+                        .with_label("cannot be read")
+                        .with_help("the path is relative to the folder of the importing file"),
+                ),
+            }
+        }
+    }
+
+    /// Reports the circle that the import at `span` closes back to `target`.
+    fn cycle(&mut self, stack: &[(usize, usize)], target: usize, span: Span) {
+        if !self.cyclic.insert(span.start) {
+            return;
+        }
+        let from = stack.iter().position(|&(m, _)| m == target).unwrap_or(0);
+        let mut chain: Vec<&str> = stack[from..]
+            .iter()
+            .map(|&(m, _)| self.modules[m].source.name())
+            .collect();
+        chain.push(self.modules[target].source.name());
+        let chain = chain.join(" → ");
+        self.diagnostics.push(
+            Diagnostic::error(
+                Code::ImportCycle,
+                span,
+                format!("files import each other in a circle: {chain}"),
+            )
+            .with_label("closes the circle")
+            .with_help(
+                "move the types the files share into a file that imports neither; types that \
+                 refer to each other must be defined in one file",
+            ),
+        );
+    }
+
+    /// What each file may name, checked before the whole is checked as one tree.
+    fn visibility(&mut self) {
+        // Where each type or enum is defined: the file and the name's span.
+        let mut defined: HashMap<&str, Vec<(usize, Span)>> = HashMap::new();
+        for (m, module) in self.modules.iter().enumerate() {
+            for item in &module.items {
+                if let Item::Type(_) | Item::Enum(_) = item {
+                    if let Some(n) = item.name() {
+                        defined
+                            .entry(n.text.as_str())
+                            .or_default()
+                            .push((m, n.span));
+                    }
+                }
+            }
+        }
+        let broken: HashSet<&str> = self.broken.iter().map(String::as_str).collect();
+        let mut found = Vec::new();
+        for (m, module) in self.modules.iter().enumerate() {
+            let own: HashMap<&str, Span> = module
+                .items
+                .iter()
+                .filter(|i| matches!(i, Item::Type(_) | Item::Enum(_)))
+                .filter_map(|i| i.name().map(|n| (n.text.as_str(), n.span)))
+                .collect();
+            // Imported names: where the import names them, and whether they are used (a name
+            // that could not be imported counts as used: its error is enough).
+            let mut imported: HashMap<&str, (Span, bool)> = HashMap::new();
+            for item in &module.items {
+                let Item::Import(import) = item else { continue };
+                let target = self.targets.get(&(m, import.path.clone()));
+                for n in &import.names {
+                    let name = n.text.as_str();
+                    if let Some(first) = own.get(name) {
+                        found.push(
+                            Diagnostic::error(
+                                Code::DuplicateName,
+                                n.span,
+                                format!("`{name}` is imported and also defined in this file"),
+                            )
+                            .with_label("imported here")
+                            .with_related(*first, "defined here")
+                            .with_help("rename one of them, or drop the import"),
+                        );
+                        continue;
+                    }
+                    if let Some((first, _)) = imported.get(name) {
+                        found.push(
+                            Diagnostic::error(
+                                Code::DuplicateName,
+                                n.span,
+                                format!("`{name}` is imported twice"),
+                            )
+                            .with_label("imported again")
+                            .with_related(*first, "first imported here"),
+                        );
+                        continue;
+                    }
+                    imported.insert(name, (n.span, target.is_none()));
+                    let Some(&t) = target else {
+                        // The file could not be read: already reported at the path.
+                        continue;
+                    };
+                    let there = &self.modules[t];
+                    let defines = there.items.iter().any(|i| {
+                        matches!(i, Item::Type(_) | Item::Enum(_))
+                            && i.name().is_some_and(|d| d.text == name)
+                    });
+                    if !defines && !broken.contains(name) {
+                        imported.insert(name, (n.span, true));
+                        let names: Vec<&str> = there
+                            .items
+                            .iter()
+                            .filter(|i| matches!(i, Item::Type(_) | Item::Enum(_)))
+                            .filter_map(|i| i.name().map(|d| d.text.as_str()))
+                            .collect();
+                        let mut d = Diagnostic::error(
+                            Code::UnresolvedImport,
+                            n.span,
+                            format!("`{}` defines no type or enum `{name}`", there.source.name()),
+                        )
+                        .with_label("not defined there");
+                        d = match crate::suggest::did_you_mean(name, names.iter().copied()) {
+                            Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                            None if names.is_empty() => {
+                                d.with_help("that file defines no types or enums")
+                            }
+                            None => d.with_help(format!("it defines: {}", names.join(", "))),
+                        };
+                        found.push(d);
+                    }
+                }
+            }
+            // Every type name the file uses must be its own, imported or built in.
+            let mut uses = Vec::new();
+            for item in &module.items {
+                match item {
+                    Item::Tool(t) => {
+                        body_uses(&t.params, &mut uses);
+                        if let Some(o) = &t.output {
+                            type_uses(o, &mut uses);
+                        }
+                    }
+                    Item::Type(t) => type_uses(&t.body, &mut uses),
+                    Item::Enum(_) | Item::Import(_) => {}
+                }
+            }
+            for n in uses {
+                let name = n.text.as_str();
+                if own.contains_key(name) {
+                    continue;
+                }
+                if let Some((_, used)) = imported.get_mut(name) {
+                    *used = true;
+                    continue;
+                }
+                let Some(places) = defined.get(name) else {
+                    continue; // Not defined anywhere: the check calls it unknown.
+                };
+                let (there, span) = places[0];
+                let path = relative(module.source.name(), self.modules[there].source.name());
+                found.push(
+                    Diagnostic::error(
+                        Code::UnknownType,
+                        n.span,
+                        format!(
+                            "`{name}` is defined in `{}` but not imported here",
+                            self.modules[there].source.name()
+                        ),
+                    )
+                    .with_label("not imported")
+                    .with_related(span, "defined here")
+                    .with_help(format!("add `import {{ {name} }} from \"{path}\"`")),
+                );
+            }
+            for (name, (span, used)) in imported {
+                if !used {
+                    found.push(
+                        Diagnostic::warning(
+                            Code::UnusedImport,
+                            span,
+                            format!("`{name}` is imported but never used"),
+                        )
+                        .with_label("unused")
+                        .with_help("remove it from the import"),
+                    );
+                }
+            }
+        }
+        self.diagnostics.extend(found);
+    }
+
+    /// Checks the whole, maps every span back to its file, and gives the result.
+    fn finish(mut self) -> Result<Compiled, Errors> {
+        self.visibility();
+        // The root's items, and the types and enums of the files it reaches (tools are not
+        // imported).
+        let mut items = Vec::new();
+        for (m, module) in std::mem::take(&mut self.modules).into_iter().enumerate() {
+            let Module {
+                source,
+                base,
+                items: own,
+            } = module;
+            self.modules.push(Module {
+                source,
+                base,
+                items: Vec::new(),
+            });
+            items.extend(
+                own.into_iter()
+                    .filter(|i| m == 0 || matches!(i, Item::Type(_) | Item::Enum(_))),
+            );
+        }
+        let file = ast::File { items };
+        let syntax_ok = !self.diagnostics.iter().any(Diagnostic::is_error);
+        let (module, checked) = if syntax_ok && self.broken.is_empty() {
+            check::check(&file)
+        } else {
+            (None, check::check_around(&file, &self.broken).1)
+        };
+        let mut all = std::mem::take(&mut self.diagnostics);
+        // A name both imported and defined is reported as that clash; the check would call the
+        // two definitions a duplicate again.
+        let clashes: HashSet<Span> = all
+            .iter()
+            .filter(|d| d.code == Code::DuplicateName)
+            .flat_map(|d| d.related.iter().map(|r| r.span))
+            .collect();
+        all.extend(checked.into_iter().filter(|d| {
+            d.code != Code::DuplicateName || !d.related.iter().any(|r| clashes.contains(&r.span))
+        }));
+        let mut all: Vec<Diagnostic> = all.into_iter().map(|d| self.place(d)).collect();
+        all.sort_by(|a, b| {
+            let key = |d: &Diagnostic| (d.file.is_some(), d.span.start, d.span.end);
+            key(a).cmp(&key(b))
+        });
+        match module {
+            Some(module) if !all.iter().any(Diagnostic::is_error) => Ok(Compiled {
+                module,
+                warnings: all,
+            }),
+            _ => Err(Errors::new(all)),
+        }
+    }
+
+    /// The file a span of the shared space falls in.
+    fn module_at(&self, offset: usize) -> usize {
+        self.modules
+            .partition_point(|m| m.base <= offset)
+            .saturating_sub(1)
+    }
+
+    /// A diagnostic of the shared span space, placed in its file.
+    fn place(&self, mut d: Diagnostic) -> Diagnostic {
+        let m = self.module_at(d.span.start);
+        let base = self.modules[m].base;
+        d.span = Span::new(d.span.start - base, d.span.end.saturating_sub(base));
+        if m != 0 {
+            d.file = Some(self.modules[m].source.clone());
+        }
+        for r in &mut d.related {
+            if r.file.is_some() {
+                continue;
+            }
+            let rm = self.module_at(r.span.start);
+            let rbase = self.modules[rm].base;
+            r.span = Span::new(r.span.start - rbase, r.span.end.saturating_sub(rbase));
+            if rm != m {
+                r.file = Some(self.modules[rm].source.clone());
+            }
+        }
+        d
+    }
+}
+
+/// `to` as a path relative to the folder of `from` (both names of a build).
+fn relative(from: &str, to: &str) -> String {
+    let from_dir: Vec<Component> = Path::new(from)
+        .parent()
+        .map(|p| p.components().collect())
+        .unwrap_or_default();
+    let to_parts: Vec<Component> = Path::new(to).components().collect();
+    let shared = from_dir
+        .iter()
+        .zip(&to_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut out = PathBuf::new();
+    for _ in shared..from_dir.len() {
+        out.push("..");
+    }
+    for c in &to_parts[shared..] {
+        out.push(c.as_os_str());
+    }
+    let text = out.display().to_string();
+    if text.starts_with("..") {
+        text
+    } else {
+        format!("./{text}")
+    }
+}
+
+/// The named types an object body uses.
+fn body_uses<'a>(body: &'a ast::ObjectBody, out: &mut Vec<&'a ast::Name>) {
+    for f in &body.fields {
+        type_uses(&f.ty, out);
+    }
+    if let Some(rest) = &body.rest {
+        type_uses(rest, out);
+    }
+}
+
+/// The named types a type expression uses, without recursion (nesting is bounded by the
+/// parser's limit, but a walk with its own stack needs no such argument).
+fn type_uses<'a>(ty: &'a TypeExpr, out: &mut Vec<&'a ast::Name>) {
+    let mut todo = vec![ty];
+    while let Some(t) = todo.pop() {
+        match &t.kind {
+            TypeKind::Named(n) => out.push(n),
+            TypeKind::Literal(_) => {}
+            TypeKind::Array(inner) | TypeKind::Map(inner) | TypeKind::Constrained(inner, _) => {
+                todo.push(inner)
+            }
+            TypeKind::Object(body) => {
+                todo.extend(body.fields.iter().map(|f| &f.ty));
+                todo.extend(body.rest.as_deref());
+            }
+            TypeKind::Tuple(tuple) => {
+                todo.extend(tuple.items.iter().map(|i| &i.ty));
+                todo.extend(tuple.rest.as_deref());
+            }
+            TypeKind::Union(members) => todo.extend(members),
+        }
+    }
+}
+
+/// Whether a parsed file imports anything.
+pub(crate) fn has_imports(file: &ast::File) -> bool {
+    file.items.iter().any(|i| matches!(i, Item::Import(_)))
+}
+
+/// The error for imports in a source compiled without a loader.
+pub(crate) fn imports_need_a_loader(file: &ast::File) -> Vec<Diagnostic> {
+    file.items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Import(import) => Some(
+                Diagnostic::error(
+                    Code::UnresolvedImport,
+                    import.path_span,
+                    "this source imports files, but was compiled on its own",
+                )
+                .with_label("not loaded")
+                .with_help(
+                    "compile it from a file (`tooldef check FILE`), or in a program with \
+                     `tooldef::compile_with` and a `Loader`",
+                ),
+            ),
+            _ => None,
+        })
+        .collect()
+}
