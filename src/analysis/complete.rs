@@ -66,7 +66,10 @@ pub(super) fn completions(text: &str, offset: usize) -> Option<Completions> {
         .find(|t| t.span.start < offset && offset <= t.span.end);
     let (span, in_string) = match here.map(|t| (t.kind, t.span)) {
         Some((Kind::Comment, _)) => return None,
-        Some((Kind::Str { closed }, span)) if !(closed && offset == span.end) => (span, true),
+        // A closed string is replaced whole; one still open, up to the cursor (it runs on to
+        // the end of the line).
+        Some((Kind::Str { closed: true }, span)) if offset < span.end => (span, true),
+        Some((Kind::Str { closed: false }, span)) => (Span::new(span.start, offset), true),
         Some((Kind::Ident, span)) => (span, false),
         _ => (Span::new(offset, offset), false),
     };

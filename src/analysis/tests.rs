@@ -374,7 +374,15 @@ fn completion_of_values() {
     let text = "enum U { c, f }\ntool t { u?: U | null = \"c$ }";
     let c = complete(text);
     assert_eq!(labels(&c), ["\"c\"", "\"f\"", "null"]);
-    assert_eq!(c.span.start, text.find('"').unwrap());
+    let quote = text.find('"').unwrap();
+    assert_eq!(c.span, Span::new(quote, quote + 2), "up to the cursor");
+    let text = "enum U { c, f }\ntool t { u?: U = \"c$\" }";
+    let c = complete(text);
+    assert_eq!(
+        c.span,
+        Span::new(quote - 7, quote - 7 + 3),
+        "the whole string"
+    );
     // The literals of a union, in an example.
     let c = complete("tool t { f?: \"html\" | \"md\" @example($) }");
     assert_eq!(labels(&c), ["\"html\"", "\"md\""]);
