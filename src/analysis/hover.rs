@@ -55,12 +55,20 @@ pub(super) fn builtin_meaning(name: &str) -> Option<&'static str> {
 }
 
 fn tool(doc: &Document, t: &ast::ToolDef) -> Hover {
-    // The attributes and the header as written, then one field a line.
-    let header_start = t.doc.as_ref().map_or(t.span.start, |d| d.span.end);
-    let header = doc
-        .slice(Span::new(header_start, t.params.span.start))
-        .trim();
-    let mut code = format!("{header} {{\n");
+    // The attributes and the header as written (comments left out), then one field a line.
+    let mut code = String::new();
+    let attributes: Vec<&str> = t.attrs.iter().map(|a| doc.slice(a.span)).collect();
+    if !attributes.is_empty() {
+        code.push_str(&attributes.join(" "));
+        code.push('\n');
+    }
+    code.push_str("tool ");
+    code.push_str(doc.slice(t.name.span));
+    if let Some(output) = &t.output {
+        code.push_str(" -> ");
+        code.push_str(doc.slice(output.span).trim());
+    }
+    code.push_str(" {\n");
     for field in &t.params.fields {
         code.push_str("  ");
         code.push_str(declaration(doc, field));
