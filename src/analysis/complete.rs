@@ -206,7 +206,10 @@ fn tokens(text: &str) -> Vec<Token> {
                 Kind::Punct(c)
             }
             _ => {
-                i += text[i..].chars().next().map_or(1, char::len_utf8);
+                i += text
+                    .get(i..)
+                    .and_then(|rest| rest.chars().next())
+                    .map_or(1, char::len_utf8);
                 Kind::Other
             }
         };
