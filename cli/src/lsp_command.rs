@@ -436,6 +436,11 @@ impl Server<'_> {
                 self.handle::<req::PrepareRenameRequest>(request, Self::prepare_rename)
             }
             req::Rename::METHOD => self.handle::<req::Rename>(request, Self::rename),
+            req::Initialize::METHOD => error(
+                id,
+                ErrorCode::InvalidRequest,
+                "the server is initialized already".into(),
+            ),
             method => error(
                 id,
                 ErrorCode::MethodNotFound,
