@@ -353,6 +353,37 @@ fn diagnostics_follow_the_document_as_it_changes() {
 }
 
 #[test]
+fn columns_count_bytes_when_the_client_offers_utf8() {
+    let (mut client, _) = Client::start(json!({"general": {"positionEncodings": ["utf-8"]}}));
+    let text = "/// d\ntool t { \"é🙂\": string, b: strng }\n";
+    let published = client.open(URI, text);
+    let d = &published["diagnostics"][0];
+    assert_eq!(d["code"], "unknown-type");
+    let line_start = text.find("tool").unwrap();
+    let column = text.find("strng").unwrap() - line_start;
+    assert_eq!(column, 30, "bytes, where UTF-16 counts 27");
+    assert_eq!(
+        d["range"],
+        json!({"start": {"line": 1, "character": column}, "end": {"line": 1, "character": column + 5}})
+    );
+    // A position in bytes finds the field after the emoji.
+    let hover = client.request(
+        "textDocument/hover",
+        at(URI, json!({"line": 1, "character": column - 3})),
+    );
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("b: strng"),
+        "{hover}"
+    );
+    let again = client.call("initialize", json!({"capabilities": {}}));
+    assert_eq!(again["error"]["code"], -32600);
+    assert_eq!(client.finish(), Some(0));
+}
+
+#[test]
 fn hover_on_a_field_shows_its_type_and_its_schema() {
     let (mut client, _) = Client::start(json!({}));
     assert_eq!(client.open(URI, SOURCE)["diagnostics"], json!([]));
