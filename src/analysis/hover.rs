@@ -97,7 +97,12 @@ fn definition(doc: &Document, item: &Item, span: Span) -> Hover {
     let code = cut(doc.slice(Span::new(start, whole.end)).trim());
     let schema = doc.compiled.as_ref().ok().and_then(|c| {
         let (id, _) = c.module.named(&item.name().text)?;
-        Some(crate::emit::type_schema(&c.module, &Ty::Ref(id)))
+        let mut schema = crate::emit::type_schema(&c.module, &Ty::Ref(id));
+        // The draft is the same for every schema shown; `$defs` stays, `$ref`s point there.
+        if let Value::Object(map) = &mut schema {
+            map.shift_remove("$schema");
+        }
+        Some(schema)
     });
     Hover {
         span,

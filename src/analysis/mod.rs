@@ -136,8 +136,9 @@ pub struct Hover {
     pub description: Option<String>,
     /// For a field, the constraints of its type as written (`@min_length(1)`).
     pub constraints: Vec<String>,
-    /// The JSON Schema emitted for it (draft 2020-12): a field's property schema, a type's or an
-    /// enum's schema. Absent while the document has errors, or for a tool.
+    /// The JSON Schema emitted for it (draft 2020-12, without `$schema`): a field's property
+    /// schema, a type's or an enum's schema, with the `$defs` of the recursive types it refers
+    /// to. Absent while the document has errors, or for a tool.
     pub schema: Option<Value>,
 }
 

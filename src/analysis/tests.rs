@@ -108,6 +108,16 @@ fn hover_on_a_field_shows_it_as_written_and_its_schema() {
 }
 
 #[test]
+fn hover_on_a_recursive_field_carries_the_defs_it_refers_to() {
+    let text = "/// A tree.\ntype Node { children: Node[] }\n/// d\ntool t { root: Node }";
+    let a = analysis(text);
+    let root = a.hover(KEY, at(text, "root", 0, 0)).expect("a hover");
+    let schema = root.schema.expect("a schema");
+    assert_eq!(schema["$ref"], "#/$defs/Node");
+    assert_eq!(schema["$defs"]["Node"]["type"], "object");
+}
+
+#[test]
 fn hover_without_a_model_still_shows_the_field() {
     let broken = WEATHER.replace("lon: number\n", "lon: numbr\n");
     let a = analysis(&broken);
@@ -131,7 +141,9 @@ fn hover_on_types_tools_and_builtins() {
     // The definition's own name too.
     let point = a.hover(KEY, at(WEATHER, "Point {", 0, 0)).expect("a hover");
     assert_eq!(point.description.as_deref(), Some("A point on Earth."));
-    assert_eq!(point.schema.unwrap()["required"], json!(["lat", "lon"]));
+    let schema = point.schema.expect("a schema");
+    assert_eq!(schema["required"], json!(["lat", "lon"]));
+    assert_eq!(schema.get("$schema"), None);
 
     let tool = a
         .hover(KEY, at(WEATHER, "forecast", 0, 3))
