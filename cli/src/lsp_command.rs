@@ -239,6 +239,9 @@ impl<R: BufRead> BufRead for Frames<R> {
     }
 
     fn consume(&mut self, amount: usize) {
+        if amount == 0 {
+            return;
+        }
         // The bytes are buffered already: looking at them reads nothing more.
         if let Ok(buffered) = self.inner.fill_buf() {
             let seen = &buffered[..amount.min(buffered.len())];
