@@ -37,6 +37,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 // The public namespaces: each module's own `pub use` lines choose what it shows.
+pub mod analysis;
 pub mod ast;
 pub mod emit;
 pub mod envelope;

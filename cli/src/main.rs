@@ -118,6 +118,12 @@ enum Command {
         #[arg(long)]
         deny_hidden: bool,
     },
+    /// Serve the language server for `.tool` files over standard input and output (LSP).
+    ///
+    /// Diagnostics, hover, go to definition, references, completion, document symbols,
+    /// formatting and rename, for an editor to start. Exit codes: 0 after `shutdown` and `exit`,
+    /// 1 when the client exits without `shutdown` or the connection ends first.
+    Lsp(lsp_command::LspArgs),
     /// Call a tool of an MCP server, after validating its arguments against the listed schema.
     ///
     /// Exit codes: 0 the tool's result, 1 a result with `isError: true` or invalid arguments
@@ -249,6 +255,7 @@ fn main() -> ExitCode {
             }
         }
         Command::Call(args) => mcp_client_command::call(&args, &limits),
+        Command::Lsp(args) => lsp_command::run(&args, &limits),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -281,6 +288,7 @@ fn to_stderr(text: &str) {
 
 mod answer_command;
 mod dispatch_command;
+mod lsp_command;
 mod mcp_client_command;
 mod read;
 mod serve_command;

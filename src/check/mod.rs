@@ -41,7 +41,7 @@ pub(crate) const BUILTIN_TYPES: &[&str] = &[
     "string", "integer", "number", "boolean", "any", "null", "never",
 ];
 
-const NUMBER_CONSTRAINTS: &[&str] = &[
+pub(crate) const NUMBER_CONSTRAINTS: &[&str] = &[
     "min",
     "max",
     "exclusive_min",
@@ -49,13 +49,13 @@ const NUMBER_CONSTRAINTS: &[&str] = &[
     "multiple_of",
 ];
 
-const STRING_CONSTRAINTS: &[&str] = &["min_length", "max_length", "pattern", "format"];
+pub(crate) const STRING_CONSTRAINTS: &[&str] = &["min_length", "max_length", "pattern", "format"];
 
-const ARRAY_CONSTRAINTS: &[&str] = &["min_items", "max_items", "unique"];
+pub(crate) const ARRAY_CONSTRAINTS: &[&str] = &["min_items", "max_items", "unique"];
 
-const FIELD_ANNOTATIONS: &[&str] = &["deprecated", "example"];
+pub(crate) const FIELD_ANNOTATIONS: &[&str] = &["deprecated", "example"];
 
-const TOOL_ATTRIBUTES: &[&str] = &[
+pub(crate) const TOOL_ATTRIBUTES: &[&str] = &[
     "title",
     "read_only",
     "destructive",
@@ -72,7 +72,7 @@ const TOOL_ATTRIBUTES: &[&str] = &[
     "formats",
 ];
 
-const TYPE_ATTRIBUTES: &[&str] = &["deprecated"];
+pub(crate) const TYPE_ATTRIBUTES: &[&str] = &["deprecated"];
 
 /// The help of every `forbidden-character` error.
 const HIDDEN_HELP: &str = "control, zero-width, bidirectional-override and Unicode tag characters can hide instructions from reviewers; remove it";

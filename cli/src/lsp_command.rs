@@ -1,0 +1,1076 @@
+//! `tooldef lsp`: the language server, over standard input and output.
+//!
+//! The protocol layer over [`tooldef::analysis`]: lsp-server reads and writes the framed
+//! JSON-RPC messages, lsp-types gives them their shapes, and this file keeps the open documents,
+//! turns LSP positions into byte offsets and back, and answers each message with the analysis.
+//!
+//! No input stops the server but `exit` or the end of standard input: a request with broken
+//! parameters, for a document that is not open or for a position past its end is answered (an
+//! error response, or an empty result), and a message that is not JSON-RPC is skipped.
+
+use std::collections::HashMap;
+use std::io::{self, BufRead, Read};
+use std::panic::{self, AssertUnwindSafe};
+use std::str::FromStr;
+use std::thread;
+
+use crossbeam_channel::{Receiver, Sender};
+use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::notification::{self as note, Notification as _};
+use lsp_types::request::{self as req, Request as _};
+use lsp_types::{
+    CompletionItem, CompletionItemKind, CompletionOptions, CompletionResponse, CompletionTextEdit,
+    DiagnosticRelatedInformation, DiagnosticSeverity, DocumentSymbol, DocumentSymbolResponse,
+    GotoDefinitionResponse, Hover, HoverContents, HoverProviderCapability, InitializeResult,
+    InsertTextFormat, MarkupContent, MarkupKind, NumberOrString, OneOf, Position,
+    PositionEncodingKind, PrepareRenameResponse, PublishDiagnosticsParams, Range, RenameOptions,
+    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, TextEdit,
+    Uri, WorkspaceEdit,
+};
+use serde_json::Value;
+
+use tooldef::analysis::{self, Analysis, CompletionKind, RenameError, SymbolKind};
+use tooldef::{Diagnostic, Severity, Span};
+
+use super::{to_stderr, InputLimits};
+
+/// The arguments of `tooldef lsp`.
+#[derive(clap::Args)]
+pub(crate) struct LspArgs {
+    /// Speak over standard input and output: the only transport, and the default. Accepted
+    /// because clients such as VS Code's pass it.
+    #[arg(long)]
+    stdio: bool,
+}
+
+/// Exit codes: 0 after `shutdown` then `exit`; 1 when the client exits without `shutdown`, or
+/// standard input ends or breaks first.
+const EXIT_CLEAN: u8 = 0;
+const EXIT_UNCLEAN: u8 = 1;
+
+pub(crate) fn run(args: &LspArgs, limits: &InputLimits) -> Result<u8, String> {
+    let _ = args.stdio;
+    let (connection, writer) = stdio(message_limit(limits.max_input_bytes));
+    let code = serve(&connection);
+    // Dropping the sender lets the writer finish what is queued (the answer to `shutdown`).
+    drop(connection);
+    let _ = writer.join();
+    Ok(code)
+}
+
+/// The largest message read: a source at `--max-input-bytes` with every byte escaped (`\u0000`
+/// is six bytes), and room for the rest of the message.
+fn message_limit(max_input_bytes: usize) -> usize {
+    max_input_bytes.saturating_mul(6).saturating_add(1 << 20)
+}
+
+/// The two ends of the connection: what the client sent, and what goes back.
+struct Connection {
+    sender: Sender<Message>,
+    receiver: Receiver<Message>,
+}
+
+/// Reads messages from standard input and writes messages to standard output, each on a thread
+/// of its own; returns the connection and the writer thread.
+fn stdio(limit: usize) -> (Connection, thread::JoinHandle<()>) {
+    let (to_server, receiver) = crossbeam_channel::bounded::<Message>(0);
+    let (sender, from_server) = crossbeam_channel::bounded::<Message>(0);
+    thread::spawn(move || {
+        let stdin = io::stdin();
+        let mut input = Frames::new(stdin.lock(), limit);
+        read_messages(&mut input, &to_server);
+    });
+    let writer = thread::spawn(move || {
+        let stdout = io::stdout();
+        let mut out = stdout.lock();
+        for message in from_server {
+            if message.write(&mut out).is_err() {
+                break;
+            }
+        }
+    });
+    (Connection { sender, receiver }, writer)
+}
+
+/// Passes each message read to `to`, until `exit`, the end of the input or an error that loses
+/// the framing. A message whose body is not JSON-RPC is skipped with a note on standard error.
+fn read_messages(input: &mut Frames<impl BufRead>, to: &Sender<Message>) {
+    loop {
+        match Message::read(input) {
+            Ok(Some(message)) => {
+                let exit =
+                    matches!(&message, Message::Notification(n) if n.method == note::Exit::METHOD);
+                if to.send(message).is_err() || exit {
+                    return;
+                }
+            }
+            Ok(None) => return,
+            Err(e) if input.between_messages() && e.kind() == io::ErrorKind::InvalidData => {
+                to_stderr(&format!("tooldef lsp: skipped a message: {e}\n"));
+            }
+            Err(e) => {
+                to_stderr(&format!(
+                    "tooldef lsp: cannot read the client's messages: {e}\n"
+                ));
+                return;
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The framing guard
+
+/// The longest header line read (`Content-Length: …` is about 30 bytes).
+const MAX_HEADER_LINE: usize = 1024;
+
+/// Standard input as lsp-server's [`Message::read`] reads it, watched on the way: a header that
+/// announces a body longer than the limit, or a header line without end, is an error before
+/// lsp-server sets aside room for it. lsp-server does the framing; this only counts.
+struct Frames<R> {
+    inner: R,
+    limit: usize,
+    watch: Watch,
+}
+
+/// What the bytes consumed so far say about the message being read.
+#[derive(Debug)]
+struct Watch {
+    /// Bytes of the body still to come; 0 while reading headers.
+    body_left: usize,
+    /// The header line being read.
+    line: Vec<u8>,
+    /// The length the headers of the message being read announce.
+    announced: usize,
+    /// Why reading must stop.
+    refused: Option<String>,
+    /// Whether the last message ended (its body read whole) and nothing of the next one has
+    /// been read: an error here leaves the framing intact.
+    between: bool,
+}
+
+impl<R: BufRead> Frames<R> {
+    fn new(inner: R, limit: usize) -> Self {
+        Frames {
+            inner,
+            limit,
+            watch: Watch {
+                body_left: 0,
+                line: Vec::new(),
+                announced: 0,
+                refused: None,
+                between: true,
+            },
+        }
+    }
+
+    fn between_messages(&self) -> bool {
+        self.watch.between && self.watch.refused.is_none()
+    }
+}
+
+impl Watch {
+    fn consumed(&mut self, mut bytes: &[u8], limit: usize) {
+        while !bytes.is_empty() {
+            if self.body_left > 0 {
+                let n = self.body_left.min(bytes.len());
+                self.body_left -= n;
+                bytes = &bytes[n..];
+                self.between = self.body_left == 0;
+                continue;
+            }
+            self.between = false;
+            let b = bytes[0];
+            bytes = &bytes[1..];
+            if self.line.len() >= MAX_HEADER_LINE {
+                self.refused = Some(format!(
+                    "a header line is longer than {MAX_HEADER_LINE} bytes"
+                ));
+                return;
+            }
+            self.line.push(b);
+            if b != b'\n' {
+                continue;
+            }
+            let line = String::from_utf8_lossy(&self.line).trim().to_string();
+            self.line.clear();
+            if line.is_empty() {
+                // The end of the headers: the body follows.
+                self.body_left = std::mem::take(&mut self.announced);
+                self.between = self.body_left == 0;
+            } else if let Some((name, value)) = line.split_once(':') {
+                if name.trim().eq_ignore_ascii_case("content-length") {
+                    match value.trim().parse::<usize>() {
+                        Ok(n) if n > limit => {
+                            self.refused = Some(format!(
+                                "a message of {n} bytes is longer than the limit of {limit} bytes (six times --max-input-bytes, and 1 MiB)"
+                            ));
+                            return;
+                        }
+                        Ok(n) => self.announced = n,
+                        // lsp-server reports the bad header itself.
+                        Err(_) => {}
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Read for Frames<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = {
+            let available = self.fill_buf()?;
+            let n = available.len().min(out.len());
+            out[..n].copy_from_slice(&available[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Frames<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if let Some(why) = &self.watch.refused {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, why.clone()));
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        if amount == 0 {
+            return;
+        }
+        // The bytes are buffered already: looking at them reads nothing more.
+        if let Ok(buffered) = self.inner.fill_buf() {
+            let seen = &buffered[..amount.min(buffered.len())];
+            self.watch.consumed(seen, self.limit);
+        }
+        self.inner.consume(amount);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The session
+
+/// How the client counts columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Encoding {
+    Utf8,
+    Utf16,
+}
+
+struct Server<'c> {
+    connection: &'c Connection,
+    analysis: Analysis,
+    encoding: Encoding,
+    /// Whether completions may be snippets (`min_length($1)`).
+    snippets: bool,
+    /// The version of each open document, as the client numbers them.
+    versions: HashMap<String, i32>,
+}
+
+/// Runs a session: the handshake, then every message until `exit`. Returns the exit code.
+fn serve(connection: &Connection) -> u8 {
+    let Some(mut server) = initialize(connection) else {
+        return EXIT_UNCLEAN;
+    };
+    let mut shutdown = false;
+    for message in &connection.receiver {
+        match message {
+            Message::Request(request) => {
+                let response = if shutdown {
+                    error(
+                        request.id,
+                        ErrorCode::InvalidRequest,
+                        "the server is shutting down".into(),
+                    )
+                } else if request.method == req::Shutdown::METHOD {
+                    shutdown = true;
+                    Response::new_ok(request.id, Value::Null)
+                } else {
+                    server.request(request)
+                };
+                server.send(response.into());
+            }
+            Message::Notification(n) if n.method == note::Exit::METHOD => {
+                return if shutdown { EXIT_CLEAN } else { EXIT_UNCLEAN };
+            }
+            Message::Notification(n) => server.notification(n),
+            Message::Response(_) => {}
+        }
+    }
+    EXIT_UNCLEAN
+}
+
+/// Waits for `initialize` and answers it with the capabilities; requests before it are refused,
+/// other notifications dropped. `None` when the client leaves first.
+fn initialize(connection: &Connection) -> Option<Server<'_>> {
+    for message in &connection.receiver {
+        match message {
+            Message::Request(r) if r.method == req::Initialize::METHOD => {
+                let encoding = encoding(&r.params);
+                let snippets = r.params["capabilities"]["textDocument"]["completion"]
+                    ["completionItem"]["snippetSupport"]
+                    == true;
+                let result = InitializeResult {
+                    capabilities: capabilities(encoding),
+                    server_info: Some(ServerInfo {
+                        name: "tooldef".into(),
+                        version: Some(env!("CARGO_PKG_VERSION").into()),
+                    }),
+                };
+                let server = Server {
+                    connection,
+                    analysis: Analysis::new(),
+                    encoding,
+                    snippets,
+                    versions: HashMap::new(),
+                };
+                server.send(ok(r.id, serde_json::to_value(result)).into());
+                return Some(server);
+            }
+            Message::Request(r) => {
+                let refused = error(
+                    r.id,
+                    ErrorCode::ServerNotInitialized,
+                    "the server is not initialized".into(),
+                );
+                let _ = connection.sender.send(refused.into());
+            }
+            Message::Notification(n) if n.method == note::Exit::METHOD => return None,
+            Message::Notification(_) | Message::Response(_) => {}
+        }
+    }
+    None
+}
+
+/// UTF-8 when the client offers it (`general.positionEncodings`), else UTF-16, which every
+/// client speaks.
+fn encoding(params: &Value) -> Encoding {
+    let offered = params["capabilities"]["general"]["positionEncodings"].as_array();
+    let utf8 = offered.is_some_and(|list| {
+        list.iter()
+            .any(|e| e.as_str() == Some(PositionEncodingKind::UTF8.as_str()))
+    });
+    if utf8 {
+        Encoding::Utf8
+    } else {
+        Encoding::Utf16
+    }
+}
+
+fn capabilities(encoding: Encoding) -> ServerCapabilities {
+    ServerCapabilities {
+        position_encoding: Some(match encoding {
+            Encoding::Utf8 => PositionEncodingKind::UTF8,
+            Encoding::Utf16 => PositionEncodingKind::UTF16,
+        }),
+        text_document_sync: Some(TextDocumentSyncCapability::Kind(
+            TextDocumentSyncKind::INCREMENTAL,
+        )),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec!["@".into()]),
+            ..CompletionOptions::default()
+        }),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        document_formatting_provider: Some(OneOf::Left(true)),
+        rename_provider: Some(OneOf::Right(RenameOptions {
+            prepare_provider: Some(true),
+            work_done_progress_options: Default::default(),
+        })),
+        ..ServerCapabilities::default()
+    }
+}
+
+/// The response that carries a result (serialized), or says it could not be.
+fn ok(id: RequestId, result: serde_json::Result<Value>) -> Response {
+    match result {
+        Ok(value) => Response::new_ok(id, value),
+        Err(e) => error(id, ErrorCode::InternalError, e.to_string()),
+    }
+}
+
+fn error(id: RequestId, code: ErrorCode, message: String) -> Response {
+    Response::new_err(id, code as i32, message)
+}
+
+/// A request's answer, or the error response that refuses it.
+type Answer<T> = Result<T, (ErrorCode, String)>;
+
+impl Server<'_> {
+    fn send(&self, message: Message) {
+        // A client that stopped reading gets nothing more; the session ends with its input.
+        let _ = self.connection.sender.send(message);
+    }
+
+    fn request(&mut self, request: Request) -> Response {
+        let id = request.id.clone();
+        let method = request.method.clone();
+        // A bug in a query answers that request with an error; the session goes on.
+        match panic::catch_unwind(AssertUnwindSafe(|| self.answer(request))) {
+            Ok(response) => response,
+            Err(_) => error(
+                id,
+                ErrorCode::InternalError,
+                format!("tooldef failed to answer `{method}`"),
+            ),
+        }
+    }
+
+    fn answer(&self, request: Request) -> Response {
+        let id = request.id.clone();
+        match request.method.as_str() {
+            req::HoverRequest::METHOD => self.handle::<req::HoverRequest>(request, Self::hover),
+            req::GotoDefinition::METHOD => {
+                self.handle::<req::GotoDefinition>(request, Self::definition)
+            }
+            req::References::METHOD => self.handle::<req::References>(request, Self::references),
+            req::Completion::METHOD => self.handle::<req::Completion>(request, Self::completion),
+            req::DocumentSymbolRequest::METHOD => {
+                self.handle::<req::DocumentSymbolRequest>(request, Self::symbols)
+            }
+            req::Formatting::METHOD => self.handle::<req::Formatting>(request, Self::formatting),
+            req::PrepareRenameRequest::METHOD => {
+                self.handle::<req::PrepareRenameRequest>(request, Self::prepare_rename)
+            }
+            req::Rename::METHOD => self.handle::<req::Rename>(request, Self::rename),
+            req::Initialize::METHOD => error(
+                id,
+                ErrorCode::InvalidRequest,
+                "the server is initialized already".into(),
+            ),
+            method => error(
+                id,
+                ErrorCode::MethodNotFound,
+                format!("tooldef does not answer `{method}`"),
+            ),
+        }
+    }
+
+    /// Reads a request's parameters, answers them with `answer`, and wraps the result.
+    fn handle<R: req::Request>(
+        &self,
+        request: Request,
+        answer: fn(&Self, R::Params) -> Answer<R::Result>,
+    ) -> Response {
+        match serde_json::from_value::<R::Params>(request.params) {
+            Ok(params) => match answer(self, params) {
+                Ok(result) => ok(request.id, serde_json::to_value(result)),
+                Err((code, message)) => error(request.id, code, message),
+            },
+            Err(e) => error(
+                request.id,
+                ErrorCode::InvalidParams,
+                format!("invalid parameters for `{}`: {e}", R::METHOD),
+            ),
+        }
+    }
+
+    fn notification(&mut self, n: Notification) {
+        let method = n.method.clone();
+        let handled = match method.as_str() {
+            note::DidOpenTextDocument::METHOD => n
+                .extract::<lsp_types::DidOpenTextDocumentParams>(&method)
+                .map(|p| {
+                    let key = p.text_document.uri.as_str().to_string();
+                    self.versions.insert(key.clone(), p.text_document.version);
+                    self.analysis.set(key.clone(), p.text_document.text);
+                    self.publish_affected(&key);
+                }),
+            note::DidChangeTextDocument::METHOD => n
+                .extract::<lsp_types::DidChangeTextDocumentParams>(&method)
+                .map(|p| {
+                    let key = p.text_document.uri.as_str().to_string();
+                    let Some(mut text) = self.analysis.text(&key).map(str::to_string) else {
+                        return;
+                    };
+                    for change in p.content_changes {
+                        match change.range {
+                            Some(range) => {
+                                let lines = Lines::new(&text, self.encoding);
+                                let start = lines.offset_clamped(range.start);
+                                let end = lines.offset_clamped(range.end).max(start);
+                                text.replace_range(start..end, &change.text);
+                            }
+                            None => text = change.text,
+                        }
+                    }
+                    self.versions.insert(key.clone(), p.text_document.version);
+                    self.analysis.set(key.clone(), text);
+                    self.publish_affected(&key);
+                }),
+            note::DidCloseTextDocument::METHOD => n
+                .extract::<lsp_types::DidCloseTextDocumentParams>(&method)
+                .map(|p| {
+                    let key = p.text_document.uri.as_str().to_string();
+                    self.analysis.remove(&key);
+                    self.versions.remove(&key);
+                    self.send_diagnostics(p.text_document.uri, Vec::new(), None);
+                    // Its importers now read it from disk.
+                    self.publish_affected(&key);
+                }),
+            // `initialized`, `$/cancelRequest` (every answer is immediate), saves, settings.
+            _ => Ok(()),
+        };
+        if let Err(e) = handled {
+            to_stderr(&format!("tooldef lsp: ignored `{method}`: {e}\n"));
+        }
+    }
+
+    /// Publishes the diagnostics of a changed document and of the open documents that may
+    /// import it.
+    fn publish_affected(&self, key: &str) {
+        for k in self.analysis.affected_by(key) {
+            self.publish(&k);
+        }
+    }
+
+    /// Publishes the diagnostics of an open document.
+    fn publish(&self, key: &str) {
+        let (Some(text), Ok(uri)) = (self.analysis.text(key), Uri::from_str(key)) else {
+            return;
+        };
+        let lines = Lines::new(text, self.encoding);
+        let diagnostics = self
+            .analysis
+            .diagnostics(key)
+            .iter()
+            .map(|d| self.diagnostic(&uri, &lines, d))
+            .collect();
+        self.send_diagnostics(uri, diagnostics, self.versions.get(key).copied());
+    }
+
+    fn send_diagnostics(
+        &self,
+        uri: Uri,
+        diagnostics: Vec<lsp_types::Diagnostic>,
+        version: Option<i32>,
+    ) {
+        let params = PublishDiagnosticsParams {
+            uri,
+            diagnostics,
+            version,
+        };
+        self.send(Notification::new(note::PublishDiagnostics::METHOD.into(), params).into());
+    }
+
+    fn diagnostic(&self, uri: &Uri, lines: &Lines, d: &Diagnostic) -> lsp_types::Diagnostic {
+        let related: Vec<DiagnosticRelatedInformation> = d
+            .related
+            .iter()
+            .filter_map(|r| {
+                let location = match &r.file {
+                    None => lsp_types::Location {
+                        uri: uri.clone(),
+                        range: lines.range(r.span),
+                    },
+                    // A location in another document: one the client has open.
+                    Some(source) => {
+                        let text = self.analysis.text(source.name())?;
+                        lsp_types::Location {
+                            uri: Uri::from_str(source.name()).ok()?,
+                            range: Lines::new(text, self.encoding).range(r.span),
+                        }
+                    }
+                };
+                Some(DiagnosticRelatedInformation {
+                    location,
+                    message: r.message.clone(),
+                })
+            })
+            .collect();
+        let message = match &d.help {
+            Some(help) => format!("{}\nhelp: {help}", d.message),
+            None => d.message.clone(),
+        };
+        lsp_types::Diagnostic {
+            range: lines.range(d.span),
+            severity: Some(match d.severity {
+                Severity::Error => DiagnosticSeverity::ERROR,
+                Severity::Warning => DiagnosticSeverity::WARNING,
+            }),
+            code: Some(NumberOrString::String(d.code.as_str().into())),
+            source: Some("tooldef".into()),
+            message,
+            related_information: (!related.is_empty()).then_some(related),
+            ..lsp_types::Diagnostic::default()
+        }
+    }
+
+    /// The document and the byte offset of a position in it; `None` for a document that is not
+    /// open or a line past its end.
+    fn locate<'a>(&'a self, uri: &'a Uri, at: Position) -> Option<(&'a str, Lines<'a>, usize)> {
+        let key = uri.as_str();
+        let lines = Lines::new(self.analysis.text(key)?, self.encoding);
+        let offset = lines.offset(at)?;
+        Some((key, lines, offset))
+    }
+
+    fn hover(&self, p: lsp_types::HoverParams) -> Answer<Option<Hover>> {
+        let at = &p.text_document_position_params;
+        let Some((key, lines, offset)) = self.locate(&at.text_document.uri, at.position) else {
+            return Ok(None);
+        };
+        Ok(self.analysis.hover(key, offset).map(|h| Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: hover_markdown(&h),
+            }),
+            range: Some(lines.range(h.span)),
+        }))
+    }
+
+    fn definition(
+        &self,
+        p: lsp_types::GotoDefinitionParams,
+    ) -> Answer<Option<GotoDefinitionResponse>> {
+        let at = &p.text_document_position_params;
+        let Some((key, _, offset)) = self.locate(&at.text_document.uri, at.position) else {
+            return Ok(None);
+        };
+        Ok(self
+            .analysis
+            .definition(key, offset)
+            .and_then(|l| self.location(&l))
+            .map(GotoDefinitionResponse::Scalar))
+    }
+
+    fn references(
+        &self,
+        p: lsp_types::ReferenceParams,
+    ) -> Answer<Option<Vec<lsp_types::Location>>> {
+        let at = &p.text_document_position;
+        let Some((key, _, offset)) = self.locate(&at.text_document.uri, at.position) else {
+            return Ok(None);
+        };
+        let found = self
+            .analysis
+            .references(key, offset, p.context.include_declaration);
+        Ok(Some(
+            found.iter().filter_map(|l| self.location(l)).collect(),
+        ))
+    }
+
+    fn location(&self, l: &analysis::Location) -> Option<lsp_types::Location> {
+        let text = self.analysis.text(&l.document)?;
+        Some(lsp_types::Location {
+            uri: Uri::from_str(&l.document).ok()?,
+            range: Lines::new(text, self.encoding).range(l.span),
+        })
+    }
+
+    fn completion(&self, p: lsp_types::CompletionParams) -> Answer<Option<CompletionResponse>> {
+        let at = &p.text_document_position;
+        let Some((key, lines, offset)) = self.locate(&at.text_document.uri, at.position) else {
+            return Ok(None);
+        };
+        let Some(found) = self.analysis.completions(key, offset) else {
+            return Ok(None);
+        };
+        let range = lines.range(found.span);
+        let items = found
+            .items
+            .into_iter()
+            .map(|c| {
+                let snippet = c.snippet.filter(|_| self.snippets);
+                CompletionItem {
+                    kind: Some(match c.kind {
+                        CompletionKind::BuiltinType | CompletionKind::Keyword => {
+                            CompletionItemKind::KEYWORD
+                        }
+                        CompletionKind::Type => CompletionItemKind::STRUCT,
+                        CompletionKind::Enum => CompletionItemKind::ENUM,
+                        CompletionKind::Attribute => CompletionItemKind::PROPERTY,
+                        CompletionKind::Value => CompletionItemKind::ENUM_MEMBER,
+                    }),
+                    detail: c.detail,
+                    insert_text_format: Some(if snippet.is_some() {
+                        InsertTextFormat::SNIPPET
+                    } else {
+                        InsertTextFormat::PLAIN_TEXT
+                    }),
+                    text_edit: Some(CompletionTextEdit::Edit(TextEdit {
+                        range,
+                        new_text: snippet.unwrap_or(c.insert),
+                    })),
+                    label: c.label,
+                    ..CompletionItem::default()
+                }
+            })
+            .collect();
+        Ok(Some(CompletionResponse::Array(items)))
+    }
+
+    fn symbols(
+        &self,
+        p: lsp_types::DocumentSymbolParams,
+    ) -> Answer<Option<DocumentSymbolResponse>> {
+        let key = p.text_document.uri.as_str();
+        let Some(text) = self.analysis.text(key) else {
+            return Ok(None);
+        };
+        let lines = Lines::new(text, self.encoding);
+        let symbols = self.analysis.symbols(key);
+        Ok(Some(DocumentSymbolResponse::Nested(
+            symbols.iter().map(|s| document_symbol(&lines, s)).collect(),
+        )))
+    }
+
+    fn formatting(&self, p: lsp_types::DocumentFormattingParams) -> Answer<Option<Vec<TextEdit>>> {
+        let key = p.text_document.uri.as_str();
+        let Some(text) = self.analysis.text(key) else {
+            return Ok(None);
+        };
+        // A file that does not parse is left as it is; its diagnostics say why.
+        if !self.analysis.parses(key) {
+            return Ok(None);
+        }
+        let lines = Lines::new(text, self.encoding);
+        match self.analysis.format(key) {
+            Ok(edit) => Ok(Some(
+                edit.into_iter()
+                    .map(|e| TextEdit {
+                        range: lines.range(e.span),
+                        new_text: e.new_text,
+                    })
+                    .collect(),
+            )),
+            Err(errors) => Err((ErrorCode::RequestFailed, errors.to_string())),
+        }
+    }
+
+    fn prepare_rename(
+        &self,
+        p: lsp_types::TextDocumentPositionParams,
+    ) -> Answer<Option<PrepareRenameResponse>> {
+        let Some((key, lines, offset)) = self.locate(&p.text_document.uri, p.position) else {
+            return Ok(None);
+        };
+        match self.analysis.prepare_rename(key, offset) {
+            Ok((span, placeholder)) => Ok(Some(PrepareRenameResponse::RangeWithPlaceholder {
+                range: lines.range(span),
+                placeholder,
+            })),
+            Err(RenameError::Nothing) => Ok(None),
+            Err(e) => Err((ErrorCode::RequestFailed, e.to_string())),
+        }
+    }
+
+    fn rename(&self, p: lsp_types::RenameParams) -> Answer<Option<WorkspaceEdit>> {
+        let at = &p.text_document_position;
+        let Some((key, _, offset)) = self.locate(&at.text_document.uri, at.position) else {
+            return Ok(None);
+        };
+        let edits = self
+            .analysis
+            .rename(key, offset, &p.new_name)
+            .map_err(|e| (ErrorCode::RequestFailed, e.to_string()))?;
+        // lsp-types' `Uri` hashes and compares its text, which never changes; the cell clippy
+        // sees inside it is not part of either.
+        #[allow(clippy::mutable_key_type)]
+        let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+        for edit in edits {
+            let (Some(text), Ok(uri)) = (
+                self.analysis.text(&edit.document),
+                Uri::from_str(&edit.document),
+            ) else {
+                continue;
+            };
+            changes.entry(uri).or_default().push(TextEdit {
+                range: Lines::new(text, self.encoding).range(edit.span),
+                new_text: edit.new_text,
+            });
+        }
+        Ok(Some(WorkspaceEdit {
+            changes: Some(changes),
+            ..WorkspaceEdit::default()
+        }))
+    }
+}
+
+fn document_symbol(lines: &Lines, s: &analysis::Symbol) -> DocumentSymbol {
+    #[allow(deprecated)] // `deprecated` is a field every literal must name.
+    DocumentSymbol {
+        // Clients refuse a symbol without a name; `""` is a (quoted) name the checker rejects.
+        name: if s.name.is_empty() {
+            "\"\"".into()
+        } else {
+            s.name.clone()
+        },
+        detail: s.detail.clone(),
+        kind: match s.kind {
+            SymbolKind::Tool => lsp_types::SymbolKind::FUNCTION,
+            SymbolKind::Object => lsp_types::SymbolKind::STRUCT,
+            SymbolKind::Alias => lsp_types::SymbolKind::TYPE_PARAMETER,
+            SymbolKind::Enum => lsp_types::SymbolKind::ENUM,
+            SymbolKind::Field => lsp_types::SymbolKind::FIELD,
+            SymbolKind::EnumValue => lsp_types::SymbolKind::ENUM_MEMBER,
+            SymbolKind::Import => lsp_types::SymbolKind::MODULE,
+        },
+        tags: None,
+        deprecated: None,
+        range: lines.range(s.span),
+        selection_range: lines.range(s.name_span),
+        children: (!s.children.is_empty()).then(|| {
+            s.children
+                .iter()
+                .map(|c| document_symbol(lines, c))
+                .collect()
+        }),
+    }
+}
+
+/// A hover as Markdown: the declaration as `.tool` code, its description, its constraints and
+/// its JSON Schema.
+fn hover_markdown(h: &analysis::Hover) -> String {
+    let mut out = fenced("tool", &h.code);
+    if let Some(description) = &h.description {
+        out.push_str("\n\n");
+        out.push_str(description);
+    }
+    if !h.constraints.is_empty() {
+        out.push_str("\n\nConstraints: ");
+        let written: Vec<String> = h.constraints.iter().map(|c| code_span(c)).collect();
+        out.push_str(&written.join(", "));
+    }
+    if let Some(schema) = &h.schema {
+        let json = serde_json::to_string_pretty(schema).unwrap_or_default();
+        out.push_str("\n\nJSON Schema:\n");
+        out.push_str(&fenced("json", &json));
+    }
+    out
+}
+
+/// A fenced code block, its fence longer than any run of backticks in `code`.
+fn fenced(language: &str, code: &str) -> String {
+    let fence = "`".repeat(longest_backticks(code).max(2) + 1);
+    format!("{fence}{language}\n{code}\n{fence}")
+}
+
+/// Inline code, its backticks more than any run in `code` (and spaced off when it holds any).
+fn code_span(code: &str) -> String {
+    match longest_backticks(code) {
+        0 => format!("`{code}`"),
+        n => {
+            let ticks = "`".repeat(n + 1);
+            format!("{ticks} {code} {ticks}")
+        }
+    }
+}
+
+fn longest_backticks(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Positions
+
+/// The lines of a text, to turn LSP positions (a line and a column in UTF-8 or UTF-16 code
+/// units) into byte offsets and back. Lines end at `\n`, `\r\n` or a lone `\r`, as LSP says.
+struct Lines<'t> {
+    text: &'t str,
+    encoding: Encoding,
+    /// The byte offset of each line's start.
+    starts: Vec<usize>,
+}
+
+impl<'t> Lines<'t> {
+    fn new(text: &'t str, encoding: Encoding) -> Self {
+        let bytes = text.as_bytes();
+        let mut starts = vec![0];
+        for (i, &b) in bytes.iter().enumerate() {
+            let ends_line = b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+            if ends_line {
+                starts.push(i + 1);
+            }
+        }
+        Lines {
+            text,
+            encoding,
+            starts,
+        }
+    }
+
+    /// The byte offset where line `i`'s text ends (before its line break).
+    fn line_end(&self, i: usize) -> usize {
+        match self.starts.get(i + 1) {
+            Some(&next) => {
+                let before = &self.text.as_bytes()[..next];
+                next - if before.ends_with(b"\r\n") { 2 } else { 1 }
+            }
+            None => self.text.len(),
+        }
+    }
+
+    /// The byte offset of a position; a column past the end of its line is the line's end, a
+    /// line past the last is `None`.
+    fn offset(&self, at: Position) -> Option<usize> {
+        let line = usize::try_from(at.line).ok()?;
+        let start = *self.starts.get(line)?;
+        let text = &self.text[start..self.line_end(line)];
+        let column = usize::try_from(at.character).unwrap_or(usize::MAX);
+        let within = match self.encoding {
+            Encoding::Utf8 => {
+                let mut at = column.min(text.len());
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                at
+            }
+            Encoding::Utf16 => {
+                let mut units = 0;
+                let mut at = text.len();
+                for (i, c) in text.char_indices() {
+                    units += c.len_utf16();
+                    if units > column {
+                        at = i;
+                        break;
+                    }
+                }
+                at
+            }
+        };
+        Some(start + within)
+    }
+
+    /// The byte offset of a position, a line past the last being the end of the text (for the
+    /// ranges of edits).
+    fn offset_clamped(&self, at: Position) -> usize {
+        self.offset(at).unwrap_or(self.text.len())
+    }
+
+    fn position(&self, offset: usize) -> Position {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let start = self.starts[line];
+        let offset = offset.min(self.line_end(line)).max(start);
+        let before = &self.text[start..offset];
+        let column = match self.encoding {
+            Encoding::Utf8 => before.len(),
+            Encoding::Utf16 => before.chars().map(char::len_utf16).sum(),
+        };
+        Position {
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            character: u32::try_from(column).unwrap_or(u32::MAX),
+        }
+    }
+
+    fn range(&self, span: Span) -> Range {
+        Range {
+            start: self.position(span.start),
+            end: self.position(span.end),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(line: u32, character: u32) -> Position {
+        Position { line, character }
+    }
+
+    #[test]
+    fn columns_count_utf16_units_or_utf8_bytes() {
+        // `é` is 2 bytes and 1 UTF-16 unit; `🙂` is 4 bytes and 2 units.
+        let text = "é🙂x\nab";
+        let x = text.find('x').unwrap();
+        let utf16 = Lines::new(text, Encoding::Utf16);
+        assert_eq!(utf16.position(x), pos(0, 3));
+        assert_eq!(utf16.offset(pos(0, 3)), Some(x));
+        let utf8 = Lines::new(text, Encoding::Utf8);
+        assert_eq!(utf8.position(x), pos(0, 6));
+        assert_eq!(utf8.offset(pos(0, 6)), Some(x));
+        // A column inside a character stands for the character.
+        assert_eq!(utf16.offset(pos(0, 2)), Some(2));
+        assert_eq!(utf8.offset(pos(0, 4)), Some(2));
+        // Past the end of a line: the line's end; past the last line: nothing.
+        assert_eq!(utf16.offset(pos(0, 99)), Some(x + 1));
+        assert_eq!(utf16.offset(pos(1, 1)), Some(x + 3));
+        assert_eq!(utf16.offset(pos(2, 0)), None);
+        assert_eq!(utf16.offset_clamped(pos(9, 0)), text.len());
+        assert_eq!(utf16.position(text.len() + 5), pos(1, 2));
+    }
+
+    #[test]
+    fn lines_end_at_lf_crlf_and_cr() {
+        let text = "a\r\nb\rc\nd";
+        let lines = Lines::new(text, Encoding::Utf16);
+        assert_eq!(lines.starts, [0, 3, 5, 7]);
+        assert_eq!(lines.position(1), pos(0, 1));
+        assert_eq!(lines.position(2), pos(0, 1), "inside the CRLF");
+        assert_eq!(lines.offset(pos(0, 5)), Some(1));
+        assert_eq!(lines.offset(pos(2, 1)), Some(6));
+        assert_eq!(
+            lines.range(Span::new(3, 8)),
+            Range::new(pos(1, 0), pos(3, 1))
+        );
+    }
+
+    fn frame(body: &str) -> String {
+        format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    }
+
+    fn read_all(input: &str, limit: usize) -> (Vec<Message>, bool) {
+        let (to, from) = crossbeam_channel::unbounded();
+        let mut frames = Frames::new(io::BufReader::with_capacity(7, input.as_bytes()), limit);
+        read_messages(&mut frames, &to);
+        drop(to);
+        (from.iter().collect(), frames.watch.refused.is_some())
+    }
+
+    #[test]
+    fn messages_are_read_whole_and_junk_between_them_skipped() {
+        let ping = r#"{"jsonrpc":"2.0","method":"ping"}"#;
+        let input = [
+            frame(ping),
+            frame("not json"),
+            frame("{\"x\": 1}"),
+            frame(ping),
+        ]
+        .concat();
+        let (messages, refused) = read_all(&input, 1000);
+        assert_eq!(messages.len(), 2);
+        assert!(!refused);
+    }
+
+    #[test]
+    fn a_body_longer_than_the_limit_is_refused_before_it_is_read() {
+        let input = "Content-Length: 18446744073709551615\r\n\r\n{}";
+        let (messages, refused) = read_all(input, 1000);
+        assert!(messages.is_empty());
+        assert!(refused);
+        let huge = format!("Content-Length: 1001\r\n\r\n{}", "x".repeat(1001));
+        assert!(read_all(&huge, 1000).1);
+        let ok = frame(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"{}\"}}",
+            "x".repeat(960)
+        ));
+        assert_eq!(read_all(&ok, 1000).0.len(), 1);
+    }
+
+    #[test]
+    fn a_header_line_without_end_is_refused() {
+        let input = "X".repeat(10 * MAX_HEADER_LINE);
+        let (messages, refused) = read_all(&input, 1000);
+        assert!(messages.is_empty());
+        assert!(refused);
+    }
+
+    #[test]
+    fn hover_code_fences_outlast_the_backticks_inside() {
+        assert_eq!(fenced("tool", "a"), "```tool\na\n```");
+        assert_eq!(fenced("tool", "x ```` y"), "`````tool\nx ```` y\n`````");
+        assert_eq!(code_span("@a(\"`\")"), "`` @a(\"`\") ``");
+        assert_eq!(code_span("@min(1)"), "`@min(1)`");
+    }
+}

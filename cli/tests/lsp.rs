@@ -1,0 +1,685 @@
+//! `tooldef lsp`, run for real: framed LSP messages over the binary's standard input and output,
+//! as an editor sends them. Every read has a timeout, so a server that hangs fails the test.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// How long any answer may take.
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    from_server: mpsc::Receiver<Value>,
+    /// Notifications read while waiting for a response.
+    pending: VecDeque<Value>,
+    next_id: i64,
+}
+
+impl Client {
+    /// Starts `tooldef lsp` with `args` and does not initialize it.
+    fn spawn(args: &[&str]) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tooldef"))
+            .arg("lsp")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run tooldef lsp");
+        let stdout = child.stdout.take().expect("stdout");
+        let (to_client, from_server) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut out = BufReader::new(stdout);
+            while let Some(message) = read_message(&mut out) {
+                if to_client.send(message).is_err() {
+                    return;
+                }
+            }
+        });
+        Client {
+            stdin: child.stdin.take(),
+            child,
+            from_server,
+            pending: VecDeque::new(),
+            next_id: 1,
+        }
+    }
+
+    /// Starts the server and initializes it with these client capabilities.
+    fn start(capabilities: Value) -> (Client, Value) {
+        let mut client = Client::spawn(&[]);
+        let result = client.request(
+            "initialize",
+            json!({"processId": null, "rootUri": null, "capabilities": capabilities}),
+        );
+        client.notify("initialized", json!({}));
+        (client, result)
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write to the server");
+        stdin.flush().expect("flush");
+    }
+
+    fn send(&mut self, message: &Value) {
+        let body = message.to_string();
+        self.send_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    fn next(&mut self) -> Value {
+        if let Some(v) = self.pending.pop_front() {
+            return v;
+        }
+        self.from_server
+            .recv_timeout(TIMEOUT)
+            .expect("the server answers in time")
+    }
+
+    /// Sends a request and returns the whole response (`result` or `error`).
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut skipped = VecDeque::new();
+        loop {
+            let message = self
+                .from_server
+                .recv_timeout(TIMEOUT)
+                .unwrap_or_else(|_| panic!("no answer to `{method}` in time"));
+            if message["id"] == id && message.get("method").is_none() {
+                self.pending.extend(skipped);
+                return message;
+            }
+            skipped.push_back(message);
+        }
+    }
+
+    /// Sends a request and returns its result; an error response fails the test.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let response = self.call(method, params);
+        assert!(
+            response.get("error").is_none(),
+            "`{method}` failed: {response}"
+        );
+        response["result"].clone()
+    }
+
+    /// The next notification with this method (others are dropped).
+    fn notification(&mut self, method: &str) -> Value {
+        loop {
+            let message = self.next();
+            if message["method"] == method {
+                return message["params"].clone();
+            }
+        }
+    }
+
+    fn open(&mut self, uri: &str, text: &str) -> Value {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "tool", "version": 1, "text": text}}),
+        );
+        self.notification("textDocument/publishDiagnostics")
+    }
+
+    /// `shutdown`, `exit`, and the exit code.
+    fn finish(mut self) -> Option<i32> {
+        assert_eq!(self.request("shutdown", Value::Null), Value::Null);
+        self.notify("exit", Value::Null);
+        self.wait()
+    }
+
+    fn wait(&mut self) -> Option<i32> {
+        drop(self.stdin.take());
+        let deadline = std::time::Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status.code();
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the server did not exit"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One framed message from the server, or `None` at the end of its output.
+fn read_message(out: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if out.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(n) = line.strip_prefix("Content-Length: ") {
+            length = n.parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    out.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+const URI: &str = "file:///work/weather.tool";
+
+const SOURCE: &str = r#"/// Temperature unit.
+enum Unit { celsius, fahrenheit }
+
+/// A point on Earth. é🙂
+type Point {
+  /// Latitude in degrees.
+  lat: number @min(-90) @max(90)
+  lon: number
+}
+
+/// Return the weather.
+tool forecast {
+  /// The city, e.g. "Paris".
+  city: string @min_length(1)
+  unit?: Unit = "celsius"
+  at?: Point | null
+  route?: Point[]
+}
+"#;
+
+/// The LSP position (line, UTF-16 column) of the `n`th `needle` in `text`, plus `into` bytes.
+fn position(text: &str, needle: &str, n: usize, into: usize) -> Value {
+    let offset = text.match_indices(needle).nth(n).expect("the needle").0 + into;
+    let before = &text[..offset];
+    let line = before.matches('\n').count();
+    let column: usize = before
+        .rsplit('\n')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .map(char::len_utf16)
+        .sum();
+    json!({"line": line, "character": column})
+}
+
+/// The byte offset of an LSP position (UTF-16 columns) in `text`.
+fn offset(text: &str, at: &Value) -> usize {
+    let line = at["line"].as_u64().expect("line") as usize;
+    let column = at["character"].as_u64().expect("character") as usize;
+    let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+    let mut units = 0;
+    for (i, c) in text[start..].char_indices() {
+        if units >= column || c == '\n' {
+            return start + i;
+        }
+        units += c.len_utf16();
+    }
+    text.len()
+}
+
+/// Applies LSP text edits (UTF-16 positions) to `text`.
+fn apply(text: &str, edits: &Value) -> String {
+    let mut spans: Vec<(usize, usize, String)> = edits
+        .as_array()
+        .expect("edits")
+        .iter()
+        .map(|e| {
+            (
+                offset(text, &e["range"]["start"]),
+                offset(text, &e["range"]["end"]),
+                e["newText"].as_str().expect("newText").to_string(),
+            )
+        })
+        .collect();
+    spans.sort_by_key(|(start, _, _)| std::cmp::Reverse(*start));
+    let mut out = text.to_string();
+    for (start, end, new) in spans {
+        out.replace_range(start..end, &new);
+    }
+    out
+}
+
+fn at(uri: &str, position: Value) -> Value {
+    json!({"textDocument": {"uri": uri}, "position": position})
+}
+
+#[test]
+fn initialize_advertises_what_the_server_answers() {
+    let (client, result) = Client::start(json!({}));
+    let caps = &result["capabilities"];
+    assert_eq!(caps["positionEncoding"], "utf-16");
+    assert_eq!(caps["textDocumentSync"], 2, "incremental");
+    assert_eq!(caps["hoverProvider"], true);
+    assert_eq!(caps["definitionProvider"], true);
+    assert_eq!(caps["referencesProvider"], true);
+    assert_eq!(caps["documentSymbolProvider"], true);
+    assert_eq!(caps["documentFormattingProvider"], true);
+    assert_eq!(caps["renameProvider"]["prepareProvider"], true);
+    assert_eq!(
+        caps["completionProvider"]["triggerCharacters"],
+        json!(["@"])
+    );
+    assert_eq!(result["serverInfo"]["name"], "tooldef");
+    assert_eq!(client.finish(), Some(0));
+
+    // UTF-8 when the client offers it.
+    let (client, result) =
+        Client::start(json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}}));
+    assert_eq!(result["capabilities"]["positionEncoding"], "utf-8");
+    assert_eq!(client.finish(), Some(0));
+}
+
+#[test]
+fn diagnostics_follow_the_document_as_it_changes() {
+    let (mut client, _) = Client::start(json!({}));
+    let broken = "/// d\ntool t {\n  \"é🙂\": strng\n}\n";
+    let published = client.open(URI, broken);
+    assert_eq!(published["uri"], URI);
+    assert_eq!(published["version"], 1);
+    let diagnostics = published["diagnostics"].as_array().expect("diagnostics");
+    assert_eq!(diagnostics.len(), 1, "{published}");
+    let d = &diagnostics[0];
+    assert_eq!(d["code"], "unknown-type");
+    assert_eq!(d["severity"], 1);
+    assert_eq!(d["source"], "tooldef");
+    // `"é🙂": ` is 7 UTF-16 units after the indent: the range counts UTF-16 units.
+    assert_eq!(
+        d["range"],
+        json!({"start": {"line": 2, "character": 9}, "end": {"line": 2, "character": 14}})
+    );
+    assert!(d["message"].as_str().unwrap().contains("\nhelp: "), "{d}");
+
+    // An incremental change that fixes it: the diagnostics are cleared.
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": URI, "version": 2},
+            "contentChanges": [{
+                "range": {"start": {"line": 2, "character": 9}, "end": {"line": 2, "character": 14}},
+                "text": "string"
+            }]
+        }),
+    );
+    let published = client.notification("textDocument/publishDiagnostics");
+    assert_eq!(published["version"], 2);
+    assert_eq!(published["diagnostics"], json!([]));
+
+    // A whole-text change, with a duplicate: the first definition is related information.
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": URI, "version": 3},
+            "contentChanges": [{"text": "type T = string\ntype T = integer\n"}]
+        }),
+    );
+    let published = client.notification("textDocument/publishDiagnostics");
+    let d = &published["diagnostics"][0];
+    assert_eq!(d["code"], "duplicate-name");
+    assert_eq!(d["range"]["start"], json!({"line": 1, "character": 5}));
+    let related = &d["relatedInformation"][0];
+    assert_eq!(related["location"]["uri"], URI);
+    assert_eq!(
+        related["location"]["range"]["start"],
+        json!({"line": 0, "character": 5})
+    );
+
+    // Closing clears them.
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    let published = client.notification("textDocument/publishDiagnostics");
+    assert_eq!(published["diagnostics"], json!([]));
+    assert_eq!(client.finish(), Some(0));
+}
+
+#[test]
+fn columns_count_bytes_when_the_client_offers_utf8() {
+    let (mut client, _) = Client::start(json!({"general": {"positionEncodings": ["utf-8"]}}));
+    let text = "/// d\ntool t { \"é🙂\": string, b: strng }\n";
+    let published = client.open(URI, text);
+    let d = &published["diagnostics"][0];
+    assert_eq!(d["code"], "unknown-type");
+    let line_start = text.find("tool").unwrap();
+    let column = text.find("strng").unwrap() - line_start;
+    assert_eq!(column, 30, "bytes, where UTF-16 counts 27");
+    assert_eq!(
+        d["range"],
+        json!({"start": {"line": 1, "character": column}, "end": {"line": 1, "character": column + 5}})
+    );
+    // A position in bytes finds the field after the emoji.
+    let hover = client.request(
+        "textDocument/hover",
+        at(URI, json!({"line": 1, "character": column - 3})),
+    );
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("b: strng"),
+        "{hover}"
+    );
+    let again = client.call("initialize", json!({"capabilities": {}}));
+    assert_eq!(again["error"]["code"], -32600);
+    assert_eq!(client.finish(), Some(0));
+}
+
+#[test]
+fn hover_on_a_field_shows_its_type_and_its_schema() {
+    let (mut client, _) = Client::start(json!({}));
+    assert_eq!(client.open(URI, SOURCE)["diagnostics"], json!([]));
+    let hover = client.request(
+        "textDocument/hover",
+        at(URI, position(SOURCE, "city:", 0, 1)),
+    );
+    assert_eq!(hover["contents"]["kind"], "markdown");
+    let text = hover["contents"]["value"].as_str().expect("markdown");
+    assert!(
+        text.contains("```tool\ncity: string @min_length(1)\n```"),
+        "{text}"
+    );
+    assert!(text.contains("The city, e.g. \"Paris\"."), "{text}");
+    assert!(text.contains("Constraints: `@min_length(1)`"), "{text}");
+    assert!(text.contains("\"minLength\": 1"), "{text}");
+    assert!(text.contains("\"type\": \"string\""), "{text}");
+    assert_eq!(
+        hover["range"],
+        json!({"start": position(SOURCE, "city:", 0, 0), "end": position(SOURCE, "city:", 0, 4)})
+    );
+    // Nothing to say in a doc comment; a position past the end or an unknown document: null.
+    let none = client.request(
+        "textDocument/hover",
+        at(URI, json!({"line": 0, "character": 2})),
+    );
+    assert_eq!(none, Value::Null);
+    let past = client.request(
+        "textDocument/hover",
+        at(URI, json!({"line": 999, "character": 0})),
+    );
+    assert_eq!(past, Value::Null);
+    let unknown = client.request(
+        "textDocument/hover",
+        at("file:///nowhere.tool", json!({"line": 0, "character": 0})),
+    );
+    assert_eq!(unknown, Value::Null);
+    assert_eq!(client.finish(), Some(0));
+}
+
+#[test]
+fn definition_and_references_of_a_type() {
+    let (mut client, _) = Client::start(json!({}));
+    client.open(URI, SOURCE);
+    let definition = client.request(
+        "textDocument/definition",
+        at(URI, position(SOURCE, "Point | null", 0, 2)),
+    );
+    assert_eq!(definition["uri"], URI);
+    assert_eq!(
+        definition["range"],
+        json!({"start": position(SOURCE, "Point {", 0, 0), "end": position(SOURCE, "Point {", 0, 5)})
+    );
+
+    let mut params = at(URI, position(SOURCE, "Point[]", 0, 0));
+    params["context"] = json!({"includeDeclaration": true});
+    let references = client.request("textDocument/references", params.clone());
+    let starts: Vec<&Value> = references
+        .as_array()
+        .expect("locations")
+        .iter()
+        .map(|l| &l["range"]["start"])
+        .collect();
+    assert_eq!(
+        starts,
+        [
+            &position(SOURCE, "Point {", 0, 0),
+            &position(SOURCE, "Point | null", 0, 0),
+            &position(SOURCE, "Point[]", 0, 0)
+        ]
+    );
+    params["context"] = json!({"includeDeclaration": false});
+    let uses = client.request("textDocument/references", params);
+    assert_eq!(uses.as_array().map(Vec::len), Some(2));
+    assert_eq!(client.finish(), Some(0));
+}
+
+#[test]
+fn completion_of_attributes_and_types() {
+    let (mut client, _) = Client::start(json!({
+        "textDocument": {"completion": {"completionItem": {"snippetSupport": true}}}
+    }));
+    let text = "type Point { x: number }\n/// d\ntool t {\n  a: string @\n  b: \n}\n";
+    client.open(URI, text);
+    let after_at = client.request(
+        "textDocument/completion",
+        at(URI, position(text, "@\n", 0, 1)),
+    );
+    let items = after_at.as_array().expect("items");
+    let labels: Vec<&str> = items.iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert!(labels.contains(&"min_length"), "{labels:?}");
+    assert!(labels.contains(&"deprecated"), "{labels:?}");
+    assert!(!labels.contains(&"min"), "{labels:?}");
+    let min_length = items.iter().find(|i| i["label"] == "min_length").unwrap();
+    assert_eq!(min_length["insertTextFormat"], 2, "a snippet");
+    assert_eq!(min_length["textEdit"]["newText"], "min_length($1)");
+    assert_eq!(
+        min_length["textEdit"]["range"]["start"],
+        position(text, "@\n", 0, 1)
+    );
+
+    let in_type = client.request(
+        "textDocument/completion",
+        at(URI, position(text, "b: ", 0, 3)),
+    );
+    let labels: Vec<&str> = in_type
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    for expected in [
+        "string", "integer", "number", "boolean", "any", "null", "map", "Point",
+    ] {
+        assert!(labels.contains(&expected), "{expected} in {labels:?}");
+    }
+    assert_eq!(client.finish(), Some(0));
+}
+
+#[test]
+fn document_symbols_outline_the_file() {
+    let (mut client, _) = Client::start(json!({}));
+    client.open(URI, SOURCE);
+    let symbols = client.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    let outline: Vec<(&str, i64)> = symbols
+        .as_array()
+        .expect("symbols")
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["kind"].as_i64().unwrap()))
+        .collect();
+    // Enum 10, Struct 23, Function 12.
+    assert_eq!(outline, [("Unit", 10), ("Point", 23), ("forecast", 12)]);
+    let fields: Vec<&str> = symbols[2]["children"]
+        .as_array()
+        .expect("fields")
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["city", "unit", "at", "route"]);
+    assert_eq!(symbols[2]["children"][0]["kind"], 8, "a field");
+    assert_eq!(
+        symbols[2]["selectionRange"]["start"],
+        position(SOURCE, "forecast", 0, 0)
+    );
+    assert_eq!(client.finish(), Some(0));
+}
+
+#[test]
+fn formatting_edits_give_the_formatters_output() {
+    let (mut client, _) = Client::start(json!({}));
+    let text = "/// Hé 🙂 d\ntool   t {a: string,   b?: integer=1 // note\n}\n";
+    client.open(URI, text);
+    let edits = client.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": URI}, "options": {"tabSize": 2, "insertSpaces": true}}),
+    );
+    assert_eq!(apply(text, &edits), tooldef::format(text).expect("formats"));
+    // A file that does not parse is left alone.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": "tool {"}]}),
+    );
+    client.notification("textDocument/publishDiagnostics");
+    let none = client.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": URI}, "options": {"tabSize": 2, "insertSpaces": true}}),
+    );
+    assert_eq!(none, Value::Null);
+    assert_eq!(client.finish(), Some(0));
+}
+
+#[test]
+fn rename_of_a_type_changes_every_use() {
+    let (mut client, _) = Client::start(json!({}));
+    client.open(URI, SOURCE);
+    let prepared = client.request(
+        "textDocument/prepareRename",
+        at(URI, position(SOURCE, "Point[]", 0, 3)),
+    );
+    assert_eq!(prepared["placeholder"], "Point");
+    assert_eq!(
+        prepared["range"]["start"],
+        position(SOURCE, "Point[]", 0, 0)
+    );
+
+    let mut params = at(URI, position(SOURCE, "Point[]", 0, 3));
+    params["newName"] = json!("Place");
+    let edit = client.request("textDocument/rename", params.clone());
+    let renamed = apply(SOURCE, &edit["changes"][URI]);
+    assert!(!renamed.contains("Point"), "{renamed}");
+    assert_eq!(renamed.matches("Place").count(), 3);
+    assert_eq!(renamed, SOURCE.replace("Point", "Place"));
+
+    // A name that clashes, or that is not an identifier, is refused with a reason.
+    params["newName"] = json!("Unit");
+    let refused = client.call("textDocument/rename", params.clone());
+    assert_eq!(refused["error"]["code"], -32803);
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("already"),
+        "{refused}"
+    );
+    params["newName"] = json!("two words");
+    let refused = client.call("textDocument/rename", params);
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("identifier"),
+        "{refused}"
+    );
+    assert_eq!(client.finish(), Some(0));
+}
+
+#[test]
+fn broken_input_is_answered_not_fatal() {
+    let mut client = Client::spawn(&["--stdio"]);
+    // Before `initialize`: refused.
+    let early = client.call("textDocument/hover", json!({}));
+    assert_eq!(early["error"]["code"], -32002);
+    client.request("initialize", json!({"capabilities": {}}));
+    client.notify("initialized", json!({}));
+    // A body that is not JSON, and one that is not JSON-RPC: skipped.
+    client.send_raw(b"Content-Length: 9\r\n\r\nnot json!");
+    client.send_raw(b"Content-Length: 8\r\n\r\n{\"a\": 1}");
+    // Parameters of the wrong shape, and a method the server does not know.
+    let invalid = client.call("textDocument/hover", json!({"textDocument": 3}));
+    assert_eq!(invalid["error"]["code"], -32602);
+    let unknown = client.call("textDocument/semanticTokens/full", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601);
+    // A change to a document that is not open, then queries at absurd positions.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": "x"}]}),
+    );
+    client.open(URI, "tool {\u{0} é🙂 @ \"");
+    for (line, character) in [(0, 0), (0, 3), (0, 999), (5, 0), (u32::MAX, u32::MAX)] {
+        let position = json!({"line": line, "character": character});
+        for method in [
+            "textDocument/hover",
+            "textDocument/definition",
+            "textDocument/completion",
+            "textDocument/prepareRename",
+        ] {
+            let answer = client.call(method, at(URI, position.clone()));
+            assert!(answer.get("result").is_some() || answer.get("error").is_some());
+        }
+    }
+    // The server still works.
+    let symbols = client.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    assert_eq!(symbols, json!([]));
+    assert_eq!(client.finish(), Some(0));
+}
+
+#[test]
+fn exit_without_shutdown_is_an_error_and_requests_after_shutdown_are_refused() {
+    let (mut client, _) = Client::start(json!({}));
+    client.notify("exit", Value::Null);
+    assert_eq!(client.wait(), Some(1));
+
+    let (mut client, _) = Client::start(json!({}));
+    assert_eq!(client.request("shutdown", Value::Null), Value::Null);
+    let late = client.call(
+        "textDocument/hover",
+        at(URI, json!({"line": 0, "character": 0})),
+    );
+    assert_eq!(late["error"]["code"], -32600);
+    client.notify("exit", Value::Null);
+    assert_eq!(client.wait(), Some(0));
+
+    // Standard input closed without `exit`.
+    let (mut client, _) = Client::start(json!({}));
+    assert_eq!(client.wait(), Some(1));
+}
+
+#[test]
+fn a_header_announcing_a_huge_message_ends_the_session_cleanly() {
+    let (mut client, _) = Client::start(json!({}));
+    client.send_raw(b"Content-Length: 99999999999999\r\n\r\n");
+    assert_eq!(client.wait(), Some(1));
+    let mut stderr = String::new();
+    client
+        .child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("stderr");
+    assert!(stderr.contains("longer than the limit"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

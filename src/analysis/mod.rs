@@ -1,0 +1,458 @@
+//! Language queries for editors: what a language server asks about `.tool` sources.
+//!
+//! An [`Analysis`] holds a set of documents keyed by a name the host chooses (a path or a URI)
+//! and answers questions about them at byte offsets: diagnostics, hover, go to definition,
+//! references, completion, document symbols, rename and formatting. Everything here is plain
+//! data over source text and byte offsets; the protocol (positions in lines and UTF-16 or UTF-8
+//! columns, JSON-RPC) is the host's business (`tooldef lsp` in the command line).
+//!
+//! Every query is answered from the syntax tree ([`crate::parse`]) and, where it needs the
+//! checked model (the JSON Schema of a field), from [`crate::compile`]. Completion alone reads
+//! tokens rather than the tree, since it is asked while the source is half typed.
+//!
+//! Names resolve within a document and through its imports (`import { A } from "./x.tool"`):
+//! into another open document, or into the file on disk. Documents are compiled with their
+//! imports, and a change recompiles every document that imports anything
+//! ([`Analysis::affected_by`] names them, for a host to republish their diagnostics).
+//!
+//! ```
+//! use tooldef::analysis::Analysis;
+//!
+//! let source = "/// Places.\ntool find { near: Point }\ntype Point { lat: number, lon: number }\n";
+//! let mut analysis = Analysis::new();
+//! analysis.set("find.tool", source);
+//!
+//! let use_site = source.find("Point").unwrap();
+//! let definition = analysis.definition("find.tool", use_site).unwrap();
+//! assert_eq!(&source[definition.span.start..definition.span.end], "Point");
+//! assert!(definition.span.start > use_site);
+//!
+//! let edits = analysis.rename("find.tool", use_site, "Place").unwrap();
+//! assert_eq!(edits.len(), 2);
+//! ```
+
+mod complete;
+mod hover;
+mod locate;
+mod rename;
+mod symbols;
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::Value;
+
+use crate::ast;
+use crate::diagnostic::{Diagnostic, Errors, Span};
+use crate::Compiled;
+
+pub use complete::{Completion, CompletionKind, Completions};
+pub use rename::RenameError;
+pub use symbols::{Symbol, SymbolKind};
+
+/// The documents an editor has open, and the questions asked about them.
+#[derive(Debug, Default)]
+pub struct Analysis {
+    documents: BTreeMap<String, Document>,
+}
+
+/// One document: its text, its syntax tree and its compilation.
+#[derive(Debug)]
+struct Document {
+    text: String,
+    parsed: Result<ast::File, Errors>,
+    compiled: Result<Compiled, Errors>,
+    /// Where each type or enum is defined: the index of its item (the first, when a name is
+    /// defined twice).
+    definitions: HashMap<String, usize>,
+}
+
+impl Document {
+    /// A document, compiled later (with the other documents at hand, for its imports).
+    fn new(text: String) -> Document {
+        let parsed = crate::parse(&text);
+        let compiled = match &parsed {
+            Ok(_) => Err(Errors::new(Vec::new())),
+            Err(e) => Err(e.clone()),
+        };
+        let mut definitions = HashMap::new();
+        if let Ok(file) = &parsed {
+            for (i, item) in file.items.iter().enumerate() {
+                if let (ast::Item::Type(_) | ast::Item::Enum(_), Some(n)) = (item, item.name()) {
+                    definitions.entry(n.text.clone()).or_insert(i);
+                }
+            }
+        }
+        Document {
+            text,
+            parsed,
+            compiled,
+            definitions,
+        }
+    }
+
+    fn file(&self) -> Option<&ast::File> {
+        self.parsed.as_ref().ok()
+    }
+
+    /// The source text of a span, or `""` for a span that is not in the text.
+    fn slice(&self, span: Span) -> &str {
+        self.text.get(span.start..span.end).unwrap_or("")
+    }
+
+    /// The type or enum item defined as `name` in this document.
+    fn definition(&self, name: &str) -> Option<&ast::Item> {
+        let file = self.file()?;
+        file.items.get(*self.definitions.get(name)?)
+    }
+}
+
+/// A place in one of the documents.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Location {
+    /// The document's key, as given to [`Analysis::set`].
+    pub document: String,
+    /// The byte range.
+    pub span: Span,
+}
+
+/// A replacement of the text of a span by new text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    /// The document's key.
+    pub document: String,
+    /// The byte range replaced (empty for an insertion).
+    pub span: Span,
+    /// The text put in its place.
+    pub new_text: String,
+}
+
+/// What [`Analysis::hover`] shows about the name under the cursor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hover {
+    /// The name the hover is about.
+    pub span: Span,
+    /// `.tool` text that declares it: a field as written, a tool's signature, a type's or an
+    /// enum's definition, a built-in type's name.
+    pub code: String,
+    /// Its `///` description (for a built-in type, what it means).
+    pub description: Option<String>,
+    /// For a field, the constraints of its type as written (`@min_length(1)`).
+    pub constraints: Vec<String>,
+    /// The JSON Schema emitted for it (draft 2020-12, without `$schema`): a field's property
+    /// schema, a type's or an enum's schema, with the `$defs` of the recursive types it refers
+    /// to. Absent while the document has errors, or for a tool.
+    pub schema: Option<Value>,
+}
+
+impl Analysis {
+    /// An analysis without documents.
+    pub fn new() -> Analysis {
+        Analysis::default()
+    }
+
+    /// Opens a document, or replaces its text.
+    pub fn set(&mut self, key: impl Into<String>, text: impl Into<String>) {
+        let key = key.into();
+        self.documents
+            .insert(key.clone(), Document::new(text.into()));
+        self.recompile(&key);
+    }
+
+    /// Compiles the document `changed` and every document that imports anything (any of them may
+    /// import the changed one): imports are read from the open documents first, then from disk.
+    fn recompile(&mut self, changed: &str) {
+        let loader = EditorLoader {
+            open: &self.documents,
+            disk: crate::FileLoader::default(),
+        };
+        let results: Vec<(String, Result<Compiled, Errors>)> = self
+            .documents
+            .iter()
+            .filter(|(k, d)| {
+                k.as_str() == changed || d.file().is_some_and(crate::modules::has_imports)
+            })
+            .filter_map(|(k, d)| {
+                d.file()?;
+                Some((k.clone(), crate::compile_with(k, &d.text, &loader)))
+            })
+            .collect();
+        for (key, compiled) in results {
+            if let Some(d) = self.documents.get_mut(&key) {
+                d.compiled = compiled;
+            }
+        }
+    }
+
+    /// The keys of the open documents whose diagnostics may change when `key` changes: itself
+    /// and every document that imports anything.
+    pub fn affected_by(&self, key: &str) -> Vec<String> {
+        self.documents
+            .iter()
+            .filter(|(k, d)| k.as_str() == key || d.file().is_some_and(crate::modules::has_imports))
+            .map(|(k, _)| k.clone())
+            .collect()
+    }
+
+    /// Closes a document; whether it was open.
+    pub fn remove(&mut self, key: &str) -> bool {
+        let removed = self.documents.remove(key).is_some();
+        // The documents that import it now read it from disk.
+        self.recompile(key);
+        removed
+    }
+
+    /// The text of a document.
+    pub fn text(&self, key: &str) -> Option<&str> {
+        self.documents.get(key).map(|d| d.text.as_str())
+    }
+
+    /// The keys of the open documents, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.documents.keys().map(String::as_str)
+    }
+
+    /// Whether a document is open and follows the grammar (other errors aside).
+    pub fn parses(&self, key: &str) -> bool {
+        self.documents.get(key).is_some_and(|d| d.parsed.is_ok())
+    }
+
+    /// Every diagnostic of a document, errors and warnings, in source order: what
+    /// [`crate::compile`] reports. Empty for a document that is not open.
+    pub fn diagnostics(&self, key: &str) -> Vec<Diagnostic> {
+        // A document's own diagnostics: those in the files it imports are theirs.
+        let own = |d: &Vec<Diagnostic>| d.iter().filter(|d| d.file.is_none()).cloned().collect();
+        match self.documents.get(key).map(|d| &d.compiled) {
+            Some(Ok(compiled)) => own(&compiled.warnings),
+            Some(Err(errors)) => own(&errors.diagnostics),
+            None => Vec::new(),
+        }
+    }
+
+    /// What to show for the name at `offset`: a field, a tool, a type or enum (defined or used)
+    /// or a built-in type.
+    pub fn hover(&self, key: &str, offset: usize) -> Option<Hover> {
+        hover::hover(self, key, offset)
+    }
+
+    /// Where the type or enum named at `offset` is defined (a field name in a value, such as
+    /// `lat` in `= { lat: 1 }`, goes to the field).
+    pub fn definition(&self, key: &str, offset: usize) -> Option<Location> {
+        let doc = self.documents.get(key)?;
+        match locate::at(doc, offset)? {
+            locate::Found::Reference(name) => self.resolve(key, &name.text),
+            locate::Found::Definition(item) => item.name().map(|n| Location {
+                document: key.to_string(),
+                span: n.span,
+            }),
+            locate::Found::Field { field, .. } | locate::Found::Key { field, .. } => {
+                Some(Location {
+                    document: key.to_string(),
+                    span: field.name.span,
+                })
+            }
+            locate::Found::Tool(_) | locate::Found::Builtin(_) => None,
+        }
+    }
+
+    /// Every place that names the type, enum or field at `offset`: the uses of a type or enum in
+    /// types, and for a field, the keys that name it in defaults and examples. With
+    /// `include_declaration`, the definition too. Sorted by document and position.
+    pub fn references(&self, key: &str, offset: usize, include_declaration: bool) -> Vec<Location> {
+        rename::references(self, key, offset, include_declaration)
+    }
+
+    /// Completions at `offset`: type names where a type goes, attribute names after `@`, the
+    /// values of an enum or literal union where a default or example of that type goes, and
+    /// the item keywords between items. Read from the tokens, so a half-typed source is
+    /// completed as well as a whole one.
+    pub fn completions(&self, key: &str, offset: usize) -> Option<Completions> {
+        let doc = self.documents.get(key)?;
+        complete::completions(&doc.text, offset)
+    }
+
+    /// The outline of a document: tools, types and enums, with their fields and values as
+    /// children. Empty while the document does not parse.
+    pub fn symbols(&self, key: &str) -> Vec<Symbol> {
+        match self.documents.get(key) {
+            Some(doc) => symbols::symbols(doc),
+            None => Vec::new(),
+        }
+    }
+
+    /// The name a rename at `offset` would change, and its current text; an error says why
+    /// there is nothing to rename there.
+    pub fn prepare_rename(&self, key: &str, offset: usize) -> Result<(Span, String), RenameError> {
+        rename::prepare(self, key, offset)
+    }
+
+    /// The edits that rename the type, enum or field at `offset` to `new_name` everywhere it is
+    /// named. Refused when the new name is not an identifier, is reserved, or is already taken.
+    pub fn rename(
+        &self,
+        key: &str,
+        offset: usize,
+        new_name: &str,
+    ) -> Result<Vec<Edit>, RenameError> {
+        rename::rename(self, key, offset, new_name)
+    }
+
+    /// The edit that lays a document out as [`crate::format`] does: one replacement of the part
+    /// that changes, or none when the document is formatted already. Fails when the document
+    /// does not parse or the formatter refuses it.
+    pub fn format(&self, key: &str) -> Result<Option<Edit>, Errors> {
+        let Some(doc) = self.documents.get(key) else {
+            return Ok(None);
+        };
+        let formatted = crate::format(&doc.text)?;
+        Ok(
+            changed_part(&doc.text, &formatted).map(|(span, new_text)| Edit {
+                document: key.to_string(),
+                span,
+                new_text: new_text.to_string(),
+            }),
+        )
+    }
+
+    /// Where the type or enum `name`, as named in document `key`, is defined: in the document
+    /// itself, or in the file an import of it names (open, or read from disk). Every query that
+    /// resolves a name goes through here.
+    fn resolve(&self, key: &str, name: &str) -> Option<Location> {
+        let doc = self.documents.get(key)?;
+        if let Some(item) = doc.definition(name) {
+            return Some(Location {
+                document: key.to_string(),
+                span: item.name()?.span,
+            });
+        }
+        let path = doc.file()?.items.iter().find_map(|i| match i {
+            ast::Item::Import(i) if i.names.iter().any(|n| n.text == name) => Some(&i.path),
+            _ => None,
+        })?;
+        let loader = EditorLoader {
+            open: &self.documents,
+            disk: crate::FileLoader::default(),
+        };
+        let target = crate::Loader::resolve(&loader, key, path);
+        let span = match self.documents.get(&target) {
+            Some(there) => there.definition(name)?.name()?.span,
+            None => {
+                let text = crate::Loader::load(&loader, &target).ok()?;
+                let file = crate::parse(&text).ok()?;
+                let item = file.items.iter().find(|i| {
+                    matches!(i, ast::Item::Type(_) | ast::Item::Enum(_))
+                        && i.name().is_some_and(|n| n.text == name)
+                })?;
+                item.name()?.span
+            }
+        };
+        Some(Location {
+            document: target,
+            span,
+        })
+    }
+
+    fn document(&self, key: &str) -> Option<&Document> {
+        self.documents.get(key)
+    }
+}
+
+/// The span of `old` that differs from `new` and the text that replaces it: the common prefix
+/// and suffix left out (on character boundaries), or `None` when the texts are equal.
+fn changed_part<'n>(old: &str, new: &'n str) -> Option<(Span, &'n str)> {
+    if old == new {
+        return None;
+    }
+    let mut prefix = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(prefix) || !new.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let room = old.len().min(new.len()) - prefix;
+    let mut suffix = old
+        .bytes()
+        .rev()
+        .zip(new.bytes().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(old.len() - suffix) || !new.is_char_boundary(new.len() - suffix) {
+        suffix -= 1;
+    }
+    Some((
+        Span::new(prefix, old.len() - suffix),
+        &new[prefix..new.len() - suffix],
+    ))
+}
+
+/// Whether `name` is an identifier: what a type, enum or field may be renamed to.
+fn is_identifier(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// The offset, moved back to the start of the character it falls in; `None` past the end.
+fn char_offset(text: &str, offset: usize) -> Option<usize> {
+    if offset > text.len() {
+        return None;
+    }
+    let mut at = offset;
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    Some(at)
+}
+
+#[cfg(test)]
+mod tests;
+
+/// Reads imports for the documents of an editor: an open document's text first (it may be
+/// unsaved), else the file on disk. Keys are paths or `file://` URIs; an import's path is joined
+/// to the importing key's folder as text, so a URI stays a URI.
+struct EditorLoader<'a> {
+    open: &'a BTreeMap<String, Document>,
+    disk: crate::FileLoader,
+}
+
+impl crate::Loader for EditorLoader<'_> {
+    fn resolve(&self, from: &str, path: &str) -> String {
+        let mut parts: Vec<&str> = from.split('/').collect();
+        parts.pop();
+        // The parts that `..` may not remove: a URI's scheme and authority, a leading `/`.
+        let keep = if from.contains("://") {
+            3
+        } else {
+            usize::from(from.starts_with('/'))
+        };
+        for segment in path.split('/') {
+            match segment {
+                "" | "." => {}
+                ".." if parts.len() > keep && parts.last() != Some(&"..") => {
+                    parts.pop();
+                }
+                other => parts.push(other),
+            }
+        }
+        parts.join("/")
+    }
+
+    fn load(&self, name: &str) -> Result<String, String> {
+        if let Some(d) = self.open.get(name) {
+            return Ok(d.text.clone());
+        }
+        let path = match name.strip_prefix("file://") {
+            Some(rest) => {
+                fluent_uri::pct_enc::EStr::<fluent_uri::pct_enc::encoder::Path>::new(rest)
+                    .map(|e| e.decode().to_string_lossy().into_owned())
+                    .unwrap_or_else(|| rest.to_string())
+            }
+            None => name.to_string(),
+        };
+        crate::Loader::load(&self.disk, &path)
+    }
+}
