@@ -308,9 +308,10 @@ impl Diagnostic {
         self
     }
 
-    /// The same diagnostic, pointing into `file`.
+    /// The same diagnostic, pointing into `file` (unless it already names its file).
     pub fn in_file(mut self, file: &Source) -> Self {
-        self.file = Some(file.clone());
+        // A diagnostic already placed (in a file the source imports) keeps its file.
+        self.file.get_or_insert_with(|| file.clone());
         self
     }
 
@@ -328,14 +329,27 @@ impl Diagnostic {
         let related: Vec<Value> = diagnostic
             .related
             .iter()
-            .map(|r| {
-                let (line, column) = index.line_col(source, r.span.start);
-                json!({
-                    "message": r.message,
-                    "line": line,
-                    "column": column,
-                    "span": {"start": r.span.start, "end": r.span.end},
-                })
+            .map(|r| match &r.file {
+                // A place in another file names it.
+                Some(other) => {
+                    let (line, column) = other.line_col(r.span.start);
+                    json!({
+                        "message": r.message,
+                        "file": other.name(),
+                        "line": line,
+                        "column": column,
+                        "span": {"start": r.span.start, "end": r.span.end},
+                    })
+                }
+                None => {
+                    let (line, column) = index.line_col(source, r.span.start);
+                    json!({
+                        "message": r.message,
+                        "line": line,
+                        "column": column,
+                        "span": {"start": r.span.start, "end": r.span.end},
+                    })
+                }
             })
             .collect();
         json!({

@@ -34,6 +34,7 @@ pub const MAX_BUILD_FILES: usize = 10_000;
 pub trait Loader {
     /// The name of the source that `path` (as written in an import) names, when the importing
     /// source is called `from`. Equal names are the same source.
+    /// An absolute `path` is taken as it is; `from` is empty for the root of a build.
     fn resolve(&self, from: &str, path: &str) -> String {
         let base = Path::new(from).parent().unwrap_or(Path::new(""));
         normalize(&base.join(path))
@@ -132,7 +133,9 @@ struct Module {
 /// Diagnostics in the root source have no `file`; those in an imported source carry it.
 pub fn compile_with(name: &str, text: &str, loader: &dyn Loader) -> Result<Compiled, Errors> {
     let mut build = Build::default();
-    build.add(name, text.to_string());
+    // The root is named as the loader names the files it reaches (`./a.tool` is `a.tool`), so
+    // that an import of it is known as the same file.
+    build.add(&loader.resolve("", name), text.to_string());
     build.load_imports(loader);
     build.finish()
 }

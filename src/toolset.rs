@@ -140,7 +140,9 @@ impl Toolset {
         let mut diagnostics = Vec::new();
         let mut failed = false;
         for source in &sources {
-            match crate::compile(source.text()) {
+            // Imports are read from disk, relative to the source's name.
+            let loader = crate::FileLoader::default();
+            match crate::compile_with(source.name(), source.text(), &loader) {
                 Ok(c) => {
                     diagnostics.extend(c.warnings.into_iter().map(|d| d.in_file(source)));
                     modules.push(Some(Arc::new(c.module)));

@@ -26,7 +26,8 @@ struct Cli {
 enum Command {
     /// Check `.tool` files and print every diagnostic.
     Check {
-        /// Files to check; `-` reads standard input.
+        /// Files and folders to check (folders: every `*.tool` in them, recursively); `-` reads
+        /// standard input.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// How to print diagnostics.
@@ -53,6 +54,10 @@ enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// Compile every tool of a set of files and folders into one document per target
+    /// (`OUT/<target>.json`); tool names are unique across the set. With `--check`, write
+    /// nothing and exit with 1 listing the documents that are missing or stale (for CI).
+    Build(BuildArgs),
     /// Validate a tool call's arguments against a tool of a `.tool` file.
     ///
     /// Exit codes: 0 valid (prints the normalized arguments), 1 invalid (prints the message for
@@ -82,7 +87,8 @@ enum Command {
     Serve(ServeArgs),
     /// Format `.tool` files in place, in the one canonical layout (comments are kept).
     Fmt {
-        /// Files to format; `-` formats standard input to standard output.
+        /// Files and folders to format (folders: every `*.tool` in them, recursively); `-`
+        /// formats standard input to standard output.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Change nothing; list the files that would change and exit with 1 if any would.
@@ -210,7 +216,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let limits = cli.limits;
     let result = match cli.command {
-        Command::Check { files, format } => check(&files, format, &limits),
+        Command::Check { files, format } => {
+            tool_files(&files).and_then(|files| check(&files, format, &limits))
+        }
+        Command::Build(args) => build_command::build(&args, &limits),
         Command::Compile {
             file,
             tool,
@@ -232,7 +241,9 @@ fn main() -> ExitCode {
         Command::Parse(args) => answer_command::parse(&args, &limits),
         Command::Dispatch(args) => dispatch_command::run(&args, &limits),
         Command::Serve(args) => serve_command::run(&args, &limits),
-        Command::Fmt { files, check } => fmt(&files, check, &limits),
+        Command::Fmt { files, check } => {
+            tool_files(&files).and_then(|files| fmt(&files, check, &limits))
+        }
         Command::Import {
             file,
             from,
@@ -287,6 +298,7 @@ fn to_stderr(text: &str) {
 }
 
 mod answer_command;
+mod build_command;
 mod dispatch_command;
 mod lsp_command;
 mod mcp_client_command;
@@ -295,6 +307,7 @@ mod serve_command;
 mod validate_command;
 mod write;
 use answer_command::{ParseArgs, SchemaArgs};
+use build_command::{tool_files, BuildArgs};
 use dispatch_command::DispatchArgs;
 use read::{InputLimits, Limit};
 use serve_command::ServeArgs;
@@ -416,10 +429,22 @@ fn summary(all: &[(String, String, Vec<Diagnostic>)]) -> (usize, usize) {
 fn check(files: &[PathBuf], format: Format, limits: &InputLimits) -> Result<u8, String> {
     let mut all = Vec::new();
     let mut unreadable = false;
+    // A file that is checked itself reports its own problems once, not again for every file
+    // that imports it.
+    let checked: std::collections::HashSet<PathBuf> = files
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    let checked_itself = |d: &Diagnostic| {
+        d.file
+            .as_ref()
+            .is_some_and(|f| std::fs::canonicalize(f.name()).is_ok_and(|p| checked.contains(&p)))
+    };
     for path in files {
         match read_input(path, limits.input()) {
             Ok(input) => {
-                let (_, diags, text) = compile_input(&input);
+                let (_, mut diags, text) = compile_input(&input);
+                diags.retain(|d| !checked_itself(d));
                 all.push((input.name, text, diags));
             }
             Err(message) => {

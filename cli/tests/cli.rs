@@ -301,3 +301,92 @@ fn imports_are_read_relative_to_the_file_and_errors_name_their_file() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("unresolved-import"), "{}", stderr(&o));
 }
+
+#[test]
+fn build_writes_one_document_per_target_and_check_finds_stale_and_missing_ones() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let src = dir.path().join("tools");
+    std::fs::create_dir_all(src.join("more")).expect("mkdir");
+    std::fs::write(src.join("common.tool"), "type Address { street: string }\n").expect("write");
+    std::fs::write(
+        src.join("ship.tool"),
+        "import { Address } from \"./common.tool\"\n/// Ships.\ntool ship { to: Address }\n",
+    )
+    .expect("write");
+    std::fs::write(src.join("more/ping.tool"), "/// Pings.\ntool ping {}\n").expect("write");
+    let out = dir.path().join("out");
+    let (src_s, out_s) = (src.to_str().expect("utf-8"), out.to_str().expect("utf-8"));
+    let build = |extra: &[&str]| {
+        let mut args = vec!["build", src_s, "--target", "openai,mcp", "--out-dir", out_s];
+        args.extend_from_slice(extra);
+        tooldef(&args, None)
+    };
+
+    let o = build(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let openai: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("openai.json")).expect("openai.json"))
+            .expect("json");
+    let names: Vec<&str> = openai
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["ping", "ship"],
+        "every file of the folder, recursively"
+    );
+    let mcp: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("mcp.json")).expect("mcp.json"))
+            .expect("json");
+    assert_eq!(mcp["tools"].as_array().map(Vec::len), Some(2));
+
+    // Fresh: 0. A changed source: 1, naming both stale documents. A missing one: 1.
+    assert_eq!(build(&["--check"]).status.code(), Some(0));
+    std::fs::write(
+        src.join("more/ping.tool"),
+        "/// Pings twice.\ntool ping {}\n",
+    )
+    .expect("write");
+    let o = build(&["--check"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("openai.json: not what the sources give"),
+        "{}",
+        stderr(&o)
+    );
+    build(&[]);
+    std::fs::remove_file(out.join("mcp.json")).expect("rm");
+    let o = build(&["--check"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("mcp.json: missing"), "{}", stderr(&o));
+    assert!(!out.join("mcp.json").exists(), "--check writes nothing");
+
+    // A tool defined in two files of the set: an error with both places.
+    std::fs::write(
+        src.join("more/dup.tool"),
+        "/// Ships again.\ntool ship {}\n",
+    )
+    .expect("write");
+    let o = build(&["--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&stderr(&o)).expect("json diagnostics");
+    assert_eq!(json[0]["code"], "duplicate-name");
+    // Files are read in sorted order: `more/dup.tool` first, so `ship.tool` defines it again.
+    assert!(
+        json[0]["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("ship.tool")),
+        "{json}"
+    );
+    let related = &json[0]["related"][0];
+    assert!(
+        related["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("dup.tool")),
+        "{json}"
+    );
+    assert_eq!(related["line"], 2);
+}

@@ -421,6 +421,9 @@ struct EditorLoader<'a> {
 
 impl crate::Loader for EditorLoader<'_> {
     fn resolve(&self, from: &str, path: &str) -> String {
+        if from.is_empty() || path.contains("://") {
+            return path.to_string();
+        }
         let mut parts: Vec<&str> = from.split('/').collect();
         parts.pop();
         // The parts that `..` may not remove: a URI's scheme and authority, a leading `/`.
