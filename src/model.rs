@@ -67,6 +67,36 @@ impl Module {
         }
     }
 
+    /// The discriminator of a union's members, when it has one: a field that every member (an
+    /// object, written inline or named) requires with a string literal type, a different literal
+    /// in each (`type: "section"`, `type: "divider"`). Gives the field's name and each member's
+    /// literal, in member order; the first field of the first member that qualifies is chosen.
+    pub fn discriminator<'a>(&'a self, members: &'a [Ty]) -> Option<(&'a str, Vec<&'a str>)> {
+        let objects: Vec<&ObjectTy> = members
+            .iter()
+            .map(|m| match self.resolve(m) {
+                Ty::Object(o) => Some(&**o),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        if objects.len() < 2 {
+            return None;
+        }
+        let tag = |o: &'a ObjectTy, key: &str| -> Option<&'a str> {
+            let f = o.fields.iter().find(|f| f.name == key && f.required)?;
+            match self.resolve(&f.ty) {
+                Ty::Const(Value::String(s)) => Some(s.as_str()),
+                _ => None,
+            }
+        };
+        objects[0].fields.iter().find_map(|candidate| {
+            let key = candidate.name.as_str();
+            let tags: Vec<&str> = objects.iter().map(|o| tag(o, key)).collect::<Option<_>>()?;
+            let mut seen = std::collections::HashSet::new();
+            tags.iter().all(|t| seen.insert(*t)).then_some((key, tags))
+        })
+    }
+
     /// Follows references until a type that is not a [`Ty::Ref`] (at most once per named type,
     /// so an alias cycle, which the checker rejects, cannot loop).
     pub fn resolve<'a>(&'a self, mut ty: &'a Ty) -> &'a Ty {

@@ -88,9 +88,29 @@ pub(crate) struct Program {
     pub fills: Arc<[bool]>,
     /// What each node expects, in words (`integer 1..14`).
     pub expected: Arc<[String]>,
+    /// The unions told apart by a field (see [`Module::discriminator`]), by node, sorted.
+    pub tagged: Arc<[(NodeId, Tagged)]>,
+}
+
+/// A union whose members an object's field names: read only to report an invalid value, which
+/// is then checked against the member its tag picks.
+#[derive(Clone, Debug)]
+pub(crate) struct Tagged {
+    /// The field that holds the tag.
+    pub key: Box<str>,
+    /// Each tag and the member it picks.
+    pub members: Box<[(Box<str>, NodeId)]>,
+    /// An enum node of every tag, which words an unknown or missing tag.
+    pub tags: NodeId,
 }
 
 impl Program {
+    /// The tag field of union node `id`, when its members are told apart by one.
+    pub(crate) fn tagged(&self, id: NodeId) -> Option<&Tagged> {
+        let i = self.tagged.binary_search_by_key(&id, |(n, _)| *n).ok()?;
+        Some(&self.tagged[i].1)
+    }
+
     /// Leaves `@format` an annotation: no string is checked against its format any more.
     pub(crate) fn drop_formats(&mut self) {
         for node in Arc::make_mut(&mut self.nodes).iter_mut() {
@@ -118,6 +138,7 @@ pub(crate) struct Compiler<'m> {
     expected: Vec<String>,
     /// The node of each named type compiled so far, by [`TypeId`].
     named: Vec<Option<NodeId>>,
+    tagged: Vec<(NodeId, Tagged)>,
     pub errors: Vec<PatternError>,
     /// Whether the texts messages use are written (see [`Compiler::without_texts`]).
     texts: bool,
@@ -132,6 +153,7 @@ impl<'m> Compiler<'m> {
             nodes: Vec::new(),
             expected: Vec::new(),
             named: vec![None; module.types.len()],
+            tagged: Vec::new(),
             errors: Vec::new(),
             texts: true,
             formats: Formats::Assert,
@@ -165,10 +187,12 @@ impl<'m> Compiler<'m> {
     pub(super) fn finish(mut self) -> Program {
         self.break_empty_cycles();
         set_leaves(&mut self.nodes);
+        self.tagged.sort_by_key(|(n, _)| *n);
         Program {
             fills: fills(&self.nodes).into(),
             nodes: self.nodes.into(),
             expected: self.expected.into(),
+            tagged: self.tagged.into(),
         }
     }
 
@@ -321,8 +345,34 @@ impl<'m> Compiler<'m> {
             }
             Ty::AnyOf(members) => {
                 let id = self.push(Node::Any, expected);
-                let members: Box<[NodeId]> = members.iter().map(|m| self.ty(m)).collect();
-                self.nodes[id] = Node::AnyOf(members);
+                let nodes: Box<[NodeId]> = members.iter().map(|m| self.ty(m)).collect();
+                if let Some((key, tags)) = self.module.discriminator(members) {
+                    let values: Vec<Value> = tags.iter().map(|t| Value::from(*t)).collect();
+                    let all = Ty::Enum(
+                        values
+                            .iter()
+                            .map(|v| crate::model::EnumMember {
+                                value: v.clone(),
+                                description: None,
+                            })
+                            .collect(),
+                    );
+                    let text = self.text(&all);
+                    let tags_node = self.push(Node::Enum(EnumCheck::new(values)), text);
+                    let members = tags
+                        .iter()
+                        .map(|t| Box::from(*t))
+                        .zip(nodes.iter().copied());
+                    self.tagged.push((
+                        id,
+                        Tagged {
+                            key: key.into(),
+                            members: members.collect(),
+                            tags: tags_node,
+                        },
+                    ));
+                }
+                self.nodes[id] = Node::AnyOf(nodes);
                 return id;
             }
         };

@@ -695,6 +695,31 @@ impl<'p> Run<'p> {
                 return None;
             }
         }
+        // A union told apart by a field: the member the tag picks has the useful errors, and a
+        // missing or unknown tag is the error, with the tags listed.
+        if let (Some(tagged), Value::Object(map)) = (self.prog.tagged(id), value) {
+            let tag = map.get(&*tagged.key);
+            let errors_before = self.errors.len();
+            let picked = tag.and_then(Value::as_str).and_then(|t| {
+                tagged
+                    .members
+                    .iter()
+                    .find(|(name, _)| &**name == t)
+                    .map(|(_, m)| *m)
+            });
+            match picked {
+                Some(member) => {
+                    self.walk(member, value);
+                }
+                None => {
+                    let (key, tags) = (escape_pointer(&tagged.key).into_owned(), tagged.tags);
+                    self.with_segment(&key, |r| r.walk(tags, tag.unwrap_or(&Value::Null)));
+                }
+            }
+            if self.errors.len() > errors_before {
+                return None;
+            }
+        }
         // When exactly one member has the value's JSON type, its errors are the useful ones.
         let mut same_kind = members
             .iter()
