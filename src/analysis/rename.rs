@@ -145,7 +145,18 @@ fn places(analysis: &Analysis, target: &Target, include_declaration: bool) -> Ve
                 let Some(file) = analysis.document(key).and_then(|d| d.file()) else {
                     continue;
                 };
-                let mut uses = Vec::new();
+                // The names an import brings in name the definition too.
+                let mut uses: Vec<Span> = file
+                    .items
+                    .iter()
+                    .filter_map(|i| match i {
+                        ast::Item::Import(import) => Some(&import.names),
+                        _ => None,
+                    })
+                    .flatten()
+                    .filter(|n| &n.text == name)
+                    .map(|n| n.span)
+                    .collect();
                 locate::each_node(file, &mut |node| {
                     if let Node::Type(ast::TypeExpr {
                         kind: ast::TypeKind::Named(n),

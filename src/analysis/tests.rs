@@ -615,3 +615,28 @@ fn an_import_of_a_file_that_is_not_open_is_read_from_disk() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn references_and_rename_reach_the_files_that_import_a_type() {
+    let common = "type Address {\n  street: string\n}\n";
+    let a = "import { Address } from \"./common.tool\"\n/// Ships.\ntool ship { to: Address, from: Address }\n";
+    let mut analysis = Analysis::new();
+    analysis.set("file:///w/common.tool", common);
+    analysis.set("file:///w/a.tool", a);
+    let at_definition = at(common, "Address", 0, 1);
+    let refs = analysis.references("file:///w/common.tool", at_definition, true);
+    let in_a: Vec<&str> = refs
+        .iter()
+        .filter(|l| l.document == "file:///w/a.tool")
+        .map(|l| &a[l.span.start..l.span.end])
+        .collect();
+    assert_eq!(in_a, ["Address", "Address", "Address"], "{refs:?}");
+    let edits = analysis
+        .rename("file:///w/a.tool", at(a, "Address", 1, 1), "Place")
+        .expect("renames");
+    assert_eq!(
+        edits.len(),
+        4,
+        "the definition, the import and both uses: {edits:?}"
+    );
+}
