@@ -683,3 +683,52 @@ fn a_header_announcing_a_huge_message_ends_the_session_cleanly() {
     assert!(stderr.contains("longer than the limit"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn imports_across_documents_resolve_and_republish() {
+    let (mut client, _) = Client::start(json!({}));
+    let (common_uri, a_uri) = ("file:///w/lib/common.tool", "file:///w/a.tool");
+    let common = "/// A place.\ntype Address {\n  street: string\n}\n";
+    let a =
+        "import { Address } from \"./lib/common.tool\"\n\n/// Ships.\ntool ship { to: Address }\n";
+    let published = client.open(common_uri, common);
+    assert_eq!(published["diagnostics"], json!([]));
+    let published = client.open(a_uri, a);
+    assert_eq!(published["uri"], a_uri);
+    assert_eq!(published["diagnostics"], json!([]), "the import resolves");
+
+    // Go to definition from the use lands in the other document.
+    let definition = client.request(
+        "textDocument/definition",
+        at(a_uri, position(a, "Address }", 0, 1)),
+    );
+    assert_eq!(definition["uri"], common_uri);
+    assert_eq!(
+        definition["range"]["start"],
+        position(common, "Address", 0, 0)
+    );
+
+    // Renaming the type in the imported file leaves the importer with an unresolved import,
+    // and the server republishes the importer's diagnostics.
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": common_uri, "version": 2},
+            "contentChanges": [{"text": "type Place { street: string }\n"}]
+        }),
+    );
+    let mut codes = Vec::new();
+    for _ in 0..2 {
+        let p = client.notification("textDocument/publishDiagnostics");
+        if p["uri"] == a_uri {
+            codes = p["diagnostics"]
+                .as_array()
+                .expect("diagnostics")
+                .iter()
+                .map(|d| d["code"].clone())
+                .collect();
+        }
+    }
+    assert!(codes.contains(&json!("unresolved-import")), "{codes:?}");
+    assert_eq!(client.finish(), Some(0));
+}
