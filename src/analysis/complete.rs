@@ -585,6 +585,23 @@ impl Definitions {
             match t.kind {
                 Kind::Punct(b'{' | b'[' | b'(') => depth += 1,
                 Kind::Punct(b'}' | b']' | b')') => depth = depth.saturating_sub(1),
+                // `import { A, B } from "…"`: the imported names are types here too.
+                Kind::Ident
+                    if depth == 0
+                        && t.is_word(text, "import")
+                        && tokens.get(i + 1).is_some_and(|b| b.is(b'{')) =>
+                {
+                    let mut j = i + 2;
+                    while j < tokens.len() && !tokens[j].is(b'}') {
+                        let name = slice(text, tokens[j].span).to_string();
+                        if tokens[j].kind == Kind::Ident && !types.contains(&name) {
+                            types.push(name);
+                        }
+                        j += 1;
+                    }
+                    // Past the braces: they leave the depth as it was.
+                    i = j;
+                }
                 Kind::Ident if depth == 0 => {
                     let after_tool = i > 0 && tokens[i - 1].is_word(text, "tool");
                     let name = tokens.get(i + 1).filter(|n| n.kind == Kind::Ident);

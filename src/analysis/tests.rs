@@ -640,3 +640,17 @@ fn references_and_rename_reach_the_files_that_import_a_type() {
         "the definition, the import and both uses: {edits:?}"
     );
 }
+
+#[test]
+fn completion_offers_imported_types() {
+    let c = complete(
+        "import { Address, Money } from \"./c.tool\"\ntype P { x: number }\n/// d\ntool t { a: $ }",
+    );
+    let got = labels(&c);
+    for name in ["Address", "Money", "P", "string"] {
+        assert!(got.contains(&name), "{name}: {got:?}");
+    }
+    // The braces of an import leave the depth as it was: a later enum still counts.
+    let c = complete("import { A } from \"./c.tool\"\nenum E { a }\n/// d\ntool t { a: $ }");
+    assert!(labels(&c).contains(&"E"), "{:?}", labels(&c));
+}
