@@ -85,7 +85,7 @@ fn an_unknown_or_missing_tag_lists_the_tags() {
         got,
         [
             ("/blocks/0/type".to_string(), ErrorCode::NotAllowed),
-            ("/blocks/1/type".to_string(), ErrorCode::NotAllowed),
+            ("/blocks/1/type".to_string(), ErrorCode::MissingField),
         ],
         "{message}"
     );
@@ -94,6 +94,12 @@ fn an_unknown_or_missing_tag_lists_the_tags() {
         "{message}"
     );
     assert!(message.contains(r#"did you mean "divider"?"#), "{message}");
+    assert!(
+        message.contains(
+            r#"missing required field `type` of type `"section" | "divider" | "image" | "quote"`"#
+        ),
+        "{message}"
+    );
 }
 
 #[test]

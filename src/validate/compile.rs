@@ -100,7 +100,8 @@ pub(crate) struct Tagged {
     pub key: Box<str>,
     /// Each tag and the member it picks.
     pub members: Box<[(Box<str>, NodeId)]>,
-    /// An enum node of every tag, which words an unknown or missing tag.
+    /// An open object node that requires the tag field, of any tag: it words an unknown or
+    /// missing tag.
     pub tags: NodeId,
 }
 
@@ -347,18 +348,31 @@ impl<'m> Compiler<'m> {
                 let id = self.push(Node::Any, expected);
                 let nodes: Box<[NodeId]> = members.iter().map(|m| self.ty(m)).collect();
                 if let Some((key, tags)) = self.module.discriminator(members) {
-                    let values: Vec<Value> = tags.iter().map(|t| Value::from(*t)).collect();
                     let all = Ty::Enum(
-                        values
-                            .iter()
-                            .map(|v| crate::model::EnumMember {
-                                value: v.clone(),
+                        tags.iter()
+                            .map(|t| crate::model::EnumMember {
+                                value: Value::from(*t),
                                 description: None,
                             })
                             .collect(),
                     );
-                    let text = self.text(&all);
-                    let tags_node = self.push(Node::Enum(EnumCheck::new(values)), text);
+                    // An open object that requires the tag field, of any tag: checked against
+                    // it, a value without the tag is missing it and a wrong tag is not one of
+                    // them, each worded as everywhere else.
+                    let tag_only = crate::model::ObjectTy {
+                        fields: vec![crate::model::Field {
+                            name: key.to_string(),
+                            description: None,
+                            required: true,
+                            ty: all,
+                            default: None,
+                            examples: Vec::new(),
+                            deprecated: false,
+                            span: Default::default(),
+                        }],
+                        additional: crate::model::Additional::Open,
+                    };
+                    let tags_node = self.ty(&Ty::Object(Box::new(tag_only)));
                     let members = tags
                         .iter()
                         .map(|t| Box::from(*t))

@@ -712,8 +712,7 @@ impl<'p> Run<'p> {
                     self.walk(member, value);
                 }
                 None => {
-                    let (key, tags) = (escape_pointer(&tagged.key).into_owned(), tagged.tags);
-                    self.with_segment(&key, |r| r.walk(tags, tag.unwrap_or(&Value::Null)));
+                    self.walk(tagged.tags, value);
                 }
             }
             if self.errors.len() > errors_before {
