@@ -186,13 +186,11 @@ fn prescan_nesting(source: &str) -> Result<(), Vec<Diagnostic>> {
     let mut depth = 0usize;
     let mut i = 0;
     while i < bytes.len() {
+        if let Some(literal) = string_at(source, i) {
+            i = literal.end;
+            continue;
+        }
         match bytes[i] {
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-            }
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
                 while i < bytes.len() && bytes[i] != b'\n' {
                     i += 1;
@@ -217,6 +215,67 @@ fn prescan_nesting(source: &str) -> Result<(), Vec<Diagnostic>> {
         i += 1;
     }
     Ok(())
+}
+
+/// A string literal found by [`string_at`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Literal {
+    /// One past its closing quote (and fence), or the end of its line when it is not closed.
+    pub(crate) end: usize,
+    /// Whether it is closed on its line.
+    pub(crate) closed: bool,
+    /// For a raw string, the number of `#` in its fence; `None` for an ordinary string.
+    pub(crate) fence: Option<usize>,
+}
+
+/// The string literal that opens at byte `i`, if one does: `"…"` with escapes, or a raw
+/// `r"…"` / `r#"…"#` (an `r` that continues a name opens none). The lexical rule of strings for
+/// every scan that is not the parser (the nesting pre-scan, the formatter's comment scan, the
+/// unclosed-string error), so that all of them agree with the grammar on where a string ends.
+pub(crate) fn string_at(source: &str, i: usize) -> Option<Literal> {
+    let bytes = source.as_bytes();
+    let line_end = |from: usize| source[from..].find('\n').map_or(source.len(), |n| from + n);
+    match *bytes.get(i)? {
+        b'"' => {
+            let mut j = i + 1;
+            while j < bytes.len() && bytes[j] != b'\n' {
+                match bytes[j] {
+                    b'"' => {
+                        return Some(Literal {
+                            end: j + 1,
+                            closed: true,
+                            fence: None,
+                        })
+                    }
+                    b'\\' if bytes.get(j + 1).is_some_and(|&b| b != b'\n') => j += 2,
+                    _ => j += 1,
+                }
+            }
+            Some(Literal {
+                end: j.min(bytes.len()),
+                closed: false,
+                fence: None,
+            })
+        }
+        b'r' if i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_') => {
+            let hashes = bytes[i + 1..].iter().take_while(|&&b| b == b'#').count();
+            if bytes.get(i + 1 + hashes) != Some(&b'"') {
+                return None;
+            }
+            let body = i + hashes + 2;
+            let end = line_end(body);
+            let close: String = std::iter::once('"')
+                .chain(std::iter::repeat_n('#', hashes))
+                .collect();
+            let found = source[body..end].find(&close);
+            Some(Literal {
+                end: found.map_or(end, |n| body + n + close.len()),
+                closed: found.is_some(),
+                fence: Some(hashes),
+            })
+        }
+        _ => None,
+    }
 }
 
 /// Turns pairs into AST nodes, one function per construct.
@@ -908,33 +967,20 @@ const TOKENS: &[&str] = &[
 /// A string (`"…` or a raw `r#"…`) that opens at `pos` and is not closed on its line: the
 /// error names the missing end rather than what the grammar expected instead of the string.
 fn unclosed_string(source: &str, pos: usize) -> Option<Diagnostic> {
-    let rest = source.get(pos..)?;
-    let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
-    let line = line.strip_suffix('\r').unwrap_or(line);
-    let (body, close) = if let Some(raw) = line.strip_prefix('r') {
-        let hashes = raw.len() - raw.trim_start_matches('#').len();
-        let body = raw[hashes..].strip_prefix('"')?;
-        (body, format!("\"{}", "#".repeat(hashes)))
-    } else {
-        (line.strip_prefix('"')?, "\"".to_string())
-    };
-    let closed = if close == "\"" {
-        let mut escaped = false;
-        body.chars().any(|c| {
-            let end = c == '"' && !escaped;
-            escaped = c == '\\' && !escaped;
-            end
-        })
-    } else {
-        body.contains(&close)
-    };
-    if closed {
+    let literal = string_at(source, pos)?;
+    if literal.closed {
         return None;
     }
+    let close = format!("\"{}", "#".repeat(literal.fence.unwrap_or(0)));
+    let end = if source[..literal.end].ends_with('\r') {
+        literal.end - 1
+    } else {
+        literal.end
+    };
     Some(
         Diagnostic::error(
             Code::Syntax,
-            Span::new(pos, pos + line.len()),
+            Span::new(pos, end),
             "this string is not closed before the end of the line",
         )
         .with_label(format!("no closing `{close}`"))

@@ -67,6 +67,21 @@ fn million_deep_brackets_braces_and_maps_are_rejected() {
 }
 
 #[test]
+fn brackets_after_a_raw_string_on_the_same_line_still_count() {
+    // A raw string ending in a backslash, read as an ordinary string by the nesting pre-scan,
+    // hid the rest of its line: these brackets then reached the parser and overflowed its stack.
+    let n = 200_000;
+    for raw in [r#"r"\""#, r###"r#"a"\"#"###] {
+        let source = format!(
+            "/// t\ntool t {{\n  a?: string @pattern({raw}) = {}1{}\n}}\n",
+            "[".repeat(n),
+            "]".repeat(n)
+        );
+        assert_eq!(codes(source), vec![Code::NestingTooDeep], "{raw}");
+    }
+}
+
+#[test]
 fn deep_tuples_below_the_source_limit_are_refused_by_the_schema_depth() {
     let d = 50;
     let source = format!(

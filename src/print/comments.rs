@@ -20,36 +20,14 @@ pub(crate) fn comments(source: &str) -> Vec<Comment> {
     let mut i = 0;
     let mut line_has_code = false;
     while i < bytes.len() {
+        if let Some(literal) = crate::syntax::string_at(source, i) {
+            line_has_code = true;
+            i = literal.end;
+            continue;
+        }
         match bytes[i] {
             b'\n' => {
                 line_has_code = false;
-                i += 1;
-            }
-            b'r' if !continues_name(bytes, i) => {
-                // `r"…"` or `r#"…"#`: a raw string, which ends at `"` and as many `#`.
-                let hashes = bytes[i + 1..].iter().take_while(|&&b| b == b'#').count();
-                line_has_code = true;
-                i += 1;
-                if bytes.get(i + hashes) == Some(&b'"') {
-                    let close: String = std::iter::once('"')
-                        .chain(std::iter::repeat_n('#', hashes))
-                        .collect();
-                    let body = i + hashes + 1;
-                    let line_end = source[body..].find('\n').map_or(source.len(), |n| body + n);
-                    i = source[body..line_end]
-                        .find(&close)
-                        .map_or(line_end, |n| body + n + close.len());
-                }
-            }
-            b'"' => {
-                line_has_code = true;
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
                 i += 1;
             }
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
@@ -73,12 +51,6 @@ pub(crate) fn comments(source: &str) -> Vec<Comment> {
         }
     }
     out
-}
-
-/// Whether the byte before `i` continues a name (so an `r` at `i` is inside a name, not the
-/// start of a raw string).
-fn continues_name(bytes: &[u8], i: usize) -> bool {
-    i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')
 }
 
 #[cfg(test)]
