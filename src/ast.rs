@@ -325,3 +325,63 @@ eq_ignoring_spans!(TupleExpr { items, rest } ignoring { span } presence { open }
 eq_ignoring_spans!(TupleItem { ty, optional } ignoring { span });
 eq_ignoring_spans!(Field { doc, name, optional, ty, annotations, default } ignoring { span });
 eq_ignoring_spans!(TypeExpr { kind } ignoring { span });
+
+/// A node of a file's types, for [`each_node`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Node<'a> {
+    /// A type expression (each one, nested ones included).
+    Type(&'a TypeExpr),
+    /// A field.
+    Field(&'a Field),
+}
+
+/// Calls `visit` with every type expression and every field of a file's items, outer before
+/// inner (the parser bounds the nesting, so the recursion is bounded too).
+pub(crate) fn each_node<'a>(items: &'a [Item], visit: &mut dyn FnMut(Node<'a>)) {
+    for item in items {
+        match item {
+            Item::Tool(t) => {
+                if let Some(o) = &t.output {
+                    each_in_type(o, visit);
+                }
+                each_in_body(&t.params, visit);
+            }
+            Item::Type(t) => each_in_type(&t.body, visit),
+            Item::Enum(_) | Item::Import(_) => {}
+        }
+    }
+}
+
+fn each_in_type<'a>(e: &'a TypeExpr, visit: &mut dyn FnMut(Node<'a>)) {
+    visit(Node::Type(e));
+    match &e.kind {
+        TypeKind::Named(_) | TypeKind::Literal(_) => {}
+        TypeKind::Array(inner) | TypeKind::Map(inner) | TypeKind::Constrained(inner, _) => {
+            each_in_type(inner, visit)
+        }
+        TypeKind::Object(body) => each_in_body(body, visit),
+        TypeKind::Tuple(t) => {
+            for item in &t.items {
+                each_in_type(&item.ty, visit);
+            }
+            if let Some(rest) = &t.rest {
+                each_in_type(rest, visit);
+            }
+        }
+        TypeKind::Union(members) => {
+            for m in members {
+                each_in_type(m, visit);
+            }
+        }
+    }
+}
+
+fn each_in_body<'a>(body: &'a ObjectBody, visit: &mut dyn FnMut(Node<'a>)) {
+    for field in &body.fields {
+        visit(Node::Field(field));
+        each_in_type(&field.ty, visit);
+    }
+    if let Some(rest) = &body.rest {
+        each_in_type(rest, visit);
+    }
+}

@@ -397,20 +397,20 @@ fn summary(diagnostics: &[Diagnostic]) -> String {
     }
 }
 
+/// Sorts diagnostics by file (a diagnostic's own source first, then the others by name) and by
+/// position in it.
+pub(crate) fn sort(diagnostics: &mut [Diagnostic]) {
+    fn key(d: &Diagnostic) -> (Option<&str>, usize, usize) {
+        (d.file.as_ref().map(Source::name), d.span.start, d.span.end)
+    }
+    diagnostics.sort_by(|a, b| key(a).cmp(&key(b)));
+}
+
 impl Errors {
     /// Wraps diagnostics, sorted by file (the diagnostic's own source first, then the others by
     /// name) and by position in it.
     pub fn new(mut diagnostics: Vec<Diagnostic>) -> Self {
-        diagnostics.sort_by(|a, b| {
-            let key = |d: &Diagnostic| {
-                (
-                    d.file.as_ref().map(|s| s.name().to_string()),
-                    d.span.start,
-                    d.span.end,
-                )
-            };
-            key(a).cmp(&key(b))
-        });
+        sort(&mut diagnostics);
         Errors { diagnostics }
     }
 

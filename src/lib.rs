@@ -115,18 +115,18 @@ pub fn compile(source: &str) -> Result<Compiled, Errors> {
         diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
         return Err(Errors::new(diagnostics));
     }
-    if parsed.errors.is_empty() {
-        return match check::check(&parsed.file) {
-            (Some(module), warnings) => Ok(Compiled { module, warnings }),
-            (None, diagnostics) => Err(Errors::new(diagnostics)),
-        };
-    }
-    // The items that parsed are checked too, so one round of fixes can address every problem.
-    let (_, checked) = check::check_around(&parsed.file, &parsed.broken_names);
+    // The items that parsed are checked even beside syntax errors, so that one round of fixes can
+    // address every problem.
+    let (module, checked) = check::check(&parsed.file, &parsed.broken_names);
     let mut diagnostics = parsed.errors;
     diagnostics.extend(checked);
-    diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
-    Err(Errors::new(diagnostics))
+    match module {
+        Some(module) if !diagnostics.iter().any(Diagnostic::is_error) => Ok(Compiled {
+            module,
+            warnings: diagnostics,
+        }),
+        _ => Err(Errors::new(diagnostics)),
+    }
 }
 
 /// Compiles source bytes, reporting invalid UTF-8 as a diagnostic.

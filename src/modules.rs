@@ -272,25 +272,18 @@ impl Build {
         // Where each type or enum is defined: the file and the name's span.
         let mut defined: HashMap<&str, Vec<(usize, Span)>> = HashMap::new();
         for (m, module) in self.modules.iter().enumerate() {
-            for item in &module.items {
-                if let Item::Type(_) | Item::Enum(_) = item {
-                    if let Some(n) = item.name() {
-                        defined
-                            .entry(n.text.as_str())
-                            .or_default()
-                            .push((m, n.span));
-                    }
-                }
+            for n in definitions(&module.items) {
+                defined
+                    .entry(n.text.as_str())
+                    .or_default()
+                    .push((m, n.span));
             }
         }
         let broken: HashSet<&str> = self.broken.iter().map(String::as_str).collect();
         let mut found = Vec::new();
         for (m, module) in self.modules.iter().enumerate() {
-            let own: HashMap<&str, Span> = module
-                .items
-                .iter()
-                .filter(|i| matches!(i, Item::Type(_) | Item::Enum(_)))
-                .filter_map(|i| i.name().map(|n| (n.text.as_str(), n.span)))
+            let own: HashMap<&str, Span> = definitions(&module.items)
+                .map(|n| (n.text.as_str(), n.span))
                 .collect();
             // Imported names: where the import names them, and whether they are used (a name
             // that could not be imported counts as used: its error is enough).
@@ -331,18 +324,10 @@ impl Build {
                         continue;
                     };
                     let there = &self.modules[t];
-                    let defines = there.items.iter().any(|i| {
-                        matches!(i, Item::Type(_) | Item::Enum(_))
-                            && i.name().is_some_and(|d| d.text == name)
-                    });
-                    if !defines && !broken.contains(name) {
+                    let names: Vec<&str> =
+                        definitions(&there.items).map(|d| d.text.as_str()).collect();
+                    if !names.contains(&name) && !broken.contains(name) {
                         imported.insert(name, (n.span, true));
-                        let names: Vec<&str> = there
-                            .items
-                            .iter()
-                            .filter(|i| matches!(i, Item::Type(_) | Item::Enum(_)))
-                            .filter_map(|i| i.name().map(|d| d.text.as_str()))
-                            .collect();
                         let mut d = Diagnostic::error(
                             Code::UnresolvedImport,
                             n.span,
@@ -362,18 +347,15 @@ impl Build {
             }
             // Every type name the file uses must be its own, imported or built in.
             let mut uses = Vec::new();
-            for item in &module.items {
-                match item {
-                    Item::Tool(t) => {
-                        body_uses(&t.params, &mut uses);
-                        if let Some(o) = &t.output {
-                            type_uses(o, &mut uses);
-                        }
-                    }
-                    Item::Type(t) => type_uses(&t.body, &mut uses),
-                    Item::Enum(_) | Item::Import(_) => {}
+            ast::each_node(&module.items, &mut |node| {
+                if let ast::Node::Type(TypeExpr {
+                    kind: TypeKind::Named(n),
+                    ..
+                }) = node
+                {
+                    uses.push(n);
                 }
-            }
+            });
             for n in uses {
                 let name = n.text.as_str();
                 if own.contains_key(name) {
@@ -425,29 +407,15 @@ impl Build {
         // The root's items, and the types and enums of the files it reaches (tools are not
         // imported).
         let mut items = Vec::new();
-        for (m, module) in std::mem::take(&mut self.modules).into_iter().enumerate() {
-            let Module {
-                source,
-                base,
-                items: own,
-            } = module;
-            self.modules.push(Module {
-                source,
-                base,
-                items: Vec::new(),
-            });
+        for (m, module) in self.modules.iter_mut().enumerate() {
+            let own = std::mem::take(&mut module.items);
             items.extend(
                 own.into_iter()
                     .filter(|i| m == 0 || matches!(i, Item::Type(_) | Item::Enum(_))),
             );
         }
         let file = ast::File { items };
-        let syntax_ok = !self.diagnostics.iter().any(Diagnostic::is_error);
-        let (module, checked) = if syntax_ok && self.broken.is_empty() {
-            check::check(&file)
-        } else {
-            (None, check::check_around(&file, &self.broken).1)
-        };
+        let (module, checked) = check::check(&file, &self.broken);
         let mut all = std::mem::take(&mut self.diagnostics);
         // A name both imported and defined is reported as that clash; the check would call the
         // two definitions a duplicate again.
@@ -460,10 +428,8 @@ impl Build {
             d.code != Code::DuplicateName || !d.related.iter().any(|r| clashes.contains(&r.span))
         }));
         let mut all: Vec<Diagnostic> = all.into_iter().map(|d| self.place(d)).collect();
-        all.sort_by(|a, b| {
-            let key = |d: &Diagnostic| (d.file.is_some(), d.span.start, d.span.end);
-            key(a).cmp(&key(b))
-        });
+        crate::diagnostic::sort(&mut all);
+        // Syntax errors are not the check's, so its module alone does not say the build is good.
         match module {
             Some(module) if !all.iter().any(Diagnostic::is_error) => Ok(Compiled {
                 module,
@@ -530,38 +496,12 @@ fn relative(from: &str, to: &str) -> String {
     }
 }
 
-/// The named types an object body uses.
-fn body_uses<'a>(body: &'a ast::ObjectBody, out: &mut Vec<&'a ast::Name>) {
-    for f in &body.fields {
-        type_uses(&f.ty, out);
-    }
-    if let Some(rest) = &body.rest {
-        type_uses(rest, out);
-    }
-}
-
-/// The named types a type expression uses, without recursion (nesting is bounded by the
-/// parser's limit, but a walk with its own stack needs no such argument).
-fn type_uses<'a>(ty: &'a TypeExpr, out: &mut Vec<&'a ast::Name>) {
-    let mut todo = vec![ty];
-    while let Some(t) = todo.pop() {
-        match &t.kind {
-            TypeKind::Named(n) => out.push(n),
-            TypeKind::Literal(_) => {}
-            TypeKind::Array(inner) | TypeKind::Map(inner) | TypeKind::Constrained(inner, _) => {
-                todo.push(inner)
-            }
-            TypeKind::Object(body) => {
-                todo.extend(body.fields.iter().map(|f| &f.ty));
-                todo.extend(body.rest.as_deref());
-            }
-            TypeKind::Tuple(tuple) => {
-                todo.extend(tuple.items.iter().map(|i| &i.ty));
-                todo.extend(tuple.rest.as_deref());
-            }
-            TypeKind::Union(members) => todo.extend(members),
-        }
-    }
+/// The names of the types and enums that items define.
+fn definitions(items: &[Item]) -> impl Iterator<Item = &ast::Name> {
+    items
+        .iter()
+        .filter(|i| matches!(i, Item::Type(_) | Item::Enum(_)))
+        .filter_map(Item::name)
 }
 
 /// Whether a parsed file imports anything.

@@ -3,8 +3,9 @@
 use crate::ast::{self, Item};
 use crate::diagnostic::Span;
 
-use super::locate::{self, Found, Node};
+use super::locate::{self, Found};
 use super::{Analysis, Edit, Location};
+use crate::ast::Node;
 
 /// Why a rename was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -157,7 +158,7 @@ fn places(analysis: &Analysis, target: &Target, include_declaration: bool) -> Ve
                     .filter(|n| &n.text == name)
                     .map(|n| n.span)
                     .collect();
-                locate::each_node(file, &mut |node| {
+                ast::each_node(&file.items, &mut |node| {
                     if let Node::Type(ast::TypeExpr {
                         kind: ast::TypeKind::Named(n),
                         ..
@@ -197,7 +198,7 @@ fn places(analysis: &Analysis, target: &Target, include_declaration: bool) -> Ve
                     continue;
                 };
                 let mut keys = Vec::new();
-                locate::each_node(file, &mut |node| {
+                ast::each_node(&file.items, &mut |node| {
                     let Node::Field(field) = node else {
                         return;
                     };
@@ -312,7 +313,7 @@ fn sibling_named(file: &ast::File, body: Span, field: Span, name: &str) -> Optio
             look(&t.params);
         }
     }
-    locate::each_node(file, &mut |node| {
+    ast::each_node(&file.items, &mut |node| {
         if let Node::Type(ast::TypeExpr {
             kind: ast::TypeKind::Object(b),
             ..

@@ -78,17 +78,10 @@ pub(crate) const TYPE_ATTRIBUTES: &[&str] = &["deprecated"];
 const HIDDEN_HELP: &str = "control, zero-width, bidirectional-override and Unicode tag characters can hide instructions from reviewers; remove it";
 
 /// Checks a parsed file. Returns the module when there are no errors; the diagnostics (errors
-/// and warnings, in source order) either way.
-pub(crate) fn check(file: &ast::File) -> (Option<Module>, Vec<Diagnostic>) {
-    check_around(file, &[])
-}
-
-/// Checks the items of a source whose other items did not parse: `broken` names the types and
-/// enums whose definitions are broken, whose uses are not reported as unknown.
-pub(crate) fn check_around(
-    file: &ast::File,
-    broken: &[String],
-) -> (Option<Module>, Vec<Diagnostic>) {
+/// and warnings, in source order) either way. `broken` names the types and enums whose
+/// definitions did not parse (so their uses are not reported as unknown); empty when the whole
+/// source parsed.
+pub(crate) fn check(file: &ast::File, broken: &[String]) -> (Option<Module>, Vec<Diagnostic>) {
     let mut checker = Checker {
         broken: broken.iter().cloned().collect(),
         ..Checker::default()
