@@ -36,7 +36,7 @@ pub(crate) struct BuildArgs {
 /// sorted order; hidden folders and `target`/`node_modules` are skipped. A folder that holds no
 /// `.tool` file, or cannot be read, is passed on as it is, so that the command reports it as an
 /// input it cannot read and goes on with the others.
-pub(crate) fn tool_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub(crate) fn tool_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for path in paths {
         if path.as_os_str() != "-" && path.is_dir() {
@@ -52,7 +52,7 @@ pub(crate) fn tool_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             out.push(path.clone());
         }
     }
-    Ok(out)
+    out
 }
 
 /// Every `.tool` file under `dir`, without recursion (a stack of folders to visit).
@@ -83,7 +83,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
 }
 
 pub(crate) fn build(args: &BuildArgs, limits: &InputLimits) -> Result<u8, String> {
-    let files = tool_files(&args.paths)?;
+    let files = tool_files(&args.paths);
     let mut sources = Vec::with_capacity(files.len());
     for path in &files {
         let input = read_input(path, limits.input())?;

@@ -216,9 +216,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let limits = cli.limits;
     let result = match cli.command {
-        Command::Check { files, format } => {
-            tool_files(&files).and_then(|files| check(&files, format, &limits))
-        }
+        Command::Check { files, format } => check(&tool_files(&files), format, &limits),
         Command::Build(args) => build_command::build(&args, &limits),
         Command::Compile {
             file,
@@ -241,9 +239,7 @@ fn main() -> ExitCode {
         Command::Parse(args) => answer_command::parse(&args, &limits),
         Command::Dispatch(args) => dispatch_command::run(&args, &limits),
         Command::Serve(args) => serve_command::run(&args, &limits),
-        Command::Fmt { files, check } => {
-            tool_files(&files).and_then(|files| fmt(&files, check, &limits))
-        }
+        Command::Fmt { files, check } => fmt(&tool_files(&files), check, &limits),
         Command::Import {
             file,
             from,
