@@ -110,12 +110,31 @@ pub struct AttrArg {
 }
 
 /// An attribute argument's value.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub enum AttrValue {
     /// A JSON value.
     Value(Value),
     /// A bare word such as `raise` or `date-time`.
     Word(Name),
+    /// `[b, c]`: words or strings (the latter as [`AttrValue::Value`]), e.g. field names.
+    List {
+        /// The items, in order.
+        items: Vec<AttrValue>,
+        /// The brackets and what they hold.
+        span: Span,
+    },
+}
+
+/// By value, as the rest of the tree compares: spans are left out.
+impl PartialEq for AttrValue {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (AttrValue::Value(a), AttrValue::Value(b)) => a == b,
+            (AttrValue::Word(a), AttrValue::Word(b)) => a == b,
+            (AttrValue::List { items: a, .. }, AttrValue::List { items: b, .. }) => a == b,
+            _ => false,
+        }
+    }
 }
 
 impl AttrValue {
@@ -124,6 +143,7 @@ impl AttrValue {
         match self {
             AttrValue::Value(v) => v.span,
             AttrValue::Word(w) => w.span,
+            AttrValue::List { span, .. } => *span,
         }
     }
 }

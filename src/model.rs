@@ -401,6 +401,64 @@ pub struct ObjectTy {
     pub fields: Vec<Field>,
     /// What keys other than the fields may hold.
     pub additional: Additional,
+    /// Rules across the keys: how many there may be, and which go together.
+    pub rules: KeyRules,
+}
+
+/// The rules an object's keys follow together (attributes on an object, a type or a tool).
+/// The rules read the keys as sent: a default filled in later does not count, and in lax mode
+/// a `null` read as "absent" is absent.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KeyRules {
+    /// `@min_properties`: the fewest keys.
+    pub min_properties: Option<Spanned<u64>>,
+    /// `@max_properties`: the most keys.
+    pub max_properties: Option<Spanned<u64>>,
+    /// `@exactly_one_of`, `@at_most_one_of` and `@requires`, in source order.
+    pub groups: Vec<Spanned<KeyGroup>>,
+}
+
+impl KeyRules {
+    /// Whether there is no rule.
+    pub fn is_empty(&self) -> bool {
+        self.min_properties.is_none() && self.max_properties.is_none() && self.groups.is_empty()
+    }
+}
+
+/// A rule over some of an object's declared fields.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KeyGroup {
+    /// `@exactly_one_of(a, b)`: one of the fields, and only one, is given.
+    ExactlyOneOf(Vec<String>),
+    /// `@at_most_one_of(a, b)`: no two of the fields are given together.
+    AtMostOneOf(Vec<String>),
+    /// `@requires(a: [b, c])`: when `key` is given, so is each of `needs`.
+    Requires {
+        /// The field whose presence asks for the others.
+        key: String,
+        /// The fields it asks for.
+        needs: Vec<String>,
+    },
+}
+
+impl KeyGroup {
+    /// The attribute's name, e.g. `exactly_one_of`.
+    pub fn attribute(&self) -> &'static str {
+        match self {
+            KeyGroup::ExactlyOneOf(_) => "exactly_one_of",
+            KeyGroup::AtMostOneOf(_) => "at_most_one_of",
+            KeyGroup::Requires { .. } => "requires",
+        }
+    }
+
+    /// Every field the rule names, the key of `@requires` first.
+    pub fn fields(&self) -> impl Iterator<Item = &str> {
+        let (head, rest): (Option<&String>, &[String]) = match self {
+            KeyGroup::ExactlyOneOf(names) | KeyGroup::AtMostOneOf(names) => (None, names),
+            KeyGroup::Requires { key, needs } => (Some(key), needs),
+        };
+        head.into_iter().chain(rest).map(String::as_str)
+    }
 }
 
 impl ObjectTy {

@@ -474,10 +474,14 @@ impl Lower {
         let span = self.span_of(&pair);
         let mut name = None;
         let mut value = None;
-        for p in pair.into_inner() {
+        let mut inner = pair.into_inner().peekable();
+        while let Some(p) = inner.next() {
+            // Two parts: the first is the name (`name: value`, `"a-b": value`).
+            let named = inner.peek().is_some();
             match p.as_rule() {
-                Rule::ident => name = Some(self.name(p)),
+                Rule::ident | Rule::string if named => name = Some(self.name(p)),
                 Rule::word => value = Some(AttrValue::Word(self.name(p))),
+                Rule::word_list => value = Some(self.word_list(p)),
                 _ => value = Some(AttrValue::Value(self.value(p))),
             }
         }
@@ -489,6 +493,18 @@ impl Lower {
             })),
             span,
         }
+    }
+
+    fn word_list(&mut self, pair: Pair<Rule>) -> AttrValue {
+        let span = self.span_of(&pair);
+        let items = pair
+            .into_inner()
+            .map(|p| match p.as_rule() {
+                Rule::word => AttrValue::Word(self.name(p)),
+                _ => AttrValue::Value(self.value(p)),
+            })
+            .collect();
+        AttrValue::List { items, span }
     }
 
     fn object_body(&mut self, pair: Pair<Rule>, depth: usize) -> ObjectBody {
@@ -882,6 +898,7 @@ pub(crate) fn describe_rule(rule: Rule) -> &'static str {
         Rule::attr_arg => "an attribute argument",
         Rule::attr_value => "an attribute argument",
         Rule::word => "a word such as `raise`",
+        Rule::word_list | Rule::list_word => "a list such as `[amount, currency]`",
         Rule::enum_def => "an enum definition",
         Rule::enum_member | Rule::enum_value => "an enum value (a name, string or integer)",
         Rule::type_def => "a type definition",

@@ -176,14 +176,16 @@ fn object(inner: BoxedStrategy<Ty>) -> impl Strategy<Value = ObjectTy> {
         ),
         0u8..3,
         inner,
+        0u8..4,
     )
-        .prop_map(|(fields, open, rest)| {
+        .prop_map(|(fields, open, rest, rule)| {
             let mut out: Vec<Field> = Vec::new();
             for (ty, name, required, doc, flags) in fields {
                 if out.iter().all(|f| f.name != name) {
                     out.push(field(ty, name, required, doc, flags));
                 }
             }
+            let rules = key_rules(&out, rule);
             ObjectTy {
                 fields: out,
                 additional: match open {
@@ -191,8 +193,43 @@ fn object(inner: BoxedStrategy<Ty>) -> impl Strategy<Value = ObjectTy> {
                     1 => Additional::Open,
                     _ => Additional::Schema(rest),
                 },
+                rules,
             }
         })
+}
+
+/// Rules across the keys of `fields`, of kind `rule`, where the checker allows them (optional
+/// fields without defaults; `@requires` keyed by one).
+fn key_rules(fields: &[Field], rule: u8) -> KeyRules {
+    let free: Vec<String> = fields
+        .iter()
+        .filter(|f| !f.required && f.default.is_none())
+        .map(|f| f.name.clone())
+        .collect();
+    let at = Span::default();
+    let mut rules = KeyRules::default();
+    match (rule, free.as_slice()) {
+        (1, [a, b, ..]) => rules.groups.push(Spanned::new(
+            KeyGroup::ExactlyOneOf(vec![a.clone(), b.clone()]),
+            at,
+        )),
+        (2, [a, b, ..]) => rules.groups.push(Spanned::new(
+            KeyGroup::AtMostOneOf(vec![a.clone(), b.clone()]),
+            at,
+        )),
+        (3, [a, b, ..]) => {
+            rules.groups.push(Spanned::new(
+                KeyGroup::Requires {
+                    key: a.clone(),
+                    needs: vec![b.clone()],
+                },
+                at,
+            ));
+            rules.min_properties = Some(Spanned::new(0, at));
+        }
+        _ => {}
+    }
+    rules
 }
 
 /// Whether the checker would write `ty` this way (its unions are normalised).
@@ -495,7 +532,9 @@ proptest! {
             printed.clone()
         };
         let (source, texts) = with_comments(&messy, &picks);
-        let once = tooldef::format(&source).unwrap();
+        let once = tooldef::format(&source);
+        prop_assert!(once.is_ok(), "{:?} from\n{}", once.err(), source);
+        let once = once.unwrap();
         let twice = tooldef::format(&once).unwrap();
         prop_assert_eq!(&twice, &once, "not idempotent; from\n{}", source);
         prop_assert_eq!(&tooldef::compile(&once).unwrap().module, &m);

@@ -229,6 +229,7 @@ fn object(fields: Vec<(Gen, bool, bool)>, open: bool) -> Gen {
     let ty = Ty::Object(Box::new(ObjectTy {
         fields: model_fields,
         additional,
+        rules: KeyRules::default(),
     }));
     let values = vec![
         (Value::Object(plain), Value::Object(strict)),
@@ -288,6 +289,7 @@ fn ty() -> impl Strategy<Value = Gen> {
                 let o = ObjectTy {
                     fields: Vec::new(),
                     additional: Additional::Schema(g.ty),
+                    rules: KeyRules::default(),
                 };
                 gen(Ty::Object(Box::new(o)), values)
             }),

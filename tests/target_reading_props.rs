@@ -496,14 +496,19 @@ impl Counts {
 }
 
 /// The error codes a constraint folded by `openai-strict` makes (`@min_length`, `@max_length`,
-/// `@unique`, and `@format(uri)`, which OpenAI's format list lacks; inside a union, the union's
-/// own error). `= default`, `@example` and `@deprecated` constrain nothing in strict mode.
+/// `@unique`, the rules across keys, and `@format(uri)`, which OpenAI's format list lacks; inside
+/// a union, the union's own error). `= default`, `@example` and `@deprecated` constrain nothing in strict mode.
 const FOLDED_CODES: &[ErrorCode] = &[
     ErrorCode::FormatMismatch,
     ErrorCode::TooShort,
     ErrorCode::TooLong,
     ErrorCode::DuplicateItems,
     ErrorCode::NoMatch,
+    ErrorCode::TooFewKeys,
+    ErrorCode::TooManyKeys,
+    ErrorCode::MissingOneOf,
+    ErrorCode::ConflictingKeys,
+    ErrorCode::MissingDependent,
 ];
 
 /// One tool, compiled every way the check needs.
@@ -856,14 +861,22 @@ fn carried(spec: &Spec) -> Spec {
             max: *max,
             unique: *unique,
         },
-        Spec::Object { fields, .. } => Spec::Object {
-            fields: fields
+        Spec::Object { fields, .. } => {
+            let fields: Vec<_> = fields
                 .iter()
                 .filter(|(_, _, s, _)| !matches!(s, Spec::Never))
                 .map(|(n, r, s, d)| (n.clone(), *r, carried(s), d.clone()))
-                .collect(),
-            extra: Extra::Closed,
-        },
+                .collect();
+            // Rules across keys are read in the source's shape (what the model sent as `null`
+            // for an absent field is absent): drawn again for the fields that are carried.
+            let seed = [fields.len() as u8, 1 + fields.len() as u8, 2];
+            let rules = key_rules(&fields, seed);
+            Spec::Object {
+                fields,
+                extra: Extra::Closed,
+                rules,
+            }
+        }
         Spec::Nullable(inner) => Spec::Nullable(Box::new(carried(inner))),
         Spec::AnyOf(members) => Spec::AnyOf(members.iter().map(carried).collect()),
         Spec::Named(inner) => Spec::Named(Box::new(carried(inner))),
@@ -889,6 +902,7 @@ fn optional_object() -> BoxedStrategy<Spec> {
             Spec::Object {
                 fields,
                 extra: Extra::Closed,
+                rules: KeyRules::default(),
             }
         })
         .boxed()
@@ -914,6 +928,7 @@ fn union_tool() -> BoxedStrategy<Spec> {
                 ),
             ],
             extra: Extra::Closed,
+            rules: KeyRules::default(),
         })
         .boxed()
 }

@@ -261,7 +261,8 @@ proptest! {
     }
 }
 
-/// The generators produce both verdicts often enough for the properties to mean something.
+/// The generators produce both verdicts (and coercions) often enough for the properties to mean
+/// something, in 600 draws.
 #[test]
 fn generators_cover_both_verdicts() {
     use proptest::strategy::ValueTree;
@@ -269,7 +270,7 @@ fn generators_cover_both_verdicts() {
     let mut runner = TestRunner::deterministic();
     let strategy = tool_and_args();
     let (mut valid, mut invalid, mut coerced) = (0, 0, 0);
-    for _ in 0..400 {
+    for _ in 0..600 {
         let Ok(tree) = strategy.new_tree(&mut runner) else {
             continue;
         };

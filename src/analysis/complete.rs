@@ -7,8 +7,8 @@
 //! `type` and `enum` items of the whole text.
 
 use crate::check::{
-    ARRAY_CONSTRAINTS, BUILTIN_TYPES, FIELD_ANNOTATIONS, NUMBER_CONSTRAINTS, STRING_CONSTRAINTS,
-    TOOL_ATTRIBUTES, TYPE_ATTRIBUTES,
+    ARRAY_CONSTRAINTS, BUILTIN_TYPES, FIELD_ANNOTATIONS, NUMBER_CONSTRAINTS, OBJECT_CONSTRAINTS,
+    STRING_CONSTRAINTS, TOOL_ATTRIBUTES, TYPE_ATTRIBUTES,
 };
 use crate::diagnostic::Span;
 
@@ -438,9 +438,18 @@ impl Context {
                     ["tool", "type", "enum"].iter().any(|k| t.is_word(text, k))
                         && !(*i > 0 && after[i - 1].is(b'@'))
                 });
+                // A tool and a type also take the rules across their keys.
                 match keyword {
-                    Some((_, t)) if !t.is_word(text, "tool") => TYPE_ATTRIBUTES.to_vec(),
-                    _ => TOOL_ATTRIBUTES.to_vec(),
+                    Some((_, t)) if t.is_word(text, "enum") => TYPE_ATTRIBUTES.to_vec(),
+                    // `type Name {`: an object type.
+                    Some((i, t))
+                        if t.is_word(text, "type")
+                            && after.get(i + 2).is_some_and(|b| b.is(b'{')) =>
+                    {
+                        [TYPE_ATTRIBUTES, OBJECT_CONSTRAINTS].concat()
+                    }
+                    Some((_, t)) if t.is_word(text, "type") => TYPE_ATTRIBUTES.to_vec(),
+                    _ => [TOOL_ATTRIBUTES, OBJECT_CONSTRAINTS].concat(),
                 }
             }
             Some(Frame::Object { .. } | Frame::Tuple | Frame::Group | Frame::Map) => {
@@ -451,10 +460,12 @@ impl Context {
                         Base::String => names.extend(STRING_CONSTRAINTS),
                         Base::Number => names.extend(NUMBER_CONSTRAINTS),
                         Base::Array => names.extend(ARRAY_CONSTRAINTS),
+                        Base::Object => names.extend(OBJECT_CONSTRAINTS),
                         Base::Unknown => {
                             names.extend(NUMBER_CONSTRAINTS);
                             names.extend(STRING_CONSTRAINTS);
                             names.extend(ARRAY_CONSTRAINTS);
+                            names.extend(OBJECT_CONSTRAINTS);
                         }
                         Base::None => {}
                     }
@@ -531,7 +542,8 @@ impl Context {
                 },
                 Kind::Punct(b']') => Base::Array,
                 Kind::Punct(b')') => Base::Unknown,
-                Kind::Punct(b'}' | b'>') | Kind::Str { .. } | Kind::Number => Base::None,
+                Kind::Punct(b'}' | b'>') => Base::Object,
+                Kind::Str { .. } | Kind::Number => Base::None,
                 _ => Base::Unknown,
             };
             return (base, annotated);
@@ -545,7 +557,9 @@ enum Base {
     String,
     Number,
     Array,
-    /// A named type, an object, a literal, `boolean`, ...: no constraint applies.
+    /// An object or a map (`}` or `>` before the cursor).
+    Object,
+    /// A named type, a literal, `boolean`, ...: no constraint applies.
     None,
     /// A group or something unclear: every constraint is offered.
     Unknown,
@@ -793,6 +807,26 @@ fn attribute_help(name: &str) -> (&'static str, Option<&'static str>) {
             Some("max_items($1)"),
         ),
         "unique" => ("@unique: no two items equal (uniqueItems)", None),
+        "min_properties" => (
+            "@min_properties(n): at least n keys (minProperties)",
+            Some("min_properties($1)"),
+        ),
+        "max_properties" => (
+            "@max_properties(n): at most n keys (maxProperties)",
+            Some("max_properties($1)"),
+        ),
+        "exactly_one_of" => (
+            "@exactly_one_of(a, b): one of the fields is given, and only one (oneOf)",
+            Some("exactly_one_of($1)"),
+        ),
+        "at_most_one_of" => (
+            "@at_most_one_of(a, b): no two of the fields given together",
+            Some("at_most_one_of($1)"),
+        ),
+        "requires" => (
+            "@requires(a: [b, c]): when a is given, so are b and c (dependentRequired)",
+            Some("requires($1: [$2])"),
+        ),
         "deprecated" => ("@deprecated: emits \"deprecated\": true", None),
         "example" => (
             "@example(value): adds a value to the schema's examples",
@@ -860,6 +894,7 @@ mod tests {
             NUMBER_CONSTRAINTS,
             STRING_CONSTRAINTS,
             ARRAY_CONSTRAINTS,
+            OBJECT_CONSTRAINTS,
             FIELD_ANNOTATIONS,
         ] {
             for name in list {

@@ -220,6 +220,7 @@ fn field_schema(module: &Module, field: &model::Field) -> Value {
     let holder = Ty::Object(Box::new(ObjectTy {
         fields: vec![field.clone()],
         additional: Additional::Closed,
+        rules: model::KeyRules::default(),
     }));
     let root = crate::emit::type_schema(module, &holder);
     let mut schema = root["properties"][field.name.as_str()].clone();

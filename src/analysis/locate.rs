@@ -155,7 +155,7 @@ pub(super) fn field_values(field: &Field) -> impl Iterator<Item = &Value> {
         .flat_map(|a| a.args().iter())
         .filter_map(|arg| match &arg.value {
             ast::AttrValue::Value(v) => Some(v),
-            ast::AttrValue::Word(_) => None,
+            ast::AttrValue::Word(_) | ast::AttrValue::List { .. } => None,
         });
     field.default.iter().chain(examples)
 }

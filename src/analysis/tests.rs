@@ -376,6 +376,13 @@ fn completion_of_attributes() {
     assert!(labels(&tool).contains(&"read_only"));
     assert!(labels(&tool).contains(&"retry"));
     assert_eq!(labels(&complete("@$\ntype T = string")), ["deprecated"]);
+    // A tool and an object type also take the rules across their keys; so do objects and maps.
+    assert!(labels(&tool).contains(&"exactly_one_of"));
+    assert!(labels(&complete("@$\ntype T { a?: string }")).contains(&"requires"));
+    assert!(!labels(&complete("@$\nenum E { a }")).contains(&"requires"));
+    let map = complete("tool t { a: map<string> @$ }");
+    assert!(labels(&map).contains(&"max_properties"));
+    assert!(!labels(&map).contains(&"unique"));
 }
 
 #[test]

@@ -8,6 +8,7 @@ use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::model::*;
 use crate::suggest::did_you_mean;
 
+use super::key_rules::OBJECT_CONSTRAINTS;
 use super::values::non_negative;
 use super::{
     Checker, ARRAY_CONSTRAINTS, FIELD_ANNOTATIONS, NUMBER_CONSTRAINTS, STRING_CONSTRAINTS,
@@ -18,18 +19,26 @@ impl Checker {
     // -----------------------------------------------------------------------------------------
     // Attributes
 
-    /// The attributes of a `type` or `enum`; returns whether it is deprecated.
-    pub(super) fn item_attributes(&mut self, attrs: &[Attribute]) -> bool {
+    /// The attributes of a `type` (`ty`, its type) or an `enum` (`None`); returns whether it is
+    /// deprecated. An object type also takes the rules across its keys.
+    pub(super) fn item_attributes(&mut self, attrs: &[Attribute], mut ty: Option<&mut Ty>) -> bool {
         let mut seen = Vec::new();
         let mut deprecated = false;
         for a in attrs {
             if !self.first_time(&mut seen, a) {
                 continue;
             }
-            match a.name.text.as_str() {
-                "deprecated" => deprecated = self.flag(a).unwrap_or(true),
+            let name = a.name.text.as_str();
+            match (name, ty.as_deref_mut()) {
+                ("deprecated", _) => deprecated = self.flag(a).unwrap_or(true),
+                (_, Some(Ty::Object(o))) if OBJECT_CONSTRAINTS.contains(&name) => {
+                    self.key_rule(o, a);
+                }
                 _ => self.unknown_attribute(a, TYPE_ATTRIBUTES, "types and enums"),
             }
+        }
+        if let Some(Ty::Object(o)) = ty {
+            self.key_count_range(o);
         }
         deprecated
     }
@@ -119,6 +128,13 @@ impl Checker {
                         let value = match &arg.value {
                             AttrValue::Word(w) => Some(Value::String(w.text.clone())),
                             AttrValue::Value(v) => self.value(v),
+                            AttrValue::List { span, .. } => {
+                                self.bad_arg(
+                                    *span,
+                                    "`@meta` takes JSON values; write strings in double quotes",
+                                );
+                                None
+                            }
                         };
                         if let Some(value) = value {
                             // A repeated key is reported with the attribute's arguments.
@@ -126,9 +142,11 @@ impl Checker {
                         }
                     }
                 }
+                name if OBJECT_CONSTRAINTS.contains(&name) => self.key_rule(&mut tool.params, a),
                 _ => self.unknown_attribute(a, TOOL_ATTRIBUTES, "tools"),
             }
         }
+        self.key_count_range(&tool.params);
         if tool.hints.read_only == Some(true) && tool.hints.destructive == Some(true) {
             let span = attrs
                 .iter()
@@ -265,6 +283,7 @@ impl Checker {
             .iter()
             .chain(STRING_CONSTRAINTS)
             .chain(ARRAY_CONSTRAINTS)
+            .chain(OBJECT_CONSTRAINTS)
             .chain(FIELD_ANNOTATIONS)
             .chain(TOOL_ATTRIBUTES);
         if let Some(s) = did_you_mean(name, known.iter().copied()) {

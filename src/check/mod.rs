@@ -9,6 +9,7 @@
 
 mod attributes;
 mod graph;
+mod key_rules;
 mod names;
 mod types;
 mod values;
@@ -24,6 +25,7 @@ use crate::model::*;
 use crate::validate;
 
 use graph::{collect_refs, strongly_connected};
+pub(crate) use key_rules::OBJECT_CONSTRAINTS;
 use names::{duplicate, enum_folding};
 
 /// The deepest schema a tool may have once named types are inlined (objects, arrays and unions
@@ -72,6 +74,8 @@ pub(crate) const TOOL_ATTRIBUTES: &[&str] = &[
     "formats",
 ];
 
+/// The attributes of a `type` and an `enum`; a `type` of an object also takes the rules across
+/// its keys (`key_rules::OBJECT_CONSTRAINTS`).
 pub(crate) const TYPE_ATTRIBUTES: &[&str] = &["deprecated"];
 
 /// The help of every `forbidden-character` error.
@@ -260,8 +264,8 @@ impl Checker {
 
     fn type_def(&mut self, t: &ast::TypeDef) -> NamedType {
         let description = self.description(t.doc.as_ref());
-        let deprecated = self.item_attributes(&t.attrs);
-        let ty = self.ty(&t.body);
+        let mut ty = self.ty(&t.body);
+        let deprecated = self.item_attributes(&t.attrs, Some(&mut ty));
         // An alias that comes out as an object with fields (`{ a: T } | { a: T }`, one member
         // once repeats are dropped) is that object type: the form it prints and reads back as.
         let object = matches!(&ty, Ty::Object(o) if !o.is_map());
@@ -283,7 +287,7 @@ impl Checker {
 
     fn enum_def(&mut self, e: &ast::EnumDef) -> NamedType {
         let description = self.description(e.doc.as_ref());
-        let deprecated = self.item_attributes(&e.attrs);
+        let deprecated = self.item_attributes(&e.attrs, None);
         let mut members: Vec<EnumMember> = Vec::new();
         let mut spans: Vec<Span> = Vec::new();
         for m in &e.members {

@@ -12,6 +12,7 @@ use crate::model::*;
 use crate::suggest::did_you_mean;
 
 use super::attributes::{article, list};
+use super::key_rules::OBJECT_CONSTRAINTS;
 use super::names::{duplicate, enum_folding, first_line};
 use super::{
     Checker, Pending, ARRAY_CONSTRAINTS, FIELD_ANNOTATIONS, NUMBER_CONSTRAINTS, STRING_CONSTRAINTS,
@@ -39,7 +40,11 @@ impl Checker {
             (None, Some(_)) => Additional::Open,
             (None, None) => Additional::Closed,
         };
-        ObjectTy { fields, additional }
+        ObjectTy {
+            fields,
+            additional,
+            rules: KeyRules::default(),
+        }
     }
 
     fn tuple(&mut self, t: &ast::TupleExpr) -> Ty {
@@ -129,8 +134,8 @@ impl Checker {
                     if let Some(arg) = self.single_arg(a) {
                         let value = match &arg.value {
                             AttrValue::Value(v) => self.value(v),
-                            AttrValue::Word(w) => {
-                                self.bad_arg(w.span, "`@example` takes a value; write strings in double quotes");
+                            AttrValue::Word(_) | AttrValue::List { .. } => {
+                                self.bad_arg(arg.value.span(), "`@example` takes a value; write strings in double quotes");
                                 None
                             }
                         };
@@ -203,6 +208,7 @@ impl Checker {
             TypeKind::Map(values) => Ty::Object(Box::new(ObjectTy {
                 fields: Vec::new(),
                 additional: Additional::Schema(self.ty(values)),
+                rules: KeyRules::default(),
             })),
             TypeKind::Object(body) => Ty::Object(Box::new(self.object(body))),
             TypeKind::Tuple(t) => self.tuple(t),
@@ -359,6 +365,7 @@ impl Checker {
                     .iter()
                     .chain(STRING_CONSTRAINTS)
                     .chain(ARRAY_CONSTRAINTS)
+                    .chain(OBJECT_CONSTRAINTS)
                     .chain(FIELD_ANNOTATIONS);
                 if let Some(s) = did_you_mean(&a.name.text, known.iter().copied())
                     .or_else(|| did_you_mean(&a.name.text, all.copied()))
@@ -509,6 +516,7 @@ impl Checker {
                 let Some(n) = self.length_arg(a) else { return };
                 t.max_items = Some(Spanned::new(n, a.span));
             }
+            (Ty::Object(o), _) if OBJECT_CONSTRAINTS.contains(&name) => self.key_rule(o, a),
             (Ty::Tuple(t), "unique") => {
                 if let Some(b) = self.flag(a) {
                     t.unique = Some(Spanned::new(b, a.span));
@@ -519,6 +527,8 @@ impl Checker {
                     "integer and number"
                 } else if STRING_CONSTRAINTS.contains(&name) {
                     "string"
+                } else if OBJECT_CONSTRAINTS.contains(&name) {
+                    "objects and maps"
                 } else {
                     "arrays"
                 };
@@ -560,7 +570,7 @@ impl Checker {
         None
     }
 
-    fn length_arg(&mut self, a: &Attribute) -> Option<u64> {
+    pub(super) fn length_arg(&mut self, a: &Attribute) -> Option<u64> {
         let arg = self.single_arg(a)?;
         if let AttrValue::Value(ast::Value {
             kind: ValueKind::Number(lexeme),
@@ -598,6 +608,7 @@ impl Checker {
             other => other,
         };
         match ty {
+            Ty::Object(o) => self.key_count_range(o),
             Ty::Integer(r) | Ty::Number(r) => {
                 let lower = tighter(&r.minimum, &r.exclusive_minimum, true);
                 let upper = tighter(&r.maximum, &r.exclusive_maximum, false);
@@ -650,7 +661,7 @@ impl Checker {
         }
     }
 
-    fn length_range(
+    pub(super) fn length_range(
         &mut self,
         min: &Option<Spanned<u64>>,
         max: &Option<Spanned<u64>>,
@@ -678,6 +689,7 @@ fn is_constraint(name: &str) -> bool {
     NUMBER_CONSTRAINTS.contains(&name)
         || STRING_CONSTRAINTS.contains(&name)
         || ARRAY_CONSTRAINTS.contains(&name)
+        || OBJECT_CONSTRAINTS.contains(&name)
 }
 
 fn applicable(ty: &Ty) -> &'static [&'static str] {
@@ -685,6 +697,7 @@ fn applicable(ty: &Ty) -> &'static [&'static str] {
         Ty::Integer(_) | Ty::Number(_) => NUMBER_CONSTRAINTS,
         Ty::String(_) => STRING_CONSTRAINTS,
         Ty::Array(_) | Ty::Tuple(_) => ARRAY_CONSTRAINTS,
+        Ty::Object(_) => OBJECT_CONSTRAINTS,
         Ty::Nullable(inner) => applicable(inner),
         _ => &[],
     }

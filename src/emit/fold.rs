@@ -8,7 +8,7 @@
 use serde_json::{Number, Value};
 
 use super::Target;
-use crate::model::{EnumMember, Format, NumberRules};
+use crate::model::{EnumMember, Format, KeyGroup, NumberRules};
 
 /// A value that some targets write into a description as JSON text ("Defaults to ...",
 /// "Example: ...", "One of: ...", "Must be ..."), where the model reads it as it reads prose.
@@ -139,6 +139,43 @@ pub(crate) fn length(min: Option<u64>, max: Option<u64>) -> Option<String> {
         (None, Some(b)) => format!("Must be at most {b} {} long.", chars(b)),
         (None, None) => return None,
     })
+}
+
+/// "Must have between 1 and 50 keys.", "Must have at least 1 key.", ...: `@min_properties` and
+/// `@max_properties`.
+pub(crate) fn key_count(min: Option<u64>, max: Option<u64>) -> Option<String> {
+    let keys = |n: u64| if n == 1 { "key" } else { "keys" };
+    Some(match (min, max) {
+        (Some(a), Some(b)) if a == b => format!("Must have exactly {a} {}.", keys(a)),
+        (Some(a), Some(b)) => format!("Must have between {a} and {b} keys."),
+        (Some(a), None) => format!("Must have at least {a} {}.", keys(a)),
+        (None, Some(b)) => format!("Must have at most {b} {}.", keys(b)),
+        (None, None) => return None,
+    })
+}
+
+/// `Exactly one of "a", "b" must be given.`, `At most one of "a", "b" may be given.`,
+/// `When "a" is given, "b" and "c" must be given too.`: a rule across fields.
+pub(crate) fn key_group(group: &KeyGroup) -> String {
+    let names = |names: &[String]| -> String {
+        let quoted: Vec<String> = names
+            .iter()
+            .map(|n| Value::from(n.as_str()).to_string())
+            .collect();
+        match quoted.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => quoted.join(""),
+        }
+    };
+    match group {
+        KeyGroup::ExactlyOneOf(f) => format!("Exactly one of {} must be given.", names(f)),
+        KeyGroup::AtMostOneOf(f) => format!("At most one of {} may be given.", names(f)),
+        KeyGroup::Requires { key, needs } => format!(
+            "When {} is given, {} must be given too.",
+            Value::from(key.as_str()),
+            names(needs)
+        ),
+    }
 }
 
 /// "Items must be unique."

@@ -276,6 +276,7 @@ impl<'m> Emitter<'m> {
                 m.insert("additionalProperties".into(), Value::Object(s));
             }
         }
+        key_rules(&mut m, &o.rules);
         m
     }
 
@@ -295,6 +296,64 @@ impl<'m> Emitter<'m> {
             m.insert("deprecated".into(), Value::Bool(true));
         }
         m
+    }
+}
+
+/// The rules across an object's keys: `minProperties`, `maxProperties`, `dependentRequired`, and
+/// `oneOf` / `not` over `required` for the groups (under `allOf` when there are several).
+fn key_rules(m: &mut Map<String, Value>, rules: &KeyRules) {
+    if let Some(n) = &rules.min_properties {
+        m.insert("minProperties".into(), json!(n.value));
+    }
+    if let Some(n) = &rules.max_properties {
+        m.insert("maxProperties".into(), json!(n.value));
+    }
+    let required = |names: &[String]| json!({ "required": names });
+    let mut dependent = Map::new();
+    let mut parts = Vec::new();
+    for group in &rules.groups {
+        match &group.value {
+            KeyGroup::ExactlyOneOf(names) => {
+                let each: Vec<Value> = names.chunks(1).map(required).collect();
+                parts.push(json!({ "oneOf": each }));
+            }
+            // Two fields: not both. More: exactly one of "each alone" and "none", which stays
+            // linear in the number of fields (the pairs would be quadratic).
+            KeyGroup::AtMostOneOf(names) if names.len() == 2 => {
+                parts.push(json!({ "not": required(names) }));
+            }
+            KeyGroup::AtMostOneOf(names) => {
+                let mut each: Vec<Value> = names.chunks(1).map(required).collect();
+                each.push(json!({ "not": { "anyOf": each.clone() } }));
+                parts.push(json!({ "oneOf": each }));
+            }
+            KeyGroup::Requires { key, needs } => {
+                let entry = dependent
+                    .entry(key.clone())
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(list) = entry {
+                    for n in needs {
+                        if !list.iter().any(|x| x == n.as_str()) {
+                            list.push(Value::from(n.as_str()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if !dependent.is_empty() {
+        m.insert("dependentRequired".into(), Value::Object(dependent));
+    }
+    match parts.len() {
+        0 => {}
+        1 => {
+            if let Some(Value::Object(part)) = parts.pop() {
+                m.extend(part);
+            }
+        }
+        _ => {
+            m.insert("allOf".into(), Value::Array(parts));
+        }
     }
 }
 

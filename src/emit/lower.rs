@@ -564,7 +564,39 @@ impl<'m> Lowering<'m> {
         } else if !required.is_empty() {
             node.map.insert("required".into(), Value::Array(required));
         }
+        self.key_rules(&mut node, &o.rules);
         node
+    }
+
+    /// The rules across an object's keys. Gemini keeps the key counts (`minProperties`,
+    /// `maxProperties`); everything else is folded into the description.
+    fn key_rules(&mut self, node: &mut Node, rules: &KeyRules) {
+        let (min, max) = (&rules.min_properties, &rules.max_properties);
+        if self.flavor == Flavor::Gemini {
+            if let Some(n) = min {
+                node.map.insert("minProperties".into(), json!(n.value));
+            }
+            if let Some(n) = max {
+                node.map.insert("maxProperties".into(), json!(n.value));
+            }
+        } else if let Some(sentence) =
+            fold::key_count(min.as_ref().map(|n| n.value), max.as_ref().map(|n| n.value))
+        {
+            node.notes.push(sentence);
+            for n in min.iter().chain(max) {
+                self.folded(
+                    n.span,
+                    "a number of keys (`@min_properties`, `@max_properties`)",
+                );
+            }
+        }
+        for group in &rules.groups {
+            node.notes.push(fold::key_group(&group.value));
+            self.folded(
+                group.span,
+                &format!("a rule across fields (`@{}`)", group.value.attribute()),
+            );
+        }
     }
 
     fn field(&mut self, f: &Field) -> Map<String, Value> {

@@ -28,7 +28,6 @@ const UNSUPPORTED: &[&str] = &[
     "allOf",
     "patternProperties",
     "dependentSchemas",
-    "dependentRequired",
     "dependencies",
     "propertyNames",
     "contains",
@@ -37,8 +36,6 @@ const UNSUPPORTED: &[&str] = &[
     "additionalItems",
     "unevaluatedItems",
     "unevaluatedProperties",
-    "minProperties",
-    "maxProperties",
     "$dynamicRef",
     "$dynamicAnchor",
     "$recursiveRef",
@@ -629,6 +626,9 @@ impl Core {
                     | "properties"
                     | "required"
                     | "additionalProperties"
+                    | "minProperties"
+                    | "maxProperties"
+                    | "dependentRequired"
                     | "description"
                     | "default"
                     | "examples"
@@ -771,6 +771,9 @@ impl Core {
             "properties",
             "required",
             "additionalProperties",
+            "minProperties",
+            "maxProperties",
+            "dependentRequired",
         ]) || (s.contains_key("format")
             && s.get("format")
                 .and_then(Value::as_str)
@@ -1277,7 +1280,68 @@ impl Core {
                 });
             }
         }
-        Some(Ty::Object(Box::new(ObjectTy { fields, additional })))
+        let rules = self.key_rules(s, ptr, &fields)?;
+        Some(Ty::Object(Box::new(ObjectTy {
+            fields,
+            additional,
+            rules,
+        })))
+    }
+
+    /// `minProperties`, `maxProperties` and `dependentRequired` (whose names must be declared
+    /// properties: the language states rules over its fields).
+    fn key_rules(
+        &mut self,
+        s: &Map<String, Value>,
+        ptr: &str,
+        fields: &[Field],
+    ) -> Option<KeyRules> {
+        let mut rules = KeyRules {
+            min_properties: self.count(s, "minProperties", ptr)?,
+            max_properties: self.count(s, "maxProperties", ptr)?,
+            groups: Vec::new(),
+        };
+        let Some(dependent) = s.get("dependentRequired") else {
+            return Some(rules);
+        };
+        let at = format!("{ptr}/dependentRequired");
+        let Value::Object(dependent) = dependent else {
+            self.error(
+                &at,
+                Some("dependentRequired"),
+                format!("`dependentRequired` must be an object, not {dependent}"),
+            );
+            return None;
+        };
+        let declared = |n: &str| fields.iter().any(|f| f.name == n);
+        for (key, needs) in dependent {
+            let names: Option<Vec<String>> = needs
+                .as_array()
+                .and_then(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect());
+            let Some(names) = names else {
+                self.error(&at, Some("dependentRequired"), format!("`dependentRequired` lists the names `{key}` asks for, in an array of strings, not {needs}"));
+                return None;
+            };
+            if let Some(n) = std::iter::once(key).chain(&names).find(|n| !declared(n)) {
+                self.error(
+                    &at,
+                    Some("dependentRequired"),
+                    format!(
+                        "`{n}` is not a declared property; rules across keys name declared fields"
+                    ),
+                );
+                return None;
+            }
+            let needs: Vec<String> = names.into_iter().filter(|n| n != key).collect();
+            if !needs.is_empty() {
+                let group = KeyGroup::Requires {
+                    key: key.clone(),
+                    needs,
+                };
+                rules.groups.push(Spanned::new(group, Default::default()));
+            }
+        }
+        Some(rules)
     }
 }
 

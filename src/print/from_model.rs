@@ -176,7 +176,7 @@ impl ToAst<'_> {
             }
             (NamedKind::Object, Ty::Object(o)) => Ok(Item::Type(TypeDef {
                 doc: doc(&t.description),
-                attrs,
+                attrs: attrs.into_iter().chain(key_rule_attrs(&o.rules)).collect(),
                 name,
                 body: expr(TypeKind::Object(self.object(o)?)),
                 span: sp(),
@@ -276,6 +276,7 @@ impl ToAst<'_> {
         if t.deprecated {
             attrs.push(attr("deprecated", None));
         }
+        attrs.extend(key_rule_attrs(&t.params.rules));
         let output = match &t.output {
             Some(o) => Some(self.ty(o)?),
             None => None,
@@ -471,12 +472,15 @@ impl ToAst<'_> {
                     array_attrs(&t.min_items, &t.max_items, &t.unique),
                 ))
             }
-            Ty::Object(o) => match &o.additional {
-                Additional::Schema(values) if o.fields.is_empty() => {
-                    Ok(expr(TypeKind::Map(Box::new(self.ty(values)?))))
-                }
-                _ => Ok(expr(TypeKind::Object(self.object(o)?))),
-            },
+            Ty::Object(o) => {
+                let base = match &o.additional {
+                    Additional::Schema(values) if o.fields.is_empty() => {
+                        expr(TypeKind::Map(Box::new(self.ty(values)?)))
+                    }
+                    _ => expr(TypeKind::Object(self.object(o)?)),
+                };
+                Ok(constrained(base, key_rule_attrs(&o.rules)))
+            }
             Ty::Ref(id) => match self.module.types.get(id.0) {
                 Some(t) => named(&t.name),
                 None => Err(Unprintable(format!(
@@ -531,6 +535,40 @@ fn array_attrs(
         } else {
             attrs.push(attr("unique", Some(vec![arg(val(&Value::Bool(false)))])));
         }
+    }
+    attrs
+}
+
+/// `@min_properties`, `@max_properties`, `@exactly_one_of`, `@at_most_one_of` and `@requires`.
+fn key_rule_attrs(rules: &model::KeyRules) -> Vec<Attribute> {
+    let field = |n: &String| {
+        if is_ident(n) {
+            word(n)
+        } else {
+            val(&Value::String(n.clone()))
+        }
+    };
+    let fields = |names: &[String]| names.iter().map(|n| arg(field(n))).collect();
+    let mut attrs = Vec::new();
+    for (key, n) in [
+        ("min_properties", &rules.min_properties),
+        ("max_properties", &rules.max_properties),
+    ] {
+        if let Some(n) = n {
+            attrs.push(attr(key, Some(vec![arg(val(&Value::from(n.value)))])));
+        }
+    }
+    for g in &rules.groups {
+        let args = match &g.value {
+            model::KeyGroup::ExactlyOneOf(names) | model::KeyGroup::AtMostOneOf(names) => {
+                fields(names)
+            }
+            model::KeyGroup::Requires { key, needs } => {
+                let items = needs.iter().map(field).collect();
+                vec![named_arg(key, AttrValue::List { items, span: sp() })]
+            }
+        };
+        attrs.push(attr(g.value.attribute(), Some(args)));
     }
     attrs
 }

@@ -319,24 +319,40 @@ impl<'s> Printer<'s> {
                     self.name(n);
                     self.write(": ");
                 }
-                match &x.value {
-                    AttrValue::Value(ast::Value {
-                        kind: ValueKind::String(s),
-                        span,
-                    }) if a.name.text == "pattern" => {
-                        // Patterns are where backslashes live: a raw string shows them as the
-                        // regex engine reads them.
-                        let text = self.string_literal(s, *span, true);
-                        self.write(&text);
-                        self.seen(*span);
-                    }
-                    AttrValue::Value(v) => self.value(v),
-                    AttrValue::Word(w) => self.write(&w.text),
-                }
+                self.attr_value(&x.value, a.name.text == "pattern");
             }
             self.write(")");
         }
         self.seen(a.span);
+    }
+
+    /// An attribute's argument; `pattern` when it is the regex of `@pattern`.
+    fn attr_value(&mut self, value: &AttrValue, pattern: bool) {
+        match value {
+            AttrValue::Value(ast::Value {
+                kind: ValueKind::String(s),
+                span,
+            }) if pattern => {
+                // Patterns are where backslashes live: a raw string shows them as the regex
+                // engine reads them.
+                let text = self.string_literal(s, *span, true);
+                self.write(&text);
+                self.seen(*span);
+            }
+            AttrValue::Value(v) => self.value(v),
+            AttrValue::Word(w) => self.write(&w.text),
+            AttrValue::List { items, span } => {
+                self.write("[");
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.write(", ");
+                    }
+                    self.attr_value(item, false);
+                }
+                self.write("]");
+                self.seen(*span);
+            }
+        }
     }
 
     fn name(&mut self, n: &Name) {

@@ -17,7 +17,9 @@ pub(crate) use super::kind::array::ArrayCheck;
 pub(crate) use super::kind::choice::EnumCheck;
 pub(crate) use super::kind::keys::same_str;
 pub(crate) use super::kind::number::NumberCheck;
-pub(crate) use super::kind::object::{Extra, FieldCheck, FieldTexts, ObjectCheck};
+pub(crate) use super::kind::object::{
+    Aside, Extra, FieldCheck, FieldTexts, KeyGroupCheck, KeyRulesCheck, ObjectCheck,
+};
 pub(crate) use super::kind::string::StringCheck;
 use super::message;
 
@@ -251,11 +253,15 @@ impl<'m> Compiler<'m> {
             .enumerate()
             .filter(|(_, f)| f.default.is_some())
             .fold(0u64, |bits, (i, _)| bits | 1 << i);
+        let aside = Aside {
+            index: indexed.then_some(index),
+            rules: key_rules(&o.rules, &fields),
+        };
         Node::Object(ObjectCheck {
             required: fields.iter().filter(|f| f.required).count(),
             defaults,
             fields: fields.into(),
-            index: indexed.then(|| Box::new(index)),
+            aside: (aside.index.is_some() || aside.rules.is_some()).then(|| Box::new(aside)),
             extra,
         })
     }
@@ -371,6 +377,7 @@ impl<'m> Compiler<'m> {
                             span: Default::default(),
                         }],
                         additional: crate::model::Additional::Open,
+                        rules: crate::model::KeyRules::default(),
                     };
                     let tags_node = self.ty(&Ty::Object(Box::new(tag_only)));
                     let members = tags
@@ -616,6 +623,39 @@ fn fills(nodes: &[Node]) -> Vec<bool> {
             return fills;
         }
     }
+}
+
+/// The rules across an object's keys with its fields by index (`None` without rules). The
+/// checker makes sure every name is a declared field; one that is not (a model built by hand)
+/// names no field, and counts as never given.
+fn key_rules(rules: &KeyRules, fields: &[FieldCheck]) -> Option<KeyRulesCheck> {
+    if rules.is_empty() {
+        return None;
+    }
+    let index = |name: &str| {
+        fields
+            .iter()
+            .position(|f| *f.name == *name)
+            .unwrap_or(usize::MAX)
+    };
+    let all = |names: &[String]| names.iter().map(|n| index(n)).collect();
+    let groups = rules
+        .groups
+        .iter()
+        .map(|g| match &g.value {
+            KeyGroup::ExactlyOneOf(names) => KeyGroupCheck::ExactlyOneOf(all(names)),
+            KeyGroup::AtMostOneOf(names) => KeyGroupCheck::AtMostOneOf(all(names)),
+            KeyGroup::Requires { key, needs } => KeyGroupCheck::Requires {
+                key: index(key),
+                needs: all(needs),
+            },
+        })
+        .collect();
+    Some(KeyRulesCheck {
+        min_keys: rules.min_properties.as_ref().map_or(0, |n| n.value),
+        max_keys: rules.max_properties.as_ref().map(|n| n.value),
+        groups,
+    })
 }
 
 #[cfg(test)]

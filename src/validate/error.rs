@@ -13,6 +13,7 @@ use crate::suggest::{did_you_mean, did_you_mean_tiered};
 
 use super::compile::{FieldCheck, Node, NodeId, Program};
 pub(crate) use super::kind::number::NumberRule;
+use super::kind::object::KeyBreak;
 use super::message::{self, an, SHOWN_CHARS};
 use super::number;
 
@@ -63,6 +64,16 @@ pub enum ErrorCode {
     UnknownKey,
     /// A required field that is absent.
     MissingField,
+    /// An object with fewer keys than `@min_properties`.
+    TooFewKeys,
+    /// An object with more keys than `@max_properties`.
+    TooManyKeys,
+    /// None of the fields of an `@exactly_one_of` is given.
+    MissingOneOf,
+    /// Two or more fields of an `@exactly_one_of` or `@at_most_one_of` are given together.
+    ConflictingKeys,
+    /// A field that `@requires` asks for, because another is given, is absent.
+    MissingDependent,
 }
 
 impl ErrorCode {
@@ -89,6 +100,11 @@ impl ErrorCode {
             ErrorCode::NoMatch => "no-match",
             ErrorCode::UnknownKey => "unknown-key",
             ErrorCode::MissingField => "missing-field",
+            ErrorCode::TooFewKeys => "too-few-keys",
+            ErrorCode::TooManyKeys => "too-many-keys",
+            ErrorCode::MissingOneOf => "missing-one-of",
+            ErrorCode::ConflictingKeys => "conflicting-keys",
+            ErrorCode::MissingDependent => "missing-dependent",
         }
     }
 }
@@ -365,6 +381,8 @@ pub(crate) enum Problem {
         root: bool,
         present: Present,
     },
+    /// A rule across an `Object` node's keys is broken.
+    Keys(KeyBreak),
 }
 
 /// Which declared fields an object holds (bit `i` for field `i`).
@@ -467,7 +485,11 @@ impl ValidationError {
         match &self.detail {
             Detail::Text { expected, .. } => expected,
             Detail::Node(d) => match (&d.problem, d.program.nodes.get(d.node)) {
-                (Problem::Missing { field, .. }, Some(Node::Object(o))) => o
+                (
+                    Problem::Missing { field, .. }
+                    | Problem::Keys(KeyBreak::Needs { missing: field, .. }),
+                    Some(Node::Object(o)),
+                ) => o
                     .fields
                     .get(*field)
                     .map_or("", |f| f.texts.type_text.as_str()),
@@ -482,7 +504,9 @@ impl ValidationError {
         match &self.detail {
             Detail::Text { got, .. } => Cow::Borrowed(got),
             Detail::Node(d) => match d.problem {
-                Problem::Missing { .. } => Cow::Borrowed("nothing"),
+                Problem::Missing { .. } | Problem::Keys(KeyBreak::Needs { .. }) => {
+                    Cow::Borrowed("nothing")
+                }
                 _ => Cow::Owned(d.got.got()),
             },
         }
@@ -715,6 +739,11 @@ impl NodeDetail {
                 if let Some(d) = &f.texts.description {
                     out.push_str(": ");
                     out.push_str(d.trim());
+                }
+            }
+            Problem::Keys(b) => {
+                if let Some(Node::Object(o)) = node {
+                    message::write_key_break(out, o, b);
                 }
             }
             Problem::Unknown { key, root, present } => {

@@ -8,9 +8,10 @@ use serde_json::Value;
 
 use crate::model::*;
 
-use super::compile::Node;
+use super::compile::{KeyGroupCheck, Node, ObjectCheck};
 use super::error::{ErrorCode, NumberRule, Problem, ValidationError};
 use super::format;
+use super::kind::object::KeyBreak;
 
 /// How many characters of a value an error shows.
 pub(crate) const SHOWN_CHARS: usize = 60;
@@ -734,6 +735,88 @@ pub(crate) enum Reader {
     Author,
 }
 
+/// A broken rule across the keys of object `o`, for the model and for the author alike:
+/// `` `card` and `invoice` were both given; give exactly one of `card`, `invoice` ``.
+pub(crate) fn write_key_break(out: &mut String, o: &ObjectCheck, b: &KeyBreak) {
+    let Some(rules) = o.rules() else { return };
+    let name = |i: usize| o.fields.get(i).map_or("", |f| &*f.name);
+    let names = |out: &mut String, fields: &[usize], last: &str| {
+        for (n, &i) in fields.iter().enumerate() {
+            if n > 0 {
+                out.push_str(if n + 1 == fields.len() { last } else { ", " });
+            }
+            out.push('`');
+            out.push_str(name(i));
+            out.push('`');
+        }
+    };
+    let group = |g: &usize| rules.groups.get(*g);
+    match b {
+        KeyBreak::TooFewKeys { count } | KeyBreak::TooManyKeys { count } => {
+            let few = matches!(b, KeyBreak::TooFewKeys { .. });
+            let bound = if few {
+                rules.min_keys
+            } else {
+                rules.max_keys.unwrap_or_default()
+            };
+            out.push_str(if few {
+                "must have at least "
+            } else {
+                "must have at most "
+            });
+            push_count(out, bound);
+            out.push_str(if bound == 1 {
+                " key, got "
+            } else {
+                " keys, got "
+            });
+            push_count(out, *count);
+        }
+        KeyBreak::NoneOf { group: g } => {
+            if let Some(KeyGroupCheck::ExactlyOneOf(fields)) = group(g) {
+                out.push_str("give exactly one of ");
+                names(out, fields, " or ");
+                out.push_str("; none was given");
+            }
+        }
+        KeyBreak::Several { group: g, given } => {
+            let (exactly, fields) = match group(g) {
+                Some(KeyGroupCheck::ExactlyOneOf(f)) => (true, f),
+                Some(KeyGroupCheck::AtMostOneOf(f)) => (false, f),
+                _ => return,
+            };
+            names(out, given, " and ");
+            out.push_str(if given.len() == 2 {
+                " were both given; give "
+            } else {
+                " were given together; give "
+            });
+            out.push_str(if exactly { "exactly" } else { "at most" });
+            out.push_str(" one of ");
+            names(out, fields, " or ");
+        }
+        KeyBreak::Needs { group: g, missing } => {
+            let Some(KeyGroupCheck::Requires { key, .. }) = group(g) else {
+                return;
+            };
+            let Some(f) = o.fields.get(*missing) else {
+                return;
+            };
+            out.push_str("missing field `");
+            out.push_str(&f.name);
+            out.push_str("` of type `");
+            out.push_str(&f.texts.type_text);
+            out.push_str("`, required when `");
+            out.push_str(name(*key));
+            out.push_str("` is given");
+            if let Some(d) = &f.texts.description {
+                out.push_str(": ");
+                out.push_str(d.trim());
+            }
+        }
+    }
+}
+
 /// A problem found by `node` in `value`, worded for the author of a definition:
 /// `expected an integer, got string "1"`.
 pub(super) fn for_author(node: Option<&Node>, value: &Value, problem: &Problem) -> String {
@@ -820,6 +903,11 @@ pub(super) fn for_author(node: Option<&Node>, value: &Value, problem: &Problem) 
             o.fields.get(*field).map_or("", |f| &*f.name)
         ),
         (Problem::Unknown { key, .. }, _) => format!("unknown field `{key}`"),
+        (Problem::Keys(b), Some(Node::Object(o))) => {
+            let mut out = String::new();
+            write_key_break(&mut out, o, b);
+            out
+        }
         // Each problem comes from a node of its kind.
         (_, _) => format!("does not fit its type, got {}", describe(value)),
     }

@@ -360,9 +360,9 @@ struct Shown {
     shown: Module,
     /// The tool's parameters as a type of `source`, where [`reading::back`] starts.
     params: Ty,
-    /// Whether the tool holds a `@unique` array (whose items the shown shape may tell apart
-    /// where the source's does not).
-    unique: bool,
+    /// Whether the tool holds a rule the shown shape cannot check as the source means it
+    /// ([`reading::has_source_only_rules`]).
+    source_only: bool,
 }
 
 impl Shown {
@@ -376,20 +376,19 @@ impl Shown {
     ) -> Result<Validated<'a>, Invalid> {
         let valid = self.validator.validate(args, Mode::Strict)?;
         let mut arguments = valid.arguments.into_owned();
-        let bare = self.unique.then(|| arguments.clone());
-        if reading::back(&self.source, &self.shown, &self.params, &mut arguments).is_err() {
-            // Items that sent different absent fields as `null` are distinct in the shown shape
-            // and equal in the source's: the source reading of the call without those nulls
-            // (and without defaults) says which.
-            if let Some(mut bare) = bare {
-                reading::bare(&self.source, &self.shown, &self.params, &mut bare);
-                source
-                    .read_full(Arguments::Value(&bare), Mode::Strict)
-                    .map_err(|mut e| {
-                        e.coercions = valid.coercions.clone();
-                        e
-                    })?;
-            }
+        let bare = self.source_only.then(|| arguments.clone());
+        // Items that sent different absent fields as `null` are distinct in the shown shape and
+        // may be equal in the source's, and the rules across keys count only what was given:
+        // the source reading of the call without those nulls (and without defaults) says.
+        let _ = reading::back(&self.source, &self.shown, &self.params, &mut arguments);
+        if let Some(mut bare) = bare {
+            reading::bare(&self.source, &self.shown, &self.params, &mut bare);
+            source
+                .read_full(Arguments::Value(&bare), Mode::Strict)
+                .map_err(|mut e| {
+                    e.coercions = valid.coercions.clone();
+                    e
+                })?;
         }
         Ok(Validated {
             arguments: Cow::Owned(arguments),
@@ -483,13 +482,13 @@ impl Validator {
             };
             // Lax mode keeps the source's rules, but its messages show the target's shape.
             validator.signature = Arc::clone(&strict.signature);
-            let unique = reading::has_unique(&source);
+            let source_only = reading::has_source_only_rules(&source);
             validator.shown = Some(Box::new(Shown {
                 validator: strict,
                 params: Ty::Object(Box::new(tool.params.clone())),
                 source,
                 shown,
-                unique,
+                source_only,
             }));
         }
         Ok(validator)
@@ -862,7 +861,7 @@ impl Validator {
             // Where the tool has no unique array, the shown shape decides alone.
             let args = args.into();
             return shown.validator.is_valid(args, Mode::Strict)
-                && (!shown.unique || shown.validate(self, args).is_ok());
+                && (!shown.source_only || shown.validate(self, args).is_ok());
         }
         match (args.into(), mode) {
             (Arguments::Text(text), Mode::Strict) => {

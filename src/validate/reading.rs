@@ -121,7 +121,13 @@ fn shown_object(module: &Module, o: &ObjectTy) -> ObjectTy {
         Additional::Schema(t) => Additional::Schema(shown_ty(module, t)),
         other => other.clone(),
     };
-    ObjectTy { fields, additional }
+    // The rules across keys read `null` as a value here, so they are checked in the source's
+    // shape instead (see `has_source_only_rules`).
+    ObjectTy {
+        fields,
+        additional,
+        rules: KeyRules::default(),
+    }
 }
 
 fn shown_ty(module: &Module, ty: &Ty) -> Ty {
@@ -178,8 +184,11 @@ pub(crate) fn bare(source: &Module, shown: &Module, ty: &Ty, value: &mut Value) 
     back_within(source, shown, ty, value, false, 0, &mut true);
 }
 
-/// Whether the tool of `module` (or a named type it holds) has a `@unique` array.
-pub(crate) fn has_unique(module: &Module) -> bool {
+/// Whether the tool of `module` (or a named type it holds) has a rule that the shown shape cannot
+/// check as the source means it: a `@unique` array (whose items the shown shape may tell apart
+/// where the source's does not), or rules across an object's keys (which count a `null` that
+/// means "absent" as given).
+pub(crate) fn has_source_only_rules(module: &Module) -> bool {
     fn within(ty: &Ty) -> bool {
         match ty {
             Ty::Array(a) => a.unique.as_ref().is_some_and(|u| u.value) || within(&a.items),
@@ -188,19 +197,18 @@ pub(crate) fn has_unique(module: &Module) -> bool {
                     || t.items.iter().any(within)
                     || matches!(&t.rest, Additional::Schema(r) if within(r))
             }
-            Ty::Object(o) => {
-                o.fields.iter().any(|f| within(&f.ty))
-                    || matches!(&o.additional, Additional::Schema(t) if within(t))
-            }
+            Ty::Object(o) => object(o),
             Ty::Nullable(inner) => within(inner),
             Ty::AnyOf(members) => members.iter().any(within),
             _ => false,
         }
     }
-    module.tools.iter().any(|t| {
-        t.params.fields.iter().any(|f| within(&f.ty))
-            || matches!(&t.params.additional, Additional::Schema(a) if within(a))
-    }) || module.types.iter().any(|n| within(&n.ty))
+    fn object(o: &ObjectTy) -> bool {
+        !o.rules.is_empty()
+            || o.fields.iter().any(|f| within(&f.ty))
+            || matches!(&o.additional, Additional::Schema(t) if within(t))
+    }
+    module.tools.iter().any(|t| object(&t.params)) || module.types.iter().any(|n| within(&n.ty))
 }
 
 /// The most named types followed without entering a value (an alias chain); the checker

@@ -533,6 +533,9 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         let mut placed = Bits::new(n);
         // How many required fields were sent.
         let mut required = 0;
+        // Fields whose `null` read as absent, kept only for the rules across keys, which do not
+        // count them.
+        let mut nulled = c.rules().map(|_| Bits::new(n));
         // Fields before `next` have been passed: sent, or defaulted when a later one came.
         let mut next = 0;
         // Other keys, in a map of their own made when the first comes.
@@ -559,9 +562,12 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                         id: f.node(),
                         leaf: f.leaf,
                         depth,
-                        absent_if_null: lax && !f.required && !f.accepts_null,
+                        absent_if_null: f.null_is_absent(lax),
                     })?;
                     if value.is_none() {
+                        if let Some(nulled) = &mut nulled {
+                            nulled.set(i);
+                        }
                         self.pass.coercions.push(Coercion {
                             path: String::new(),
                             rule: CoercionRule::NullAsAbsent,
@@ -635,6 +641,13 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                 self.pass
                     .coercions
                     .extend_from_slice(&recorded[from - start..to - start]);
+            }
+        }
+        if let (Some(rules), Some(nulled)) = (c.rules(), &nulled) {
+            let given = |i: usize| seen.get(i) && !nulled.get(i);
+            let count = (0..n).filter(|&i| given(i)).count() + extras.as_ref().map_or(0, Map::len);
+            if !rules.hold(count as u64, given) {
+                return Err(reject());
             }
         }
         if n == 0 {

@@ -10,9 +10,11 @@ use serde_json::{Map, Number, Value};
 
 use super::coerce::{self, Coercion, CoercionRule};
 use super::compile::{
-    same_str, Extra, FieldCheck, Node, NodeId, NumberCheck, ObjectCheck, Program, StringCheck,
+    same_str, Extra, FieldCheck, KeyRulesCheck, Node, NodeId, NumberCheck, ObjectCheck, Program,
+    StringCheck,
 };
 use super::error::{escape_pointer, Clip, ErrorCode, Present, Problem, Shown, ValidationError};
+use super::kind::object::KeyBreak;
 use super::message::{self, shorten, Reader};
 use super::number;
 
@@ -794,7 +796,7 @@ impl<'p> Run<'p> {
                 present |= 1 << i;
             }
             match sent {
-                Some(Value::Null) if self.lax && !f.required && !f.accepts_null => {
+                Some(Value::Null) if f.null_is_absent(self.lax) => {
                     self.with_segment(&f.texts.pointer, |r| {
                         r.coercions.push(Coercion {
                             path: r.path.clone(),
@@ -851,10 +853,53 @@ impl<'p> Run<'p> {
         if unknown && !self.undeclared(id, check, map, unknown_keys, present, &mut out) {
             ok = false;
         }
+        if let Some(rules) = check.rules() {
+            ok &= self.key_rules(id, check, rules, map.len(), slots, value);
+        }
         if !ok {
             return None;
         }
         self.out(|| Value::Object(out))
+    }
+
+    /// Reports the rules across keys that an object of `len` keys breaks, `slots` holding what
+    /// was sent for each field; whether it keeps them all.
+    #[cold]
+    #[inline(never)]
+    fn key_rules(
+        &mut self,
+        id: NodeId,
+        check: &ObjectCheck,
+        rules: &KeyRulesCheck,
+        len: usize,
+        slots: &[Option<&Value>],
+        value: &Value,
+    ) -> bool {
+        let lax = self.lax;
+        let absent = |i: usize| match (check.fields.get(i), slots.get(i)) {
+            (Some(f), Some(Some(v))) => v.is_null() && f.null_is_absent(lax),
+            _ => false,
+        };
+        let given = |i: usize| slots.get(i).is_some_and(Option::is_some) && !absent(i);
+        let nulled = (0..slots.len()).filter(|&i| absent(i)).count();
+        let broken = rules.broken((len - nulled) as u64, given);
+        for b in &broken {
+            match *b {
+                KeyBreak::Needs { missing, .. } => {
+                    let Some(f) = check.fields.get(missing) else {
+                        continue;
+                    };
+                    self.with_segment(&f.texts.pointer, |r| {
+                        let path = r.path.clone();
+                        let problem = Problem::Keys(b.clone());
+                        let error = r.problem(path, id, b.code(), v_null(), problem);
+                        r.errors.push(error);
+                    });
+                }
+                _ => self.fail(id, b.code(), value, Problem::Keys(b.clone())),
+            }
+        }
+        broken.is_empty()
     }
 
     /// The keys of `map` that `check` does not declare (`unknown_keys` tells which of the first
@@ -1187,6 +1232,11 @@ fn check_node<const NORMAL: bool>(
                 *normal = false;
             }
             required == c.required
+                && c.rules().is_none_or(|rules| {
+                    let given =
+                        |i: usize| c.fields.get(i).is_some_and(|f| map.contains_key(&*f.name));
+                    rules.hold(map.len() as u64, given)
+                })
         }
     }
 }

@@ -56,6 +56,8 @@ pub enum Spec {
     Object {
         fields: Vec<(String, bool, Spec, Option<Value>)>,
         extra: Extra,
+        /// Rules across the keys, as the checker allows them (see [`key_rules`]).
+        rules: KeyRules,
     },
     /// Positional items, how many are required, what may follow, `@max_items`, `@unique`.
     Tuple {
@@ -202,8 +204,9 @@ pub fn object(inner: BoxedStrategy<Spec>) -> BoxedStrategy<Spec> {
         prop::collection::vec((inner, any::<bool>(), any::<bool>()), 5),
         extra,
         proptest::bool::weighted(0.15),
+        any::<[u8; 3]>(),
     )
-        .prop_map(|(names, specs, extra, never)| {
+        .prop_map(|(names, specs, extra, never, seed)| {
             let mut fields: Vec<_> = names
                 .into_iter()
                 .zip(specs)
@@ -221,9 +224,67 @@ pub fn object(inner: BoxedStrategy<Spec>) -> BoxedStrategy<Spec> {
                 fields.push(("nv".to_string(), false, Spec::Never, None));
             }
             // A map is an object without fields; an empty closed object stays closed.
-            Spec::Object { fields, extra }
+            let rules = key_rules(&fields, seed);
+            Spec::Object {
+                fields,
+                extra,
+                rules,
+            }
         })
         .boxed()
+}
+
+/// Rules across the keys of an object of `fields`, chosen by `seed`, within what the checker
+/// allows: the fields of `@exactly_one_of` and `@at_most_one_of` are optional without a default,
+/// a `@requires` key has no default, and `@max_properties` only where no field has a default.
+pub fn key_rules(fields: &[(String, bool, Spec, Option<Value>)], seed: [u8; 3]) -> KeyRules {
+    let free: Vec<String> = fields
+        .iter()
+        .filter(|(_, required, _, default)| !required && default.is_none())
+        .map(|f| f.0.clone())
+        .collect();
+    let names: Vec<String> = fields.iter().map(|f| f.0.clone()).collect();
+    let take = |from: &[String], n: usize| from.iter().take(n).cloned().collect::<Vec<_>>();
+    let mut rules = KeyRules::default();
+    let group = match seed[0] % 16 {
+        1 if free.len() >= 2 => Some(KeyGroup::ExactlyOneOf(take(
+            &free,
+            2 + (seed[2] % 2) as usize,
+        ))),
+        2 if free.len() >= 2 => Some(KeyGroup::AtMostOneOf(take(
+            &free,
+            2 + (seed[2] % 2) as usize,
+        ))),
+        3 if !free.is_empty() && names.len() >= 2 => {
+            let key = free[0].clone();
+            let needs = names
+                .iter()
+                .filter(|n| **n != key)
+                .take(1 + (seed[2] % 2) as usize)
+                .cloned()
+                .collect();
+            Some(KeyGroup::Requires { key, needs })
+        }
+        _ => None,
+    };
+    rules
+        .groups
+        .extend(group.map(|g| Spanned::new(g, Span::default())));
+    let required = fields.iter().filter(|f| f.1).count() as u64;
+    let defaults = fields.iter().any(|f| f.3.is_some());
+    let bound = u64::from(seed[2] % 3);
+    match seed[1] % 16 {
+        1 => rules.min_properties = Some(Spanned::new(required + bound, Span::default())),
+        2 if !defaults => {
+            rules.max_properties = Some(Spanned::new(required + bound, Span::default()))
+        }
+        3 if !defaults => {
+            rules.min_properties = Some(Spanned::new(required, Span::default()));
+            rules.max_properties = Some(Spanned::new(required + bound, Span::default()));
+        }
+        _ => {}
+    }
+    rules
 }
 
 pub fn spec() -> BoxedStrategy<Spec> {
@@ -354,7 +415,11 @@ pub fn to_ty(s: &Spec, types: &mut Vec<NamedType>) -> Ty {
             max_items: max.map(|v| Spanned::new(v, Span::default())),
             unique: unique.then(|| Spanned::new(true, Span::default())),
         })),
-        Spec::Object { fields, extra } => Ty::Object(Box::new(object_ty(fields, extra, types))),
+        Spec::Object {
+            fields,
+            extra,
+            rules,
+        } => Ty::Object(Box::new(object_ty(fields, extra, rules, types))),
         Spec::Tuple {
             items,
             required,
@@ -399,6 +464,7 @@ pub fn to_ty(s: &Spec, types: &mut Vec<NamedType>) -> Ty {
 pub fn object_ty(
     fields: &[(String, bool, Spec, Option<Value>)],
     extra: &Extra,
+    rules: &KeyRules,
     types: &mut Vec<NamedType>,
 ) -> ObjectTy {
     ObjectTy {
@@ -420,16 +486,22 @@ pub fn object_ty(
             Extra::Open => Additional::Open,
             Extra::Map(s) => Additional::Schema(to_ty(s, types)),
         },
+        rules: rules.clone(),
     }
 }
 
 pub fn build(root: &Spec) -> (Module, Tool) {
     let mut types = Vec::new();
     let params = match root {
-        Spec::Object { fields, extra } => object_ty(fields, extra, &mut types),
+        Spec::Object {
+            fields,
+            extra,
+            rules,
+        } => object_ty(fields, extra, rules, &mut types),
         _ => ObjectTy {
             fields: Vec::new(),
             additional: Additional::Closed,
+            rules: KeyRules::default(),
         },
     };
     let tool = Tool::new("t", "A random tool.", params);
@@ -545,7 +617,7 @@ pub fn good(s: &Spec) -> BoxedStrategy<Value> {
                 })
                 .boxed()
         }
-        Spec::Object { fields, extra } => {
+        Spec::Object { fields, extra, .. } => {
             let parts: Vec<BoxedStrategy<Option<(String, Value)>>> = fields
                 .iter()
                 .map(|(name, required, spec, _)| {

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::keys::same_bytes;
 use crate::validate::compile::{Leaf, NodeId};
+use crate::validate::ErrorCode;
 
 #[derive(Clone, Debug)]
 pub(crate) enum Extra {
@@ -67,16 +68,125 @@ pub(crate) struct FieldTexts {
 #[derive(Clone, Debug)]
 pub(crate) struct ObjectCheck {
     pub fields: Box<[FieldCheck]>,
-    /// Field indices by name, for objects of more than [`ObjectCheck::SCAN_FIELDS`] fields (smaller ones are
-    /// scanned, which is faster than hashing the key).
-    // Boxed: a map is six words, and the node must stay in one cache line.
-    #[allow(clippy::box_collection)]
-    pub index: Option<Box<HashMap<String, usize>>>,
+    /// What only some objects need, behind one pointer (the node must stay in one cache line):
+    /// `None` for small objects without rules across their keys.
+    pub aside: Option<Box<Aside>>,
     pub extra: Extra,
     /// How many fields are required.
     pub required: usize,
     /// Bit `i` for each field `i` (of the first 64) that has a default.
     pub defaults: u64,
+}
+
+/// The parts of an object's check that most objects do without.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Aside {
+    /// Field indices by name, for objects of more than [`ObjectCheck::SCAN_FIELDS`] fields
+    /// (smaller ones are scanned, which is faster than hashing the key).
+    pub index: Option<HashMap<String, usize>>,
+    /// The rules across the keys.
+    pub rules: Option<KeyRulesCheck>,
+}
+
+/// The rules across an object's keys (`model::KeyRules`), fields named by index. They read the
+/// keys as sent: a default filled in does not count, nor (in lax mode) a `null` read as absent.
+#[derive(Clone, Debug)]
+pub(crate) struct KeyRulesCheck {
+    /// 0 when there is no `@min_properties`.
+    pub min_keys: u64,
+    pub max_keys: Option<u64>,
+    pub groups: Box<[KeyGroupCheck]>,
+}
+
+/// `model::KeyGroup` with fields by index.
+#[derive(Clone, Debug)]
+pub(crate) enum KeyGroupCheck {
+    ExactlyOneOf(Box<[usize]>),
+    AtMostOneOf(Box<[usize]>),
+    Requires { key: usize, needs: Box<[usize]> },
+}
+
+/// A rule across keys that an object breaks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum KeyBreak {
+    /// Fewer keys than `@min_properties`, or more than `@max_properties`.
+    TooFewKeys {
+        count: u64,
+    },
+    TooManyKeys {
+        count: u64,
+    },
+    /// Group `group` (an `@exactly_one_of`) has none of its fields given.
+    NoneOf {
+        group: usize,
+    },
+    /// Group `group` has fields `given` (two or more) given together.
+    Several {
+        group: usize,
+        given: Vec<usize>,
+    },
+    /// Group `group` (a `@requires`) has its key given without field `missing`.
+    Needs {
+        group: usize,
+        missing: usize,
+    },
+}
+
+impl KeyBreak {
+    /// The error code of the break.
+    pub(crate) fn code(&self) -> ErrorCode {
+        match self {
+            KeyBreak::TooFewKeys { .. } => ErrorCode::TooFewKeys,
+            KeyBreak::TooManyKeys { .. } => ErrorCode::TooManyKeys,
+            KeyBreak::NoneOf { .. } => ErrorCode::MissingOneOf,
+            KeyBreak::Several { .. } => ErrorCode::ConflictingKeys,
+            KeyBreak::Needs { .. } => ErrorCode::MissingDependent,
+        }
+    }
+}
+
+impl KeyRulesCheck {
+    /// Every rule an object breaks that has `count` keys, of which `given` tells the declared
+    /// fields, in the order the rules were written (the counts first).
+    pub(crate) fn broken(&self, count: u64, given: impl Fn(usize) -> bool) -> Vec<KeyBreak> {
+        let mut out = Vec::new();
+        if count < self.min_keys {
+            out.push(KeyBreak::TooFewKeys { count });
+        }
+        if self.max_keys.is_some_and(|m| count > m) {
+            out.push(KeyBreak::TooManyKeys { count });
+        }
+        for (group, rule) in self.groups.iter().enumerate() {
+            match rule {
+                KeyGroupCheck::ExactlyOneOf(fields) | KeyGroupCheck::AtMostOneOf(fields) => {
+                    let given: Vec<usize> = fields.iter().copied().filter(|&i| given(i)).collect();
+                    match given.len() {
+                        0 if matches!(rule, KeyGroupCheck::ExactlyOneOf(_)) => {
+                            out.push(KeyBreak::NoneOf { group })
+                        }
+                        0 | 1 => {}
+                        _ => out.push(KeyBreak::Several { group, given }),
+                    }
+                }
+                KeyGroupCheck::Requires { key, needs } if given(*key) => {
+                    out.extend(
+                        needs
+                            .iter()
+                            .filter(|&&i| !given(i))
+                            .map(|&missing| KeyBreak::Needs { group, missing }),
+                    );
+                }
+                KeyGroupCheck::Requires { .. } => {}
+            }
+        }
+        out
+    }
+
+    /// Whether an object of `count` keys, of which `given` tells the declared fields, keeps
+    /// every rule.
+    pub(crate) fn hold(&self, count: u64, given: impl Fn(usize) -> bool) -> bool {
+        self.broken(count, given).is_empty()
+    }
 }
 
 impl FieldCheck {
@@ -99,6 +209,13 @@ impl FieldCheck {
             leaf: Leaf::Other,
             accepts_null,
         }
+    }
+
+    /// Whether `null` sent for this field reads as "absent" (lax mode, an optional field whose
+    /// type does not take `null`).
+    #[inline(always)]
+    pub(crate) fn null_is_absent(&self, lax: bool) -> bool {
+        lax && !self.required && !self.accepts_null
     }
 
     /// Points the field at another node (a named type's, once references are resolved).
@@ -160,7 +277,7 @@ impl ObjectCheck {
     #[inline(never)]
     fn lookup_after(&self, key: &str, hint: usize) -> Option<usize> {
         if self.fields.len() > Self::SCAN_FIELDS {
-            return self.index.as_ref().and_then(|i| i.get(key)).copied();
+            return self.index().and_then(|i| i.get(key)).copied();
         }
         let hint = hint.min(self.fields.len());
         let (head, tail) = self.fields.split_at(hint);
@@ -176,8 +293,19 @@ impl ObjectCheck {
         if self.fields.len() <= Self::SCAN_FIELDS {
             self.fields.iter().position(|f| f.is_named(key))
         } else {
-            self.index.as_ref().and_then(|i| i.get(key)).copied()
+            self.index().and_then(|i| i.get(key)).copied()
         }
+    }
+
+    /// The index of field names, for large objects.
+    fn index(&self) -> Option<&HashMap<String, usize>> {
+        self.aside.as_ref()?.index.as_ref()
+    }
+
+    /// The rules across the keys, if any.
+    #[inline(always)]
+    pub(crate) fn rules(&self) -> Option<&KeyRulesCheck> {
+        self.aside.as_ref()?.rules.as_ref()
     }
 }
 
@@ -231,7 +359,10 @@ mod tests {
             let names: Vec<String> = (0..count).map(|i| format!("field_{i}")).collect();
             let check = super::ObjectCheck {
                 fields: names.iter().map(|n| field(n)).collect(),
-                index: Some(Box::new(names.iter().cloned().zip(0..).collect())),
+                aside: Some(Box::new(super::Aside {
+                    index: Some(names.iter().cloned().zip(0..).collect()),
+                    rules: None,
+                })),
                 extra: super::Extra::Closed,
                 required: 0,
                 defaults: 0,
