@@ -188,8 +188,10 @@ enum TargetArg {
     OpenaiResponses,
     /// Anthropic Messages API tools.
     Anthropic,
-    /// Gemini function declarations.
+    /// Gemini function declarations, `parametersJsonSchema` (JSON Schema).
     Gemini,
+    /// Gemini function declarations, `parameters` (Gemini's OpenAPI schema subset).
+    GeminiOpenapi,
     /// An MCP `tools/list` result.
     Mcp,
 }
@@ -203,6 +205,7 @@ impl From<TargetArg> for Target {
             TargetArg::OpenaiResponses => Target::OpenAiResponses,
             TargetArg::Anthropic => Target::Anthropic,
             TargetArg::Gemini => Target::Gemini,
+            TargetArg::GeminiOpenapi => Target::GeminiOpenApi,
             TargetArg::Mcp => Target::Mcp,
         }
     }
