@@ -11,6 +11,7 @@ mod gemini;
 pub(crate) mod json_schema;
 mod lower;
 mod mcp;
+pub mod measure;
 pub(crate) mod openai;
 mod response;
 
