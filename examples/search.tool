@@ -1,5 +1,5 @@
-// Search tools: maps and open objects. OpenAI strict mode and Gemini need every key declared,
-// so these tools compile only for the other targets (openai-responses falls back to
+// Search tools: maps and open objects. OpenAI strict mode and gemini-openapi need every key
+// declared, so these tools compile only for the other targets (openai-responses falls back to
 // `"strict": false`).
 
 /// A search result's extra data: known keys, and any others the index stores.

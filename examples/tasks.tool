@@ -1,6 +1,6 @@
 // Task tools: a recursive type (subtasks), a nullable union of several types, and literal
-// values. Gemini's schema has no references, so `create_task` cannot be compiled for Gemini;
-// the other targets reference the type through `$defs`.
+// values. gemini-openapi has no references, so `create_task` does not compile for it; the
+// others use `$defs` (gemini needs the recursion to pass through an optional field: `subtasks`).
 
 /// A unit of work, possibly split into subtasks.
 type Task {

@@ -1,6 +1,7 @@
-//! The Gemini output of every example (and of a few sources written for the purpose) validates
-//! as google-genai's `Tool` / `FunctionDeclaration` models, checked offline by
-//! `tests/gemini_genai.py`. Skips with a notice when python3 or google-genai is missing, except
+//! The Gemini output of every example (and of a few sources written for the purpose), in both
+//! forms (`gemini`, `gemini-openapi`), validates as google-genai's `Tool` / `FunctionDeclaration`
+//! models, and the JSON Schema form uses only the keywords google-genai documents as supported,
+//! checked offline by `tests/gemini_genai.py`. Skips with a notice when python3 or google-genai is missing, except
 //! when `CI=true`, where that is a failure.
 
 use std::io::Write;
@@ -11,10 +12,12 @@ use serde_json::{json, Value};
 use tooldef::emit::{self, Options, Target};
 
 /// Sources that exercise what Gemini needs rewritten: nullable unions, integer enums, exclusive
-/// bounds, literals, open objects.
-const EXTRA: &[(&str, &str)] = &[(
-    "rewrites",
-    r#"
+/// bounds, literals, open objects; and, for the JSON Schema form, maps, tuples, recursion and
+/// outputs.
+const EXTRA: &[(&str, &str)] = &[
+    (
+        "rewrites",
+        r#"
 /// Level.
 enum Level { /// low
   1 /// high
@@ -34,7 +37,24 @@ tool do_it {
 /// No parameters.
 tool ping {}
 "#,
-)];
+    ),
+    (
+        "json-schema-form",
+        r#"
+/// A tree.
+type Tree { label: string @pattern("^[a-z]+$"), children?: Tree[] }
+/// Plant it.
+tool plant -> { id: integer, at: [number, number] } {
+  tree: Tree
+  labels?: map<string | null>
+  pair?: [integer, string?]
+  mode?: "a" | 1 | true | null
+  anything?: any
+  on?: string @format(date) = "2024-01-01"
+}
+"#,
+    ),
+];
 
 fn python_with_genai() -> Result<(), String> {
     let out = Command::new("python3")
@@ -76,13 +96,16 @@ fn gemini_output_validates_with_google_genai() {
             .module;
         // Examples Gemini cannot represent are errors, covered by the snapshots; each tool that
         // Gemini can represent is checked on its own.
-        for tool in &module.tools {
-            if let Ok(e) = emit::tool(&module, tool, Target::Gemini, &Options::default()) {
-                cases.push(json!({"name": format!("{name}: {}", tool.name), "tools": [{"functionDeclarations": [e.json]}]}));
+        for target in [Target::Gemini, Target::GeminiOpenApi] {
+            let t = target.as_str();
+            for tool in &module.tools {
+                if let Ok(e) = emit::tool(&module, tool, target, &Options::default()) {
+                    cases.push(json!({"name": format!("{name} ({t}): {}", tool.name), "tools": [{"functionDeclarations": [e.json]}]}));
+                }
             }
-        }
-        if let Ok(e) = emit::tools(&module, Target::Gemini, &Options::default()) {
-            cases.push(json!({"name": name, "tools": e.json}));
+            if let Ok(e) = emit::tools(&module, target, &Options::default()) {
+                cases.push(json!({"name": format!("{name} ({t})"), "tools": e.json}));
+            }
         }
     }
     assert!(

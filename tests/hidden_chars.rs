@@ -225,7 +225,7 @@ fn messages_name_the_code_point_and_the_folding_targets() {
     );
     let help = d.help.as_deref().unwrap();
     assert!(
-        help.starts_with("this default is folded into the description by targets openai-strict, openai-responses, where the model reads it"),
+        help.starts_with("this default is folded into the description by targets openai-strict, openai-responses, gemini, where the model reads it"),
         "{help}"
     );
 
@@ -331,6 +331,8 @@ fn the_folding_targets_are_those_that_fold() {
         format!("/// Do it.\ntool t {{\n  /// X.\n  x: string @example(\"{MARK}\")\n}}\n"),
         format!("enum E {{\n  /// First.\n  \"{MARK}\",\n  b\n}}\n/// Do it.\ntool t {{\n  /// X.\n  x: E\n}}\n"),
         format!("/// Do it.\ntool t {{\n  /// X.\n  x: \"{MARK}\" | 1\n}}\n"),
+        format!("/// Do it.\ntool t {{\n  /// X.\n  x: \"{MARK}\" | true\n}}\n"),
+        format!("/// Do it.\ntool t {{\n  /// X.\n  x: string @pattern(\"{MARK}\")\n}}\n"),
     ];
     for source in cases {
         // The help of the hidden character names the targets that fold the value.

@@ -367,6 +367,7 @@ fn another_dialect_given_as_json_schema_names_its_dialect() {
         (emitted(Target::Anthropic), "anthropic"),
         (emitted(Target::Mcp), "mcp"),
         (emitted(Target::Gemini), "gemini"),
+        (emitted(Target::GeminiOpenApi), "gemini"),
         (bfcl, "bfcl"),
     ];
     for (doc, dialect) in cases {

@@ -359,7 +359,10 @@ fn schema_of(target: Target, out: &Value) -> Option<Value> {
         Target::OpenAiResponses => out[0]["parameters"].clone(),
         Target::Anthropic => out[0]["input_schema"].clone(),
         Target::Mcp => out["tools"][0]["inputSchema"].clone(),
-        Target::Gemini => {
+        Target::Gemini => out[0]["functionDeclarations"][0]
+            .get("parametersJsonSchema")?
+            .clone(),
+        Target::GeminiOpenApi => {
             gemini_to_json_schema(out[0]["functionDeclarations"][0].get("parameters")?)
         }
     })

@@ -136,12 +136,33 @@ fn the_checkers_catch_broken_outputs() {
             serde_json::json!([{"name": "a", "description": "d", "input_schema": {"type": "object", "properties": {"a b": {"type": "string"}}}}]),
         ),
         (
-            Target::Gemini,
+            Target::GeminiOpenApi,
             serde_json::json!([{"functionDeclarations": [{"name": "a", "description": "d",
                 "parameters": {"type": "OBJECT", "properties": {"x": {"type": "INTEGER", "enum": [1, 2]}}}}]}]),
         ),
         (
             Target::Gemini,
+            serde_json::json!([{"functionDeclarations": [{"name": "a", "description": "d",
+                "parametersJsonSchema": {"type": "object", "properties": {"x": {"type": "string", "minLength": 1}}}}]}]),
+        ),
+        (
+            Target::Gemini,
+            serde_json::json!([{"functionDeclarations": [{"name": "a", "description": "d",
+                "parametersJsonSchema": {"type": "object", "properties": {"x": {"type": "boolean", "enum": [true]}}}}]}]),
+        ),
+        (
+            Target::Gemini,
+            serde_json::json!([{"functionDeclarations": [{"name": "a", "description": "d",
+                "parametersJsonSchema": {"type": "object", "properties": {"x": {"description": "d", "$ref": "#/$defs/T"}},
+                    "$defs": {"T": {"type": "object", "properties": {"next": {"$ref": "#/$defs/T"}}, "required": ["next"]}}}}]}]),
+        ),
+        (
+            Target::Gemini,
+            serde_json::json!([{"functionDeclarations": [{"name": "a", "description": "d",
+                "parameters": {"type": "OBJECT", "properties": {"y": {"type": "STRING"}}}}]}]),
+        ),
+        (
+            Target::GeminiOpenApi,
             serde_json::json!([{"functionDeclarations": [{"name": "a", "description": "d",
                 "parameters": {"type": "OBJECT", "properties": {"x": {"type": "OBJECT", "additionalProperties": false, "properties": {"y": {"type": "STRING"}}}}}}]}]),
         ),
@@ -274,8 +295,8 @@ fn every_schema_is_a_valid_json_schema() {
 fn folded_constraints_warn_at_their_source_and_quiet_silences_them() {
     let source = "/// Book.\ntool book {\n  /// Nights.\n  nights: integer @exclusive_min(0) @multiple_of(2)\n}\n";
     let module = tooldef::compile(source).expect("compiles").module;
-    let e =
-        emit::tools(&module, Target::Gemini, &Options::default()).expect("gemini can fold these");
+    let e = emit::tools(&module, Target::GeminiOpenApi, &Options::default())
+        .expect("gemini can fold these");
     let codes: Vec<Code> = e.warnings.iter().map(|d| d.code).collect();
     assert_eq!(codes, [Code::FoldedConstraint]);
     assert_eq!(
@@ -287,8 +308,8 @@ fn folded_constraints_warn_at_their_source_and_quiet_silences_them() {
     assert_eq!(nights["minimum"], 1);
     assert_eq!(nights["description"], "Nights. Must be a multiple of 2.");
 
-    let quiet =
-        emit::tools(&module, Target::Gemini, &Options { warnings: false }).expect("compiles");
+    let quiet = emit::tools(&module, Target::GeminiOpenApi, &Options { warnings: false })
+        .expect("compiles");
     assert!(quiet.warnings.is_empty());
     assert_eq!(quiet.json, e.json);
 }
@@ -297,8 +318,8 @@ fn folded_constraints_warn_at_their_source_and_quiet_silences_them() {
 fn unrepresentable_types_are_errors_for_that_target_only() {
     let source = "/// A node.\ntype Node { next?: Node }\n/// Walk.\ntool walk { start: Node }\n";
     let module = tooldef::compile(source).expect("compiles").module;
-    let err = emit::tools(&module, Target::Gemini, &Options::default())
-        .expect_err("recursion is not representable in Gemini");
+    let err = emit::tools(&module, Target::GeminiOpenApi, &Options::default())
+        .expect_err("recursion is not representable in Gemini's OpenAPI schema");
     let errors: Vec<&Diagnostic> = err.errors().collect();
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].code, Code::NotRepresentable);
@@ -308,6 +329,7 @@ fn unrepresentable_types_are_errors_for_that_target_only() {
         Target::OpenAi,
         Target::OpenAiStrict,
         Target::Anthropic,
+        Target::Gemini,
         Target::Mcp,
     ] {
         assert!(
@@ -316,6 +338,92 @@ fn unrepresentable_types_are_errors_for_that_target_only() {
             target.as_str()
         );
     }
+}
+
+#[test]
+fn gemini_json_refers_to_recursive_types_through_optional_fields_only() {
+    let through_optional =
+        "/// A node.\ntype Node { next?: Node }\n/// Walk.\ntool walk { start: Node }\n";
+    let module = tooldef::compile(through_optional).expect("compiles").module;
+    let e = emit::tools(&module, Target::Gemini, &Options::default()).expect("an optional cycle");
+    let params = &e.json[0]["functionDeclarations"][0]["parametersJsonSchema"];
+    assert_eq!(params["properties"]["start"]["$ref"], "#/$defs/Node");
+    assert_eq!(
+        params["$defs"]["Node"]["properties"]["next"]["$ref"],
+        "#/$defs/Node"
+    );
+
+    let through_required =
+        "/// A node.\ntype Node { next: Node[] }\n/// Walk.\ntool walk { start: Node }\n";
+    let module = tooldef::compile(through_required).expect("compiles").module;
+    let err = emit::tools(&module, Target::Gemini, &Options::default())
+        .expect_err("Gemini cannot end a cycle through required fields");
+    let errors: Vec<&Diagnostic> = err.errors().collect();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].code, Code::NotRepresentable);
+    assert_eq!(
+        &through_required[errors[0].span.start..errors[0].span.end],
+        "next"
+    );
+}
+
+#[test]
+fn gemini_json_keeps_what_its_subset_has_and_folds_the_rest() {
+    let source = r#"/// Book.
+tool book -> { id: integer } {
+  /// Nights.
+  nights: integer @exclusive_min(0) @multiple_of(2)
+  code: string @pattern("^[A-Z]{3}$") @max_length(3)
+  tags?: map<string>
+  pair?: [integer, string]
+  level?: 1 | 2 | "max" | null
+  flag: true
+  on?: string @format(date)
+  mail?: string @format(email)
+}
+"#;
+    let module = tooldef::compile(source).expect("compiles").module;
+    let e = emit::tools(&module, Target::Gemini, &Options::default()).expect("compiles");
+    let decl = &e.json[0]["functionDeclarations"][0];
+    let p = &decl["parametersJsonSchema"]["properties"];
+    assert_eq!(p["nights"]["minimum"], 1);
+    assert_eq!(
+        p["nights"]["description"],
+        "Nights. Must be a multiple of 2."
+    );
+    assert_eq!(
+        p["code"]["description"],
+        "Must be at most 3 characters long. Must match the pattern \"^[A-Z]{3}$\"."
+    );
+    assert_eq!(p["tags"]["additionalProperties"]["type"], "string");
+    assert_eq!(p["pair"]["prefixItems"][1]["type"], "string");
+    assert_eq!(p["pair"]["maxItems"], 2);
+    assert_eq!(
+        p["level"]["anyOf"],
+        serde_json::json!([{"type": "string", "enum": ["max"]}, {"type": "integer", "enum": [1, 2]}, {"type": "null"}])
+    );
+    assert_eq!(p["flag"]["description"], "Must be true.");
+    assert_eq!(p["on"]["format"], "date");
+    assert!(p["mail"].get("format").is_none());
+    assert_eq!(
+        decl["responseJsonSchema"]["properties"]["id"]["type"],
+        "integer"
+    );
+    let folded: Vec<&str> = e
+        .warnings
+        .iter()
+        .map(|d| &source[d.span.start..d.span.end])
+        .collect();
+    assert_eq!(
+        folded,
+        [
+            "@multiple_of(2)",
+            "@pattern(\"^[A-Z]{3}$\")",
+            "@max_length(3)",
+            "flag",
+            "@format(email)"
+        ]
+    );
 }
 
 #[test]
@@ -336,7 +444,12 @@ fn names_a_provider_forbids_are_errors() {
             target.as_str()
         );
     }
-    for &target in &[Target::Gemini, Target::Mcp, Target::JsonSchema] {
+    for &target in &[
+        Target::Gemini,
+        Target::GeminiOpenApi,
+        Target::Mcp,
+        Target::JsonSchema,
+    ] {
         assert!(
             emit::tools(&module, target, &Options::default()).is_ok(),
             "{}",

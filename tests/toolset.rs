@@ -67,7 +67,7 @@ fn one_document_per_target_for_the_whole_set() {
             })
             .collect();
         let merged = match target {
-            Target::Gemini => {
+            Target::Gemini | Target::GeminiOpenApi => {
                 let decls: Vec<Value> = parts
                     .iter()
                     .flat_map(|p| p[0]["functionDeclarations"].as_array().unwrap().clone())
@@ -106,7 +106,7 @@ fn emit_errors_and_warnings_carry_their_file() {
     assert!(errors
         .errors()
         .all(|d| d.file.as_ref().unwrap().name() == "m.tool"));
-    let warnings = tools.emit(Target::Gemini).unwrap_err();
+    let warnings = tools.emit(Target::GeminiOpenApi).unwrap_err();
     assert!(warnings.to_string().starts_with("m.tool:"), "{warnings}");
 }
 

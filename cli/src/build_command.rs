@@ -82,15 +82,21 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-pub(crate) fn build(args: &BuildArgs, limits: &InputLimits) -> Result<u8, String> {
-    let files = tool_files(&args.paths);
+/// The sources of `files`, each named by its path, for a [`Toolset`].
+pub(crate) fn read_sources(files: &[PathBuf], limits: &InputLimits) -> Result<Vec<Source>, String> {
     let mut sources = Vec::with_capacity(files.len());
-    for path in &files {
+    for path in files {
         let input = read_input(path, limits.input())?;
         let text = String::from_utf8(input.bytes)
             .map_err(|_| format!("`{}` is not valid UTF-8", input.name))?;
         sources.push(Source::new(input.name, text));
     }
+    Ok(sources)
+}
+
+pub(crate) fn build(args: &BuildArgs, limits: &InputLimits) -> Result<u8, String> {
+    let files = tool_files(&args.paths);
+    let sources = read_sources(&files, limits)?;
     let outputs: Vec<(TargetArg, PathBuf)> = args
         .target
         .iter()
@@ -159,7 +165,7 @@ pub(crate) fn build(args: &BuildArgs, limits: &InputLimits) -> Result<u8, String
 }
 
 /// Prints diagnostics that each carry their file.
-fn report(diagnostics: Vec<Diagnostic>, format: Format) {
+pub(crate) fn report(diagnostics: Vec<Diagnostic>, format: Format) {
     print_diagnostics(
         &[(String::new(), String::new(), diagnostics)],
         format,

@@ -58,6 +58,11 @@ enum Command {
     /// (`OUT/<target>.json`); tool names are unique across the set. With `--check`, write
     /// nothing and exit with 1 listing the documents that are missing or stale (for CI).
     Build(BuildArgs),
+    /// What each tool weighs in each target: bytes and tokens of the compact JSON a provider
+    /// receives (OpenAI's o200k_base; exact for the OpenAI targets, an estimate for the others),
+    /// the share of descriptions, and the growth over `json-schema`. With `--budget N`, exit
+    /// with 1 naming every tool over N tokens.
+    Stats(StatsArgs),
     /// Validate a tool call's arguments against a tool of a `.tool` file.
     ///
     /// Exit codes: 0 valid (prints the normalized arguments), 1 invalid (prints the message for
@@ -188,8 +193,10 @@ enum TargetArg {
     OpenaiResponses,
     /// Anthropic Messages API tools.
     Anthropic,
-    /// Gemini function declarations.
+    /// Gemini function declarations, `parametersJsonSchema` (JSON Schema).
     Gemini,
+    /// Gemini function declarations, `parameters` (Gemini's OpenAPI schema subset).
+    GeminiOpenapi,
     /// An MCP `tools/list` result.
     Mcp,
 }
@@ -203,6 +210,7 @@ impl From<TargetArg> for Target {
             TargetArg::OpenaiResponses => Target::OpenAiResponses,
             TargetArg::Anthropic => Target::Anthropic,
             TargetArg::Gemini => Target::Gemini,
+            TargetArg::GeminiOpenapi => Target::GeminiOpenApi,
             TargetArg::Mcp => Target::Mcp,
         }
     }
@@ -218,6 +226,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check { files, format } => check(&tool_files(&files), format, &limits),
         Command::Build(args) => build_command::build(&args, &limits),
+        Command::Stats(args) => stats_command::run(&args, &limits),
         Command::Compile {
             file,
             tool,
@@ -300,6 +309,7 @@ mod lsp_command;
 mod mcp_client_command;
 mod read;
 mod serve_command;
+mod stats_command;
 mod validate_command;
 mod write;
 use answer_command::{ParseArgs, SchemaArgs};
@@ -307,6 +317,7 @@ use build_command::{tool_files, BuildArgs};
 use dispatch_command::DispatchArgs;
 use read::{InputLimits, Limit};
 use serve_command::ServeArgs;
+use stats_command::StatsArgs;
 use validate_command::ValidateArgs;
 
 /// A source file read into memory.

@@ -163,6 +163,9 @@ fn typed_extra_keys_reach_every_target() {
                     Target::OpenAi => out.json[0]["function"]["parameters"].clone(),
                     Target::OpenAiResponses => out.json[0]["parameters"].clone(),
                     Target::JsonSchema => out.json[0]["parameters"].clone(),
+                    Target::Gemini => {
+                        out.json[0]["functionDeclarations"][0]["parametersJsonSchema"].clone()
+                    }
                     _ => panic!("{} should refuse typed extra keys", target.as_str()),
                 };
                 assert_eq!(
@@ -174,7 +177,7 @@ fn typed_extra_keys_reach_every_target() {
             }
             Err(e) => {
                 assert!(
-                    matches!(target, Target::OpenAiStrict | Target::Gemini),
+                    matches!(target, Target::OpenAiStrict | Target::GeminiOpenApi),
                     "{}",
                     target.as_str()
                 );

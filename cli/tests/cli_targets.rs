@@ -26,7 +26,14 @@ fn every_target_prints_its_shape() {
         ("openai-strict", "/0/function/strict"),
         ("openai-responses", "/0/strict"),
         ("anthropic", "/0/input_schema/type"),
-        ("gemini", "/0/functionDeclarations/0/parameters/type"),
+        (
+            "gemini",
+            "/0/functionDeclarations/0/parametersJsonSchema/type",
+        ),
+        (
+            "gemini-openapi",
+            "/0/functionDeclarations/0/parameters/type",
+        ),
         ("mcp", "/tools/0/inputSchema/type"),
         ("json-schema", "/0/parameters/$schema"),
     ] {
@@ -68,7 +75,7 @@ fn a_target_that_cannot_represent_the_file_exits_1() {
         "compile",
         "examples/tasks.tool",
         "--target",
-        "gemini",
+        "gemini-openapi",
         "--quiet",
     ]);
     assert_eq!(code, 1, "{stderr}");
@@ -91,7 +98,7 @@ fn a_target_that_cannot_represent_the_file_exits_1() {
         "compile",
         "examples/tasks.tool",
         "--target",
-        "gemini",
+        "gemini-openapi",
         "--tool",
         "complete_task",
         "-q",

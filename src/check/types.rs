@@ -455,6 +455,7 @@ impl Checker {
                     self.error(d);
                     return;
                 }
+                self.folded_value(&Value::String(p.clone()), a.span, Folded::Pattern);
                 r.pattern = Some(Spanned::new(p, a.span));
             }
             (Ty::String(r), "format") => {

@@ -14,17 +14,22 @@ use crate::model::{EnumMember, Format, KeyGroup, NumberRules};
 /// "Example: ...", "One of: ...", "Must be ..."), where the model reads it as it reads prose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Folded {
-    /// A `= default`: OpenAI strict mode has no `default` keyword.
+    /// A `= default`: OpenAI strict mode and Gemini's JSON Schema have no `default` keyword.
     Default,
-    /// An `@example(...)`: OpenAI strict mode has no `examples` keyword.
+    /// An `@example(...)`: OpenAI strict mode and Gemini's JSON Schema have no `examples`
+    /// keyword.
     Example,
+    /// A `@pattern(...)`: Gemini's JSON Schema has no `pattern` keyword.
+    Pattern,
     /// A value of an enum whose values have descriptions: every target lists them, with their
     /// descriptions, in a "One of: ..." sentence (the JSON Schema family in the description of
     /// a field that has one).
     DocumentedEnumValue,
-    /// A value of an enum that mixes strings with numbers or booleans: Gemini enums hold
-    /// strings only.
+    /// A value of an enum that mixes strings with numbers: Gemini's OpenAPI enums hold strings
+    /// only.
     MixedEnumValue,
+    /// A value of an enum that holds a boolean: Gemini's enums (both forms) hold no booleans.
+    BooleanEnumValue,
 }
 
 impl Folded {
@@ -33,7 +38,10 @@ impl Folded {
         match self {
             Folded::Default => "default",
             Folded::Example => "example",
-            Folded::DocumentedEnumValue | Folded::MixedEnumValue => "enum value",
+            Folded::Pattern => "pattern",
+            Folded::DocumentedEnumValue | Folded::MixedEnumValue | Folded::BooleanEnumValue => {
+                "enum value"
+            }
         }
     }
 }
@@ -46,17 +54,19 @@ pub(crate) fn folding_targets(folded: Folded) -> Vec<Target> {
         .iter()
         .copied()
         .filter(|t| match folded {
-            Folded::Default | Folded::Example => strict(t),
+            Folded::Default | Folded::Example => strict(t) || *t == Target::Gemini,
+            Folded::Pattern => *t == Target::Gemini,
             Folded::DocumentedEnumValue => true,
-            Folded::MixedEnumValue => *t == Target::Gemini,
+            Folded::MixedEnumValue => *t == Target::GeminiOpenApi,
+            Folded::BooleanEnumValue => matches!(t, Target::Gemini | Target::GeminiOpenApi),
         })
         .collect()
 }
 
 /// How targets fold the values of an enum into descriptions, if any does: every target when a
-/// value has a description; Gemini when strings are mixed with numbers or booleans (a literal
-/// array or object keeps the enum out of Gemini altogether). Values no target folds are data,
-/// written only as `enum` and `const` keywords.
+/// value has a description; both Gemini forms when a value is a boolean; gemini-openapi when
+/// strings are mixed with numbers (a literal array or object keeps the enum out of Gemini
+/// altogether). Values no target folds are data, written only as `enum` and `const` keywords.
 pub(crate) fn enum_folding<'a>(
     values: impl IntoIterator<Item = &'a Value>,
     documented: bool,
@@ -64,12 +74,18 @@ pub(crate) fn enum_folding<'a>(
     if documented {
         return Some(Folded::DocumentedEnumValue);
     }
-    let (mut scalar, mut composite) = (false, false);
+    let (mut number, mut boolean, mut composite) = (false, false, false);
     for v in values {
-        scalar |= v.is_number() || v.is_boolean();
+        number |= v.is_number();
+        boolean |= v.is_boolean();
         composite |= v.is_array() || v.is_object();
     }
-    (scalar && !composite).then_some(Folded::MixedEnumValue)
+    match (composite, boolean, number) {
+        (true, _, _) => None,
+        (false, true, _) => Some(Folded::BooleanEnumValue),
+        (false, false, true) => Some(Folded::MixedEnumValue),
+        (false, false, false) => None,
+    }
 }
 
 /// One bound of a range: the value and whether it is inclusive.
@@ -176,6 +192,11 @@ pub(crate) fn key_group(group: &KeyGroup) -> String {
             names(needs)
         ),
     }
+}
+
+/// "Must match the pattern \"^[a-z]+$\".": the pattern as a JSON string.
+pub(crate) fn pattern(p: &str) -> String {
+    format!("Must match the pattern {}.", Value::String(p.to_string()))
 }
 
 /// "Items must be unique."

@@ -1,12 +1,10 @@
 //! Lowering the model into the restricted schema dialects of OpenAI strict mode and Gemini.
 //!
-//! Both dialects accept only a subset of JSON Schema. The lowering walks the model (not the
+//! These dialects accept only a subset of JSON Schema. The lowering walks the model (not the
 //! canonical JSON output) so that every constraint it cannot express can be folded into a
 //! description ([`super::fold`]) with a warning at the constraint's own source span, and every
 //! type it cannot express at all becomes an error at the span of the field that uses it. The
 //! rules, and where each comes from, are listed in docs/targets.md.
-
-use std::collections::HashSet;
 
 use indexmap::IndexSet;
 use serde_json::{json, Map, Number, Value};
@@ -21,8 +19,17 @@ use crate::model::*;
 pub(crate) enum Flavor {
     /// OpenAI Structured Outputs ("strict": true).
     Strict,
-    /// Gemini's OpenAPI 3.0 subset (`Schema`).
-    Gemini,
+    /// Gemini's OpenAPI 3.0 subset (`Schema`, in `parameters`).
+    GeminiOpenApi,
+    /// The JSON Schema subset Gemini supports (`parametersJsonSchema`, `responseJsonSchema`).
+    GeminiJson,
+}
+
+impl Flavor {
+    /// Whether the dialect has `$defs`/`$ref`, so that a recursive type is a reference.
+    fn has_refs(self) -> bool {
+        matches!(self, Flavor::Strict | Flavor::GeminiJson)
+    }
 }
 
 /// A schema under construction: the keywords, and the description with the sentences folded
@@ -58,6 +65,10 @@ const STRICT_FORMATS: &[Format] = &[
     Format::Uuid,
 ];
 
+/// The string formats Gemini's JSON Schema subset supports (structured output guide, "JSON
+/// Schema support").
+const GEMINI_JSON_FORMATS: &[Format] = &[Format::DateTime, Format::Date, Format::Time];
+
 /// The lowering of one tool into one dialect; collects its diagnostics.
 pub(crate) struct Lowering<'m> {
     module: &'m Module,
@@ -65,8 +76,12 @@ pub(crate) struct Lowering<'m> {
     target: Target,
     /// Errors and warnings, in the order found (deduplicated when taken).
     diagnostics: Vec<Diagnostic>,
-    /// Strict: recursive types referenced so far, emitted under `$defs`.
+    /// Strict and Gemini JSON: recursive types referenced so far, emitted under `$defs`.
     defs: IndexSet<TypeId>,
+    /// Gemini JSON: while a `$defs` entry is lowered, how many optional fields enclose the
+    /// current schema within it (`None` outside `$defs`). Gemini unrolls a cycle only through
+    /// optional properties.
+    optional_in_def: Option<usize>,
 }
 
 impl<'m> Lowering<'m> {
@@ -77,26 +92,28 @@ impl<'m> Lowering<'m> {
             target,
             diagnostics: Vec::new(),
             defs: IndexSet::new(),
+            optional_in_def: None,
         }
     }
 
     /// The diagnostics found, each reported once even when a named type is used many times.
     pub(crate) fn take_diagnostics(&mut self) -> Vec<Diagnostic> {
-        let mut seen = HashSet::new();
-        std::mem::take(&mut self.diagnostics)
-            .into_iter()
-            .filter(|d| seen.insert((d.span, d.message.clone())))
-            .collect()
+        super::unique(std::mem::take(&mut self.diagnostics))
     }
 
-    /// The schema of a tool's parameters. For Gemini, a tool without fields has no schema
-    /// (`None`): Gemini rejects an OBJECT without properties and allows `parameters` to be left
-    /// out.
+    /// The schema of a tool's parameters. For Gemini, a closed tool without fields has no
+    /// schema (`None`): Gemini rejects an OBJECT without properties and allows the parameters
+    /// to be left out.
     pub(crate) fn parameters(&mut self, tool: &Tool) -> Option<Value> {
-        if self.flavor == Flavor::Gemini {
-            if tool.params.fields.is_empty() {
-                return None;
-            }
+        let gemini = matches!(self.flavor, Flavor::GeminiOpenApi | Flavor::GeminiJson);
+        if gemini
+            && tool.params.fields.is_empty()
+            && (self.flavor == Flavor::GeminiOpenApi
+                || matches!(tool.params.additional, Additional::Closed))
+        {
+            return None;
+        }
+        if self.flavor == Flavor::GeminiOpenApi {
             for f in &tool.params.fields {
                 if !super::gemini::valid_parameter_name(&f.name) {
                     self.diagnostics.push(
@@ -127,13 +144,16 @@ impl<'m> Lowering<'m> {
         self.with_defs(root)
     }
 
-    /// `root` with the `$defs` of the recursive types it references (strict mode only).
+    /// `root` with the `$defs` of the recursive types it references (dialects with references
+    /// only).
     fn with_defs(&mut self, mut root: Map<String, Value>) -> Value {
-        if self.flavor == Flavor::Strict {
+        if self.flavor.has_refs() {
             let mut defs = Map::new();
             let mut i = 0;
             while let Some(&id) = self.defs.get_index(i) {
+                self.optional_in_def = Some(0);
                 let node = self.inline(id, self.module.get(id).span);
+                self.optional_in_def = None;
                 let schema = self.finish(node);
                 defs.insert(self.module.get(id).name.clone(), Value::Object(schema));
                 i += 1;
@@ -147,15 +167,16 @@ impl<'m> Lowering<'m> {
 
     fn type_name(&self, t: &str) -> String {
         match self.flavor {
-            Flavor::Strict => t.to_string(),
-            Flavor::Gemini => t.to_ascii_uppercase(),
+            Flavor::Strict | Flavor::GeminiJson => t.to_string(),
+            Flavor::GeminiOpenApi => t.to_ascii_uppercase(),
         }
     }
 
     fn dialect(&self) -> &'static str {
         match self.flavor {
             Flavor::Strict => "OpenAI strict mode",
-            Flavor::Gemini => "Gemini's schema",
+            Flavor::GeminiOpenApi => "Gemini's schema",
+            Flavor::GeminiJson => "Gemini's JSON Schema",
         }
     }
 
@@ -196,8 +217,9 @@ impl<'m> Lowering<'m> {
     fn finish(&self, node: Node) -> Map<String, Value> {
         let mut m = node.map;
         if let Some(text) = fold::join(node.description.as_deref(), &node.notes) {
-            // OpenAI strict mode rejects keywords beside `$ref`; wrap it to carry a description.
-            if self.flavor == Flavor::Strict && m.contains_key("$ref") {
+            // OpenAI strict mode rejects keywords beside `$ref`, and Gemini allows only `$`
+            // keywords there; wrap it to carry a description.
+            if self.flavor.has_refs() && m.contains_key("$ref") {
                 let mut wrapper = Map::new();
                 wrapper.insert("anyOf".into(), json!([Value::Object(m)]));
                 m = wrapper;
@@ -209,14 +231,14 @@ impl<'m> Lowering<'m> {
 
     fn ty(&mut self, ty: &Ty, at: Span) -> Node {
         match ty {
+            // The empty schema accepts anything, and Gemini's JSON Schema takes it.
+            Ty::Any if self.flavor == Flavor::GeminiJson => Node::default(),
             Ty::Any => {
                 let why = match self.flavor {
                     Flavor::Strict => {
                         "every strict-mode schema needs a `type`, and objects in it must be closed"
                     }
-                    Flavor::Gemini => {
-                        "every Gemini schema needs a `type`, and an OBJECT needs properties"
-                    }
+                    _ => "every Gemini schema needs a `type`, and an OBJECT needs properties",
                 };
                 self.unsupported(
                     at,
@@ -235,6 +257,7 @@ impl<'m> Lowering<'m> {
                 );
                 Node::default()
             }
+            Ty::Tuple(t) if self.flavor == Flavor::GeminiJson => self.tuple(t, at),
             Ty::Tuple(_) => {
                 self.unsupported(
                     at,
@@ -284,7 +307,7 @@ impl<'m> Lowering<'m> {
                 put(&mut node.map, "exclusiveMaximum", &r.exclusive_maximum);
                 put(&mut node.map, "multipleOf", &r.multiple_of);
             }
-            Flavor::Gemini => {
+            Flavor::GeminiOpenApi | Flavor::GeminiJson => {
                 let bounds = [
                     (&r.exclusive_minimum, "minimum", true),
                     (&r.exclusive_maximum, "maximum", false),
@@ -339,7 +362,7 @@ impl<'m> Lowering<'m> {
 
     fn string(&mut self, r: &StringRules) -> Node {
         let mut node = Node::typed(&self.type_name("string"));
-        let lengths_supported = self.flavor == Flavor::Gemini;
+        let lengths_supported = self.flavor == Flavor::GeminiOpenApi;
         if lengths_supported {
             if let Some(n) = &r.min_length {
                 node.map.insert("minLength".into(), json!(n.value));
@@ -360,12 +383,18 @@ impl<'m> Lowering<'m> {
             }
         }
         if let Some(p) = &r.pattern {
-            node.map.insert("pattern".into(), json!(p.value));
+            if self.flavor == Flavor::GeminiJson {
+                node.notes.push(fold::pattern(&p.value));
+                self.folded(p.span, "`@pattern`");
+            } else {
+                node.map.insert("pattern".into(), json!(p.value));
+            }
         }
         if let Some(f) = &r.format {
             let supported = match self.flavor {
                 Flavor::Strict => STRICT_FORMATS.contains(&f.value),
-                Flavor::Gemini => f.value == Format::DateTime,
+                Flavor::GeminiOpenApi => f.value == Format::DateTime,
+                Flavor::GeminiJson => GEMINI_JSON_FORMATS.contains(&f.value),
             };
             if supported {
                 node.map.insert("format".into(), json!(f.value.as_str()));
@@ -379,7 +408,10 @@ impl<'m> Lowering<'m> {
 
     fn constant(&mut self, v: &Value, at: Span) -> Node {
         match (self.flavor, v) {
-            (Flavor::Gemini, Value::String(_)) | (Flavor::Strict, _) => {
+            (Flavor::GeminiJson, Value::Null) => Node::typed("null"),
+            (Flavor::GeminiOpenApi, Value::String(_))
+            | (Flavor::GeminiJson, Value::String(_) | Value::Number(_))
+            | (Flavor::Strict, _) => {
                 let mut node = match json_type(v) {
                     Some(t) => Node::typed(&self.type_name(t)),
                     None => Node::default(),
@@ -387,13 +419,17 @@ impl<'m> Lowering<'m> {
                 node.map.insert("enum".into(), json!([v]));
                 node
             }
-            (Flavor::Gemini, _) => {
+            (Flavor::GeminiOpenApi | Flavor::GeminiJson, _) => {
                 let mut node = match json_type(v) {
                     Some(t) => Node::typed(&self.type_name(t)),
                     None => Node::default(),
                 };
                 node.notes.push(fold::constant(v));
-                self.folded(at, "a literal that is not a string");
+                let what = match self.flavor {
+                    Flavor::GeminiJson => "a literal that is not a string or a number",
+                    _ => "a literal that is not a string",
+                };
+                self.folded(at, what);
                 node
             }
         }
@@ -431,7 +467,8 @@ impl<'m> Lowering<'m> {
                 }
                 node
             }
-            Flavor::Gemini => {
+            Flavor::GeminiJson => self.gemini_json_enum(members, documented, at),
+            Flavor::GeminiOpenApi => {
                 let strings: Vec<Value> =
                     values.iter().filter(|v| v.is_string()).cloned().collect();
                 let others: Vec<&&str> = types
@@ -496,6 +533,95 @@ impl<'m> Lowering<'m> {
         node
     }
 
+    /// Gemini JSON: an enum as the `enum`s of its strings and of its numbers (an `anyOf` when
+    /// both), `boolean` for its booleans, and `null` for its null. Gemini's enums hold strings
+    /// and numbers only, so booleans are folded into the description.
+    fn gemini_json_enum(&mut self, members: &[EnumMember], documented: bool, at: Span) -> Node {
+        let values: Vec<&Value> = members.iter().map(|m| &m.value).collect();
+        let strings: Vec<Value> = values
+            .iter()
+            .filter(|v| v.is_string())
+            .map(|v| (*v).clone())
+            .collect();
+        let numbers: Vec<Value> = values
+            .iter()
+            .filter(|v| v.is_number())
+            .map(|v| (*v).clone())
+            .collect();
+        let booleans = values.iter().any(|v| v.is_boolean());
+        let mut parts: Vec<Map<String, Value>> = Vec::new();
+        if !strings.is_empty() {
+            let mut m = Node::typed("string").map;
+            m.insert("enum".into(), Value::Array(strings));
+            parts.push(m);
+        }
+        if !numbers.is_empty() {
+            let integers = numbers.iter().all(|n| json_type(n) == Some("integer"));
+            let mut m = Node::typed(if integers { "integer" } else { "number" }).map;
+            m.insert("enum".into(), Value::Array(numbers));
+            parts.push(m);
+        }
+        if booleans {
+            parts.push(Node::typed("boolean").map);
+        }
+        if values.iter().any(|v| v.is_null()) {
+            parts.push(Node::typed("null").map);
+        }
+        let mut node = Node::default();
+        if parts.len() == 1 {
+            node.map = parts.remove(0);
+        } else {
+            let members = parts.into_iter().map(Value::Object).collect();
+            node.map.insert("anyOf".into(), Value::Array(members));
+        }
+        if booleans {
+            node.notes.push(fold::one_of(members));
+            self.folded(
+                at,
+                "an enum with boolean values (Gemini's enums hold strings and numbers only)",
+            );
+        } else if documented {
+            node.notes.push(fold::one_of(members));
+        }
+        node
+    }
+
+    /// Gemini JSON: a tuple as `prefixItems`, its length bounded with `minItems`/`maxItems` (a
+    /// closed tuple's `items: false` is said with `maxItems`, which the subset has).
+    fn tuple(&mut self, t: &TupleTy, at: Span) -> Node {
+        let mut node = Node::typed("array");
+        if !t.items.is_empty() {
+            let items = t
+                .items
+                .iter()
+                .map(|i| {
+                    let n = self.ty(i, at);
+                    Value::Object(self.finish(n))
+                })
+                .collect();
+            node.map.insert("prefixItems".into(), Value::Array(items));
+        }
+        if let Additional::Schema(rest) = &t.rest {
+            let n = self.ty(rest, at);
+            node.map
+                .insert("items".into(), Value::Object(self.finish(n)));
+        }
+        let min = t.min_len();
+        if min > 0 {
+            node.map.insert("minItems".into(), json!(min));
+        }
+        if let Some(max) = t.max_len() {
+            node.map.insert("maxItems".into(), json!(max));
+        }
+        if let Some(u) = &t.unique {
+            if u.value {
+                node.notes.push(fold::unique());
+                self.folded(u.span, "`@unique`");
+            }
+        }
+        node
+    }
+
     fn object(&mut self, o: &ObjectTy, at: Span) -> Node {
         let mut node = Node::typed(&self.type_name("object"));
         let extra_keys = if o.fields.is_empty() {
@@ -503,8 +629,14 @@ impl<'m> Lowering<'m> {
         } else {
             "typed extra keys (`...: T`)"
         };
+        let mut additional = None;
         match (&o.additional, self.flavor) {
-            (Additional::Closed, _) => {}
+            (Additional::Closed, Flavor::GeminiJson) => additional = Some(Value::Bool(false)),
+            (Additional::Closed, _) | (Additional::Open, Flavor::GeminiJson) => {}
+            (Additional::Schema(t), Flavor::GeminiJson) => {
+                let n = self.ty(t, at);
+                additional = Some(Value::Object(self.finish(n)));
+            }
             (Additional::Schema(t), Flavor::Strict) => {
                 self.unsupported(
                     at,
@@ -521,7 +653,7 @@ impl<'m> Lowering<'m> {
                 "strict mode requires `additionalProperties: false` on every object",
                 "declare every key as a field, or compile for `openai` (non-strict)",
             ),
-            (Additional::Schema(t), Flavor::Gemini) => {
+            (Additional::Schema(t), Flavor::GeminiOpenApi) => {
                 self.unsupported(
                     at,
                     extra_keys,
@@ -530,12 +662,12 @@ impl<'m> Lowering<'m> {
                 );
                 let _ = self.ty(t, at);
             }
-            (Additional::Open, Flavor::Gemini) => {
+            (Additional::Open, Flavor::GeminiOpenApi) => {
                 // The declared fields are kept; Gemini simply never sends other keys.
             }
         }
         if o.fields.is_empty()
-            && self.flavor == Flavor::Gemini
+            && self.flavor == Flavor::GeminiOpenApi
             && !matches!(o.additional, Additional::Schema(_))
         {
             self.unsupported(
@@ -548,7 +680,7 @@ impl<'m> Lowering<'m> {
         let mut props = Map::new();
         let mut required = Vec::new();
         for f in &o.fields {
-            let schema = self.field(f);
+            let schema = self.field_within(f);
             props.insert(f.name.clone(), Value::Object(schema));
             if f.required || self.flavor == Flavor::Strict {
                 required.push(Value::String(f.name.clone()));
@@ -564,15 +696,20 @@ impl<'m> Lowering<'m> {
         } else if !required.is_empty() {
             node.map.insert("required".into(), Value::Array(required));
         }
+        if let Some(a) = additional {
+            node.map.insert("additionalProperties".into(), a);
+        }
         self.key_rules(&mut node, &o.rules);
         node
     }
 
-    /// The rules across an object's keys. Gemini keeps the key counts (`minProperties`,
-    /// `maxProperties`); everything else is folded into the description.
+    /// The rules across an object's keys. Gemini's OpenAPI schema keeps the key counts
+    /// (`minProperties`, `maxProperties`); everything else, and everything in the other
+    /// dialects (whose documented keywords have neither the counts nor `not` and
+    /// `dependentRequired`), is folded into the description.
     fn key_rules(&mut self, node: &mut Node, rules: &KeyRules) {
         let (min, max) = (&rules.min_properties, &rules.max_properties);
-        if self.flavor == Flavor::Gemini {
+        if self.flavor == Flavor::GeminiOpenApi {
             if let Some(n) = min {
                 node.map.insert("minProperties".into(), json!(n.value));
             }
@@ -599,6 +736,19 @@ impl<'m> Lowering<'m> {
         }
     }
 
+    /// A property's schema, counting an optional field among those that enclose what it holds.
+    fn field_within(&mut self, f: &Field) -> Map<String, Value> {
+        let optional = !f.required;
+        if optional {
+            self.optional_in_def = self.optional_in_def.map(|n| n + 1);
+        }
+        let schema = self.field(f);
+        if optional {
+            self.optional_in_def = self.optional_in_def.map(|n| n - 1);
+        }
+        schema
+    }
+
     fn field(&mut self, f: &Field) -> Map<String, Value> {
         let mut node = self.ty(&f.ty, f.span);
         if let Some(d) = &f.description {
@@ -606,22 +756,22 @@ impl<'m> Lowering<'m> {
         }
         if let Some(v) = &f.default {
             match self.flavor {
-                Flavor::Strict => {
+                Flavor::Strict | Flavor::GeminiJson => {
                     node.notes.push(fold::default(v));
                     self.folded(f.span, "a default value (`= ...`)");
                 }
-                Flavor::Gemini => {
+                Flavor::GeminiOpenApi => {
                     node.map.insert("default".into(), v.clone());
                 }
             }
         }
         match self.flavor {
-            Flavor::Strict => {
+            Flavor::Strict | Flavor::GeminiJson => {
                 if let Some(sentence) = fold::examples(&f.examples) {
                     node.notes.push(sentence);
                 }
             }
-            Flavor::Gemini => {
+            Flavor::GeminiOpenApi => {
                 if let Some(first) = f.examples.first() {
                     node.map.insert("example".into(), first.clone());
                 }
@@ -643,15 +793,18 @@ impl<'m> Lowering<'m> {
         if !named.recursive {
             return self.inline(id, at);
         }
+        if self.optional_in_def == Some(0) {
+            self.required_cycle(named, at);
+        }
         match self.flavor {
-            Flavor::Strict => {
+            Flavor::Strict | Flavor::GeminiJson => {
                 self.defs.insert(id);
                 let mut node = Node::default();
                 node.map
                     .insert("$ref".into(), json!(format!("#/$defs/{}", named.name)));
                 node
             }
-            Flavor::Gemini => {
+            Flavor::GeminiOpenApi => {
                 self.diagnostics.push(
                     Diagnostic::error(
                         Code::NotRepresentable,
@@ -669,6 +822,26 @@ impl<'m> Lowering<'m> {
                 Node::default()
             }
         }
+    }
+
+    /// Gemini JSON: the error for a reference, inside a recursive type, that no optional field
+    /// encloses. Gemini unrolls a cycle to a limited depth and ends it by leaving out an
+    /// optional property; a cycle through required properties (or through `null`) has no end.
+    fn required_cycle(&mut self, named: &NamedType, at: Span) {
+        self.diagnostics.push(
+            Diagnostic::error(
+                Code::NotRepresentable,
+                at,
+                format!(
+                    "the recursive type `{}` cannot be expressed for target {}: Gemini unrolls a recursion only through optional properties, and this reference is not inside one",
+                    named.name,
+                    self.target.as_str()
+                ),
+            )
+            .with_label("a recursion through required fields")
+            .with_related(named.span, format!("`{}` is recursive", named.name))
+            .with_help("make a field on the way back to the type optional (`name?: T`), or compile for a target without this limit (openai, anthropic, mcp)"),
+        );
     }
 
     /// The body of a named type, with its description unless the user of the type has its own.
@@ -694,8 +867,12 @@ impl<'m> Lowering<'m> {
             return node; // `any`, already reported
         }
         match self.flavor {
-            Flavor::Gemini => {
+            Flavor::GeminiOpenApi => {
                 set_nullable(&mut node.map);
+                node
+            }
+            Flavor::GeminiJson => {
+                node.map = nullable_json(std::mem::take(&mut node.map));
                 node
             }
             Flavor::Strict => {
@@ -742,7 +919,7 @@ impl<'m> Lowering<'m> {
         let mut schemas = Vec::new();
         let mut nullable = false;
         for m in members {
-            if self.flavor == Flavor::Gemini && matches!(self.module.resolve(m), Ty::Null) {
+            if self.flavor == Flavor::GeminiOpenApi && matches!(self.module.resolve(m), Ty::Null) {
                 nullable = true;
                 continue;
             }
@@ -784,6 +961,34 @@ fn push_null(m: &mut Map<String, Value>) {
     if let Some(Value::Array(values)) = m.get_mut("enum") {
         if !values.contains(&Value::Null) {
             values.push(Value::Null);
+        }
+    }
+}
+
+/// Gemini JSON: a schema that also accepts `null`: a type array for a plain typed schema, else
+/// `{"type": "null"}` added to an `anyOf` (Gemini's `enum` holds strings and numbers, so `null`
+/// cannot join one, and nothing may stand beside a `$ref`).
+fn nullable_json(mut m: Map<String, Value>) -> Map<String, Value> {
+    let null_type = json!({"type": "null"});
+    let plain = !m.contains_key("enum") && !m.contains_key("$ref");
+    match m.get("type").cloned() {
+        Some(Value::String(t)) if t == "null" => m,
+        Some(Value::String(t)) if plain => {
+            m.insert("type".into(), json!([t, "null"]));
+            m
+        }
+        None if m.len() == 1 && m.contains_key("anyOf") => {
+            if let Some(Value::Array(members)) = m.get_mut("anyOf") {
+                if !members.contains(&null_type) {
+                    members.push(null_type);
+                }
+            }
+            m
+        }
+        _ => {
+            let mut wrapper = Map::new();
+            wrapper.insert("anyOf".into(), json!([Value::Object(m), null_type]));
+            wrapper
         }
     }
 }

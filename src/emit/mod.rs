@@ -11,6 +11,7 @@ mod gemini;
 pub(crate) mod json_schema;
 mod lower;
 mod mcp;
+pub mod measure;
 pub(crate) mod openai;
 mod response;
 
@@ -37,9 +38,12 @@ pub enum Target {
     OpenAiResponses,
     /// Anthropic Messages: `{name, description, input_schema}` per tool.
     Anthropic,
-    /// Gemini: `[{"functionDeclarations": [{name, description, parameters}]}]` in Gemini's
-    /// OpenAPI 3.0 schema subset.
+    /// Gemini: `[{"functionDeclarations": [{name, description, parametersJsonSchema,
+    /// responseJsonSchema?}]}]` in the JSON Schema subset Gemini supports.
     Gemini,
+    /// Gemini's older form: `[{"functionDeclarations": [{name, description, parameters}]}]` in
+    /// Gemini's OpenAPI 3.0 schema subset (`Schema`).
+    GeminiOpenApi,
     /// MCP: a `tools/list` result, `{"tools": [{name, title?, description, inputSchema,
     /// outputSchema?, annotations?}]}`.
     Mcp,
@@ -54,6 +58,7 @@ impl Target {
         Target::OpenAiResponses,
         Target::Anthropic,
         Target::Gemini,
+        Target::GeminiOpenApi,
         Target::Mcp,
     ];
 
@@ -66,6 +71,7 @@ impl Target {
             Target::OpenAiResponses => "openai-responses",
             Target::Anthropic => "anthropic",
             Target::Gemini => "gemini",
+            Target::GeminiOpenApi => "gemini-openapi",
             Target::Mcp => "mcp",
         }
     }
@@ -129,7 +135,7 @@ pub(crate) fn tool_shaped(
 }
 
 /// Every tool of the module in the given target's shape, in source order: an array, except for
-/// `gemini` (one `Tool` object holding every declaration, in an array) and `mcp` (a
+/// `gemini` and `gemini-openapi` (one `Tool` object holding every declaration, in an array) and `mcp` (a
 /// `tools/list` result).
 ///
 /// ```
@@ -139,8 +145,9 @@ pub(crate) fn tool_shaped(
 /// let module = tooldef::compile(source).unwrap().module;
 ///
 /// let gemini = emit::tools(&module, Target::Gemini, &Options::default()).unwrap();
-/// let guests = &gemini.json[0]["functionDeclarations"][0]["parameters"]["properties"]["guests"];
-/// assert_eq!(guests["type"], "INTEGER");
+/// let declaration = &gemini.json[0]["functionDeclarations"][0];
+/// let guests = &declaration["parametersJsonSchema"]["properties"]["guests"];
+/// assert_eq!(guests["type"], "integer");
 /// assert_eq!(guests["minimum"], 1); // `> 0` on an integer, exactly
 /// assert_eq!(guests["description"], "Must be a multiple of 2."); // folded, with a warning
 /// assert_eq!(gemini.warnings[0].code, tooldef::Code::FoldedConstraint);
@@ -162,11 +169,11 @@ pub fn tools(module: &Module, target: Target, options: &Options) -> Result<Emitt
 }
 
 /// The document of several tools, each already in the target's shape ([`tool`]): an array,
-/// except for `gemini` (one `Tool` holding every declaration, in an array) and `mcp` (a
-/// `tools/list` result).
+/// except for `gemini` and `gemini-openapi` (one `Tool` holding every declaration, in an array)
+/// and `mcp` (a `tools/list` result).
 pub fn document(target: Target, tools: Vec<Value>) -> Value {
     match target {
-        Target::Gemini => json!([{ "functionDeclarations": tools }]),
+        Target::Gemini | Target::GeminiOpenApi => json!([{ "functionDeclarations": tools }]),
         Target::Mcp => json!({ "tools": tools }),
         _ => Value::Array(tools),
     }
@@ -214,11 +221,14 @@ fn one(
         Target::OpenAiResponses => openai::responses(module, t),
         Target::Anthropic => anthropic::tool(module, t),
         Target::Gemini => gemini::declaration(module, t),
+        Target::GeminiOpenApi => gemini::openapi_declaration(module, t),
         Target::Mcp => mcp::tool(module, t),
     }
 }
 
 fn finish(json: Value, diagnostics: Vec<Diagnostic>, options: &Options) -> Result<Emitted, Errors> {
+    // A named type shared by several tools is lowered once per tool; report it once.
+    let diagnostics = unique(diagnostics);
     if diagnostics.iter().any(Diagnostic::is_error) {
         let kept = diagnostics
             .into_iter()
@@ -233,6 +243,15 @@ fn finish(json: Value, diagnostics: Vec<Diagnostic>, options: &Options) -> Resul
     };
     warnings.sort_by_key(|d| (d.span.start, d.span.end));
     Ok(Emitted { json, warnings })
+}
+
+/// The diagnostics in order, each reported once (by span and message).
+pub(crate) fn unique(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut seen = std::collections::HashSet::new();
+    diagnostics
+        .into_iter()
+        .filter(|d| seen.insert((d.span, d.message.clone())))
+        .collect()
 }
 
 /// The canonical parameter schema without `$schema`, which provider APIs do not need (and

@@ -1,7 +1,9 @@
 //! Gemini `generateContent`: calls are the `functionCall` parts of
 //! `candidates[].content.parts[]`, `{name, args?, id?}` with `args` an object; a reply is a
 //! `functionResponse` part whose `response` holds `{"error": ...}` for a failed call and
-//! `{"output": ...}` otherwise (ai.google.dev/gemini-api/docs/function-calling).
+//! `{"output": ...}` otherwise (ai.google.dev/gemini-api/docs/function-calling). Calls look
+//! the same whichever schema form declared the function (`gemini`'s `parametersJsonSchema` or
+//! `gemini-openapi`'s `parameters`), so both targets read them here.
 
 use serde_json::{json, Map, Value};
 

@@ -69,7 +69,8 @@ impl Provider {
     }
 
     /// The provider's own target (for `openai-responses`, the model is shown the non-strict
-    /// shape unless the caller says otherwise: see [`crate::DispatchOptions::target`]).
+    /// shape, and for `gemini` the JSON Schema form, unless the caller says otherwise: see
+    /// [`crate::DispatchOptions::target`]).
     pub fn target(self) -> Target {
         match self {
             Provider::OpenAi => Target::OpenAi,

@@ -1,5 +1,6 @@
-//! `--from gemini`: function declarations in Gemini's OpenAPI 3.0 schema subset (upper-case
-//! type names, `nullable`).
+//! `--from gemini`: function declarations, with `parameters` in Gemini's OpenAPI 3.0 schema
+//! subset (upper-case type names, `nullable`) or `parametersJsonSchema` and
+//! `responseJsonSchema` in JSON Schema.
 
 use serde_json::Value;
 
@@ -27,9 +28,15 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
             let mut spec = ToolSpec::new(p);
             spec.name = str_at(d, "name");
             spec.description = str_at(d, "description");
-            spec.input = d
-                .get("parameters")
-                .or_else(|| d.get("parametersJsonSchema"));
+            if let Some(p) = d.get("parametersJsonSchema") {
+                spec.input = Some(p);
+                spec.input_key = "parametersJsonSchema";
+            } else {
+                spec.input = d.get("parameters");
+            }
+            // The output of a function, in the JSON Schema form (`gemini`'s `-> T`).
+            spec.output = d.get("responseJsonSchema");
+            spec.output_key = "responseJsonSchema";
             specs.push(spec);
         }
     }

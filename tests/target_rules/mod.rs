@@ -17,17 +17,8 @@ pub fn check(target: Target, output: &Value) -> Vec<String> {
         Target::OpenAiStrict => each(output, &mut errors, |t, e| openai_chat(t, true, e)),
         Target::OpenAiResponses => each(output, &mut errors, openai_responses),
         Target::Anthropic => each(output, &mut errors, anthropic),
-        Target::Gemini => match output.as_array().map(Vec::as_slice) {
-            Some([tool]) => {
-                keys_within(tool, &["functionDeclarations"], "gemini tool", &mut errors);
-                each(
-                    &tool["functionDeclarations"],
-                    &mut errors,
-                    gemini_declaration,
-                );
-            }
-            _ => errors.push("gemini output must be an array of one Tool object".into()),
-        },
+        Target::Gemini => gemini_tool(output, &mut errors, gemini_json_declaration),
+        Target::GeminiOpenApi => gemini_tool(output, &mut errors, gemini_declaration),
         Target::Mcp => {
             keys_within(output, &["tools"], "tools/list result", &mut errors);
             each(&output["tools"], &mut errors, mcp_tool);
@@ -368,6 +359,206 @@ fn anthropic(tool: &Value, errors: &mut Vec<String>) {
 // ---------------------------------------------------------------------------------------------
 // Gemini
 
+fn gemini_tool(output: &Value, errors: &mut Vec<String>, decl: fn(&Value, &mut Vec<String>)) {
+    match output.as_array().map(Vec::as_slice) {
+        Some([tool]) => {
+            keys_within(tool, &["functionDeclarations"], "gemini tool", errors);
+            each(&tool["functionDeclarations"], errors, decl);
+        }
+        _ => errors.push("gemini output must be an array of one Tool object".into()),
+    }
+}
+
+fn gemini_name(decl: &Value, errors: &mut Vec<String>) -> String {
+    let name = name_of(decl, "name", errors);
+    let first = |c: char| c.is_ascii_alphabetic() || c == '_';
+    if !matches(name, 128, first, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-')
+    }) {
+        errors.push(format!(
+            "gemini function name `{name}` breaks the naming rule"
+        ));
+    }
+    description(decl, errors);
+    name.to_string()
+}
+
+/// The keywords of `GenerationConfig.responseJsonSchema`'s documented subset, which
+/// `parametersJsonSchema` shares (`$defs` is checked apart: at the root only).
+const GEMINI_JSON_KEYWORDS: &[&str] = &[
+    "$id",
+    "$ref",
+    "$anchor",
+    "type",
+    "format",
+    "title",
+    "description",
+    "enum",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "anyOf",
+    "oneOf",
+    "properties",
+    "additionalProperties",
+    "required",
+    "propertyOrdering",
+];
+
+const GEMINI_JSON_TYPES: &[&str] = &[
+    "string", "number", "integer", "boolean", "array", "object", "null",
+];
+
+fn gemini_json_declaration(decl: &Value, errors: &mut Vec<String>) {
+    keys_within(
+        decl,
+        &[
+            "name",
+            "description",
+            "parametersJsonSchema",
+            "responseJsonSchema",
+        ],
+        "gemini declaration",
+        errors,
+    );
+    let name = gemini_name(decl, errors);
+    if let Some(params) = decl.get("parametersJsonSchema") {
+        if params["type"] != "object" {
+            errors.push(format!("`{name}`: parametersJsonSchema must be an object"));
+        }
+        gemini_json_root(params, &name, "parametersJsonSchema", errors);
+    }
+    if let Some(response) = decl.get("responseJsonSchema") {
+        gemini_json_root(response, &name, "responseJsonSchema", errors);
+    }
+}
+
+/// A schema document: its body, and each `$defs` entry, where a reference back into the
+/// recursion must sit under an optional property (Gemini unrolls cycles only through those).
+fn gemini_json_root(s: &Value, name: &str, at: &str, errors: &mut Vec<String>) {
+    let defs = s.get("$defs").and_then(Value::as_object);
+    let mut body = s.clone();
+    if let Some(m) = body.as_object_mut() {
+        m.remove("$defs");
+    }
+    gemini_json_schema(&body, defs, None, name, at, errors);
+    for (k, d) in defs.into_iter().flatten() {
+        gemini_json_schema(
+            d,
+            defs,
+            Some(false),
+            name,
+            &format!("{at}.$defs.{k}"),
+            errors,
+        );
+    }
+}
+
+/// `in_def`: inside a `$defs` entry, whether an optional property encloses this schema.
+fn gemini_json_schema(
+    s: &Value,
+    defs: Option<&Map<String, Value>>,
+    in_def: Option<bool>,
+    name: &str,
+    at: &str,
+    errors: &mut Vec<String>,
+) {
+    let Some(m) = s.as_object() else {
+        errors.push(format!("`{name}` {at}: a schema must be an object"));
+        return;
+    };
+    for k in m.keys() {
+        if !GEMINI_JSON_KEYWORDS.contains(&k.as_str()) {
+            errors.push(format!(
+                "`{name}` {at}: keyword `{k}` is not in Gemini's JSON Schema subset"
+            ));
+        }
+    }
+    if let Some(r) = m.get("$ref").and_then(Value::as_str) {
+        if m.keys().any(|k| !k.starts_with('$')) {
+            errors.push(format!(
+                "`{name}` {at}: only `$` keywords may stand beside `$ref`"
+            ));
+        }
+        let target = r.strip_prefix("#/$defs/");
+        if !target.is_some_and(|t| defs.is_some_and(|d| d.contains_key(t))) {
+            errors.push(format!("`{name}` {at}: `$ref` {r} names no `$defs` entry"));
+        }
+        if in_def == Some(false) {
+            errors.push(format!(
+                "`{name}` {at}: a recursive reference outside every optional property"
+            ));
+        }
+    }
+    let types: Vec<&str> = match m.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    for t in &types {
+        if !GEMINI_JSON_TYPES.contains(t) {
+            errors.push(format!(
+                "`{name}` {at}: type `{t}` is not a JSON Schema type"
+            ));
+        }
+    }
+    if let Some(values) = m.get("enum") {
+        let ok = values
+            .as_array()
+            .is_some_and(|v| v.iter().all(|x| x.is_string() || x.is_number()));
+        if !ok {
+            errors.push(format!(
+                "`{name}` {at}: enums hold strings and numbers only"
+            ));
+        }
+    }
+    if let Some(f) = m.get("format").and_then(Value::as_str) {
+        if !matches!(f, "date-time" | "date" | "time") {
+            errors.push(format!("`{name}` {at}: format `{f}` is not accepted"));
+        }
+    }
+    let props = m.get("properties").and_then(Value::as_object);
+    if let Some(Value::Array(req)) = m.get("required") {
+        for r in req {
+            if !r
+                .as_str()
+                .is_some_and(|r| props.is_some_and(|p| p.contains_key(r)))
+            {
+                errors.push(format!("`{name}` {at}: required `{r}` is not a property"));
+            }
+        }
+    }
+    let required = |k: &str| {
+        m.get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(|x| x == k))
+    };
+    for (k, p) in props.into_iter().flatten() {
+        let inside = in_def.map(|under| under || !required(k));
+        gemini_json_schema(p, defs, inside, name, &format!("{at}.{k}"), errors);
+    }
+    let mut subs: Vec<(String, &Value)> = Vec::new();
+    if let Some(items) = m.get("items") {
+        subs.push((format!("{at}[]"), items));
+    }
+    if let Some(a @ Value::Object(_)) = m.get("additionalProperties") {
+        subs.push((format!("{at}.*"), a));
+    }
+    for key in ["prefixItems", "anyOf", "oneOf"] {
+        if let Some(Value::Array(members)) = m.get(key) {
+            for (i, member) in members.iter().enumerate() {
+                subs.push((format!("{at}.{key}[{i}]"), member));
+            }
+        }
+    }
+    for (path, sub) in subs {
+        gemini_json_schema(sub, defs, in_def, name, &path, errors);
+    }
+}
+
 const GEMINI_KEYWORDS: &[&str] = &[
     "type",
     "format",
@@ -400,16 +591,9 @@ fn gemini_declaration(decl: &Value, errors: &mut Vec<String>) {
         "gemini declaration",
         errors,
     );
-    let name = name_of(decl, "name", errors);
+    let name = gemini_name(decl, errors);
+    let name = name.as_str();
     let first = |c: char| c.is_ascii_alphabetic() || c == '_';
-    if !matches(name, 128, first, |c| {
-        c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-')
-    }) {
-        errors.push(format!(
-            "gemini function name `{name}` breaks the naming rule"
-        ));
-    }
-    description(decl, errors);
     let Some(params) = decl.get("parameters") else {
         return;
     };
