@@ -82,15 +82,38 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-pub(crate) fn build(args: &BuildArgs, limits: &InputLimits) -> Result<u8, String> {
-    let files = tool_files(&args.paths);
+/// Reads each of `files` as a source (UTF-8, within the input limit).
+pub(crate) fn read_sources(files: &[PathBuf], limits: &InputLimits) -> Result<Vec<Source>, String> {
     let mut sources = Vec::with_capacity(files.len());
-    for path in &files {
+    for path in files {
         let input = read_input(path, limits.input())?;
         let text = String::from_utf8(input.bytes)
             .map_err(|_| format!("`{}` is not valid UTF-8", input.name))?;
         sources.push(Source::new(input.name, text));
     }
+    Ok(sources)
+}
+
+/// The toolset of a set of files and folders; `Ok(None)` when it does not compile (its
+/// diagnostics are printed).
+pub(crate) fn load(
+    paths: &[PathBuf],
+    limits: &InputLimits,
+    format: Format,
+) -> Result<Option<Toolset>, String> {
+    let sources = read_sources(&tool_files(paths), limits)?;
+    match Toolset::new(sources) {
+        Ok(t) => Ok(Some(t)),
+        Err(errors) => {
+            report(errors.diagnostics, format);
+            Ok(None)
+        }
+    }
+}
+
+pub(crate) fn build(args: &BuildArgs, limits: &InputLimits) -> Result<u8, String> {
+    let files = tool_files(&args.paths);
+    let sources = read_sources(&files, limits)?;
     let outputs: Vec<(TargetArg, PathBuf)> = args
         .target
         .iter()
@@ -159,7 +182,7 @@ pub(crate) fn build(args: &BuildArgs, limits: &InputLimits) -> Result<u8, String
 }
 
 /// Prints diagnostics that each carry their file.
-fn report(diagnostics: Vec<Diagnostic>, format: Format) {
+pub(crate) fn report(diagnostics: Vec<Diagnostic>, format: Format) {
     print_diagnostics(
         &[(String::new(), String::new(), diagnostics)],
         format,
