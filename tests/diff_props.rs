@@ -52,6 +52,8 @@ enum T {
     },
     Union(Vec<T>),
     Nullable(Box<T>),
+    /// A recursive named type: `type R { v: T, next?: R }`.
+    Rec(Box<T>),
 }
 
 #[derive(Clone, Debug)]
@@ -196,7 +198,8 @@ fn ty() -> BoxedStrategy<T> {
                     }),
                 object(inner.clone()),
                 prop::collection::vec(inner.clone(), 2..=2).prop_map(T::Union),
-                inner.prop_map(|t| T::Nullable(Box::new(t))),
+                inner.clone().prop_map(|t| T::Nullable(Box::new(t))),
+                inner.prop_map(|t| T::Rec(Box::new(t))),
             ]
         })
         .boxed()
@@ -305,6 +308,9 @@ fn mutate(t: T) -> BoxedStrategy<T> {
         ]
         .boxed(),
         T::Union(members) => prop_oneof![here, prop::sample::select(members)].boxed(),
+        T::Rec(inner) => {
+            prop_oneof![here, mutate(*inner).prop_map(|i| T::Rec(Box::new(i)))].boxed()
+        }
         // The same bound made exclusive, or inclusive.
         T::Int {
             min,
@@ -410,7 +416,22 @@ fn render(t: &T) -> String {
         T::Obj { fields, rest } => format!("{{ {} }}", body(fields, rest)),
         T::Union(members) => members.iter().map(grouped).collect::<Vec<_>>().join(" | "),
         T::Nullable(inner) => format!("{} | null", grouped(inner)),
+        T::Rec(inner) => {
+            let id = DEFS.with(|d| {
+                let mut d = d.borrow_mut();
+                d.push(String::new());
+                d.len() - 1
+            });
+            let definition = format!("type R{id} {{ v: {}, next?: R{id} }}\n", render(inner));
+            DEFS.with(|d| d.borrow_mut()[id] = definition);
+            format!("R{id}")
+        }
     }
+}
+
+thread_local! {
+    /// The named types the type being rendered uses.
+    static DEFS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 fn grouped(t: &T) -> String {
@@ -473,6 +494,21 @@ fn values(t: &T) -> BoxedStrategy<Value> {
         T::Obj { fields, rest } => object_values(fields, rest),
         T::Union(members) => prop::strategy::Union::new(members.iter().map(values)).boxed(),
         T::Nullable(inner) => prop_oneof![Just(Value::Null), values(inner)].boxed(),
+        T::Rec(inner) => {
+            let node = |next: BoxedStrategy<Value>| {
+                (values(inner), prop::option::of(next))
+                    .prop_map(|(v, next)| {
+                        let mut out = Map::new();
+                        out.insert("v".into(), v);
+                        if let Some(n) = next {
+                            out.insert("next".into(), n);
+                        }
+                        Value::Object(out)
+                    })
+                    .boxed()
+            };
+            node(node(node(Just(json!({})).boxed())))
+        }
     };
     prop_oneof![6 => shaped, 1 => scalar].boxed()
 }
@@ -561,10 +597,13 @@ fn object_values(fields: &[(&'static str, T, bool)], rest: &Rest) -> BoxedStrate
 }
 
 fn tool_source(params: &T) -> String {
-    match params {
+    DEFS.with(|d| d.borrow_mut().clear());
+    let tool = match params {
         T::Obj { fields, rest } => format!("/// T.\ntool t {{ {} }}\n", body(fields, rest)),
         other => format!("/// T.\ntool t {{ x: {} }}\n", render(other)),
-    }
+    };
+    let defs = DEFS.with(|d| d.borrow().concat());
+    format!("{defs}{tool}")
 }
 
 /// An old parameter object, a new one (a mutation of it most of the time), and values near
