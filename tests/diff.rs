@@ -476,3 +476,20 @@ fn classes_serialize_in_lowercase() {
     assert!(Breaking.needs_review() && Safety.needs_review());
     assert!(!Model.needs_review() && !Compatible.needs_review());
 }
+
+#[test]
+fn a_union_member_narrowed_is_reported_inside_the_member() {
+    let c = changes(
+        "",
+        "u: { k: \"a\", s: string } | { k: \"b\", n: integer }",
+        "u: { k: \"a\", s: string @min_length(1) } | { k: \"b\", n: integer }",
+    );
+    one(&c, Breaking, &format!("{}/anyOf/0/properties/s", at("u")));
+    assert!(
+        c[0].message.contains("min_length raised from 0 to 1"),
+        "{c:#?}"
+    );
+    // Members swapped: the same values, no change.
+    let swapped = changes("", "u: string | integer", "u: integer | string");
+    assert_eq!(swapped, vec![]);
+}

@@ -250,7 +250,29 @@ impl<'a> Walker<'a> {
             }
             (Ty::Nullable(a), Ty::Nullable(b)) => self.ty(at, a, b),
             (Ty::Enum(a), Ty::Enum(b)) => self.members(at, a, b),
+            (Ty::AnyOf(a), Ty::AnyOf(b)) if a.len() == b.len() => {
+                self.union(at, (old_r, a), (new_r, b))
+            }
             _ => self.leaf(at, old_r, new_r),
+        }
+    }
+
+    /// Two unions of as many members: when the new one narrowed, member by member (the n-th
+    /// against the n-th), so that the narrowing is reported where it is; the relation decides
+    /// whether it narrowed at all, since another member may take over an old one's values.
+    fn union(&mut self, at: &str, old: (&'a Ty, &'a [Ty]), new: (&'a Ty, &'a [Ty])) {
+        if self.relation().covers(old.0, new.0).is_ok() {
+            return self.leaf(at, old.0, new.0);
+        }
+        let before = self.changes.len();
+        for (i, (a, b)) in old.1.iter().zip(new.1).enumerate() {
+            self.ty(&format!("{at}/anyOf/{i}"), a, b);
+        }
+        let found = self.changes[before..]
+            .iter()
+            .any(|c| c.kind == ChangeKind::Breaking);
+        if !found {
+            self.leaf(at, old.0, new.0);
         }
     }
 
