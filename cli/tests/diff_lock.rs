@@ -470,3 +470,84 @@ fn lock_pins_a_servers_tools_and_check_finds_a_change() {
     let files = run(dir.path(), &["lock", "--check", "t.tool"]);
     assert_eq!(files.code, 2, "{}", files.stderr);
 }
+
+/// The shared corpus (`../shared/corpus/` beside the project), or `None` after a notice; a
+/// failure when `CI=true`.
+fn corpus(what: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("the corpus is missing at {} and CI=true", dir.display());
+    }
+    eprintln!("notice: {} is absent; {what} skipped", dir.display());
+    None
+}
+
+/// Real servers' tools (the corpus's MCP tool lists): locked and checked unchanged, then every
+/// string field given a minimum length, which `lock --check` must report exactly as `diff`
+/// does on the sources, though it compares the definitions kept in the lock.
+#[test]
+fn lock_check_agrees_with_diff_over_real_tools() {
+    let Some(corpus) = corpus("the lock test over real MCP tools") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let tools = corpus.join("mcp/all_tools.json");
+    let import = run(
+        dir.path(),
+        &[
+            "import",
+            tools.to_str().unwrap(),
+            "--from",
+            "mcp",
+            "-o",
+            "all.tool",
+        ],
+    );
+    assert_eq!(import.code, 0, "{}", import.stderr);
+    let locked = run(dir.path(), &["lock", "all.tool"]);
+    assert_eq!(locked.code, 0, "{}", locked.stderr);
+    let same = run(dir.path(), &["lock", "--check", "all.tool"]);
+    assert_eq!(
+        (same.code, same.stdout.as_str()),
+        (0, ""),
+        "{}",
+        same.stderr
+    );
+
+    let source = std::fs::read_to_string(dir.path().join("all.tool")).unwrap();
+    let edited: String = source
+        .lines()
+        .map(|l| match l.strip_suffix(": string") {
+            Some(head) => format!("{head}: string @min_length(1)\n"),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    let edits = source.lines().filter(|l| l.ends_with(": string")).count();
+    assert!(edits > 100, "{edits} string fields");
+    write(dir.path(), "all.tool", &edited);
+    write(dir.path(), "old.tool", &source);
+    let check = run(dir.path(), &["lock", "--check", "all.tool"]);
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    let diff = run(dir.path(), &["diff", "old.tool", "all.tool"]);
+    assert_eq!(diff.code, 1, "{}", diff.stderr);
+    let mut from_lock: Vec<&str> = check.stdout.lines().collect();
+    let mut from_sources: Vec<&str> = diff.stdout.lines().collect();
+    from_lock.sort();
+    from_sources.sort();
+    assert_eq!(from_lock, from_sources);
+    for line in &from_lock {
+        assert!(
+            line.ends_with("min_length raised from 0 to 1")
+                || line.ends_with("/outputSchema: output type narrowed"),
+            "{line}"
+        );
+    }
+    let raised = from_lock
+        .iter()
+        .filter(|l| l.starts_with("breaking: "))
+        .count();
+    assert!(raised > 100 && raised <= edits, "{raised} of {edits}");
+}
