@@ -18,15 +18,35 @@ pub(crate) struct DiffArgs {
     /// The new version: a `.tool` file, or a folder searched for them recursively.
     new: PathBuf,
     /// How to print the changes (and, on standard error, diagnostics).
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
+    #[arg(long, value_enum, default_value_t = ChangesFormat::Human)]
+    format: ChangesFormat,
+}
+
+/// How `diff` and `lock --check` print.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ChangesFormat {
+    /// One line per change (`class: tool path: message`); diagnostics with source snippets.
+    Human,
+    /// `{"changes": [{"tool", "path", "kind", "message"}]}`; diagnostics as one JSON array.
+    Json,
+}
+
+impl ChangesFormat {
+    /// The format of the diagnostics of sources that do not compile.
+    pub(crate) fn diagnostics(self) -> Format {
+        match self {
+            ChangesFormat::Human => Format::Human,
+            ChangesFormat::Json => Format::Json,
+        }
+    }
 }
 
 pub(crate) fn run(args: &DiffArgs, limits: &InputLimits) -> Result<u8, String> {
-    let Some(old) = load(std::slice::from_ref(&args.old), limits, args.format)? else {
+    let format = args.format.diagnostics();
+    let Some(old) = load(std::slice::from_ref(&args.old), limits, format)? else {
         return Ok(EXIT_USAGE);
     };
-    let Some(new) = load(std::slice::from_ref(&args.new), limits, args.format)? else {
+    let Some(new) = load(std::slice::from_ref(&args.new), limits, format)? else {
         return Ok(EXIT_USAGE);
     };
     let changes = diff_sets(&old, &new);
@@ -52,15 +72,15 @@ pub(crate) fn exit_code(changes: &[Change]) -> u8 {
 
 /// The changes on standard output: one line each (`class: tool path: message`), or
 /// `{"changes": [...]}`; in human form, a count by class on standard error.
-pub(crate) fn print_changes(changes: &[Change], format: Format) {
+pub(crate) fn print_changes(changes: &[Change], format: ChangesFormat) {
     match format {
-        Format::Json => {
+        ChangesFormat::Json => {
             let mut text =
                 serde_json::to_string_pretty(&json!({ "changes": changes })).unwrap_or_default();
             text.push('\n');
             to_stdout(&text);
         }
-        Format::Human => {
+        ChangesFormat::Human => {
             let mut text = String::new();
             for c in changes {
                 text.push_str(&line(c));

@@ -17,10 +17,10 @@ use tooldef::import::Dialect;
 use tooldef::{Change, ChangeKind, Module, Toolset};
 
 use crate::build_command::{load, tool_files};
-use crate::diff_command::print_changes;
+use crate::diff_command::{print_changes, ChangesFormat};
 use crate::mcp_client_command::Remote;
 use crate::read::InputLimits;
-use crate::{read_input, to_stderr, write, Format, EXIT_ERRORS, EXIT_USAGE};
+use crate::{read_input, to_stderr, write, EXIT_ERRORS, EXIT_USAGE};
 
 /// The version of the lock's format.
 const VERSION: u64 = 1;
@@ -42,8 +42,8 @@ pub(crate) struct LockArgs {
     #[arg(long)]
     check: bool,
     /// How to print the changes (and, on standard error, diagnostics).
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
+    #[arg(long, value_enum, default_value_t = ChangesFormat::Human)]
+    format: ChangesFormat,
 }
 
 /// Where the locked tools came from.
@@ -92,7 +92,7 @@ pub(crate) fn run(args: &LockArgs, limits: &InputLimits) -> Result<u8, String> {
     let current = if args.remote.is_given() {
         server_lock(&args.remote)?
     } else {
-        let Some(toolset) = load(&args.files, limits, args.format)? else {
+        let Some(toolset) = load(&args.files, limits, args.format.diagnostics())? else {
             return Ok(EXIT_USAGE);
         };
         files_lock(&toolset)?
@@ -143,7 +143,7 @@ fn check(args: &LockArgs, limits: &InputLimits, current: &Lock) -> Result<u8, St
     if changes.is_empty() {
         return Ok(0);
     }
-    if args.format == Format::Human {
+    if args.format == ChangesFormat::Human {
         for line in tool_report(&locked, current, &changes) {
             to_stderr(&format!("{line}\n"));
         }
@@ -216,13 +216,15 @@ fn whole(tool: &str, kind: ChangeKind, message: &str) -> Change {
 fn classify(name: &str, old: &Entry, new: &Entry) -> Vec<Change> {
     let (a, b) = match (model_of(old), model_of(new)) {
         (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) => return vec![whole(
-            name,
-            ChangeKind::Breaking,
-            &format!(
+        (Err(e), _) | (_, Err(e)) => {
+            return vec![whole(
+                name,
+                ChangeKind::Breaking,
+                &format!(
                 "the definitions cannot be compared, so the change is reported as breaking: {e}"
             ),
-        )],
+            )]
+        }
     };
     let mut changes = tooldef::diff(&a, &b);
     for c in &mut changes {
