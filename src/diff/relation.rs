@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use serde_json::{Number, Value};
 
 use crate::model::{
-    Additional, ArrayTy, Formats, Module, NumberRules, ObjectTy, StringRules, TupleTy, Ty,
+    Additional, ArrayTy, Field, Formats, Module, NumberRules, ObjectTy, StringRules, TupleTy, Ty,
 };
 use crate::validate::{cmp_numbers, first_violation, is_multiple_of};
 
@@ -338,45 +338,87 @@ impl<'a> Relation<'a> {
     /// other keys the new one takes too.
     pub(crate) fn objects(&mut self, old: &'a ObjectTy, new: &'a ObjectTy) -> Result<(), Why> {
         for f in new.fields.iter().filter(|f| f.required) {
-            match old.field(&f.name) {
-                Some(o) if o.required => {}
-                Some(_) => return Err(Why::exactly(format!("`{}` is now required", f.name))),
-                None => return Err(Why::exactly(format!("required field `{}` added", f.name))),
-            }
+            required_field(old.field(&f.name), f)?;
         }
         for f in &old.fields {
-            let at = property(&f.name);
-            match (new.field(&f.name), &new.additional) {
-                (Some(n), _) => self.covers(&f.ty, &n.ty).map_err(|w| w.within(&at))?,
-                (None, Additional::Open) => {}
-                (None, Additional::Schema(t)) => {
-                    self.covers(&f.ty, t).map_err(|w| w.within(&at))?
-                }
-                (None, Additional::Closed) if matches!(f.ty, Ty::Never) => {}
-                (None, Additional::Closed) => {
-                    return Err(Why::exactly(format!(
-                        "field `{}` removed from a closed object: a call that sends it is rejected",
-                        f.name
-                    )))
-                }
+            match new.field(&f.name) {
+                Some(n) => self
+                    .covers(&f.ty, &n.ty)
+                    .map_err(|w| w.within(&property(&f.name)))?,
+                None => self.removed_field(f, &new.additional)?,
             }
         }
-        let old_other: &'a Ty = match &old.additional {
+        for f in new.fields.iter().filter(|f| old.field(&f.name).is_none()) {
+            self.added_field(f, &old.additional)?;
+        }
+        self.other_keys(&old.additional, &new.additional)
+    }
+
+    /// A field the new object no longer declares: its values must fit what other keys take.
+    pub(crate) fn removed_field(
+        &mut self,
+        old: &'a Field,
+        other: &'a Additional,
+    ) -> Result<(), Why> {
+        match other {
+            Additional::Open => Ok(()),
+            Additional::Schema(t) => self
+                .covers(&old.ty, t)
+                .map_err(|w| w.within(&property(&old.name))),
+            // A key of type `never` is never sent.
+            Additional::Closed if matches!(old.ty, Ty::Never) => Ok(()),
+            Additional::Closed => Err(Why::exactly(format!(
+                "field `{}` removed from a closed object: a call that sends it is rejected",
+                old.name
+            ))),
+        }
+    }
+
+    /// A field only the new object declares: what the old object took under other keys must
+    /// fit its type (whether it is required is [`required_field`]'s question).
+    pub(crate) fn added_field(
+        &mut self,
+        new: &'a Field,
+        old_other: &'a Additional,
+    ) -> Result<(), Why> {
+        let before: &'a Ty = match old_other {
             Additional::Closed => return Ok(()),
             Additional::Open => &ANY,
             Additional::Schema(t) => t,
         };
-        for f in new.fields.iter().filter(|f| old.field(&f.name).is_none()) {
-            self.covers(old_other, &f.ty)
-                .map_err(|w| w.within(&property(&f.name)))?;
-        }
-        match &new.additional {
+        self.covers(before, &new.ty)
+            .map_err(|w| w.within(&property(&new.name)))
+    }
+
+    /// What keys other than the fields take: the new object must take what the old one did.
+    pub(crate) fn other_keys(
+        &mut self,
+        old: &'a Additional,
+        new: &'a Additional,
+    ) -> Result<(), Why> {
+        let before: &'a Ty = match old {
+            Additional::Closed => return Ok(()),
+            Additional::Open => &ANY,
+            Additional::Schema(t) => t,
+        };
+        match new {
             Additional::Open => Ok(()),
             Additional::Schema(t) => self
-                .covers(old_other, t)
+                .covers(before, t)
                 .map_err(|w| w.within("/additionalProperties")),
             Additional::Closed => Err(Why::exactly("other keys are no longer accepted")),
         }
+    }
+}
+
+/// A field the new object requires must be required in the old one (`old`: the old object's
+/// field of that name, if it has one).
+pub(crate) fn required_field(old: Option<&Field>, new: &Field) -> Result<(), Why> {
+    match old {
+        _ if !new.required => Ok(()),
+        Some(o) if o.required => Ok(()),
+        Some(_) => Err(Why::exactly(format!("`{}` is now required", new.name))),
+        None => Err(Why::exactly(format!("required field `{}` added", new.name))),
     }
 }
 

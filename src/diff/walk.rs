@@ -7,13 +7,10 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::relation::{property, Relation, Side};
+use super::relation::{property, required_field, Relation, Side};
 use super::{Change, ChangeKind};
 use crate::model::{Additional, EnumMember, Field, Module, ObjectTy, Ty, TypeId};
 use crate::validate::{json_equal, type_text};
-
-/// The type every value has: what an open object holds under any other key.
-static ANY: Ty = Ty::Any;
 
 /// What the walker reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,36 +85,18 @@ impl<'a> Walker<'a> {
     }
 
     fn field(&mut self, at: &str, old: &'a Field, new: &'a Field) {
-        match (old.required, new.required) {
-            (false, true) => self.push(
-                ChangeKind::Breaking,
-                at,
-                format!("`{}` is now required", new.name),
-            ),
-            (true, false) => self.push(
-                ChangeKind::Compatible,
-                at,
-                format!("`{}` is now optional", new.name),
-            ),
-            _ => {}
+        if let Err(why) = required_field(Some(old), new) {
+            self.push(ChangeKind::Breaking, at, why.text());
+        } else if old.required && !new.required {
+            let message = format!("`{}` is now optional", new.name);
+            self.push(ChangeKind::Compatible, at, message);
         }
         self.texts(at, old, new);
         self.ty(at, &old.ty, &new.ty);
     }
 
     fn field_removed(&mut self, at: &str, old: &'a Field, other: &'a Additional) {
-        let verdict = match other {
-            Additional::Closed if matches!(old.ty, Ty::Never) => Ok(()),
-            Additional::Closed => {
-                Err("the object is closed, so a call that sends it is rejected".to_string())
-            }
-            Additional::Open => Ok(()),
-            Additional::Schema(t) => self
-                .relation()
-                .covers(&old.ty, t)
-                .map_err(|why| format!("other keys take `{}`: {}", self.new_text(t), why.text())),
-        };
-        match verdict {
+        match self.relation().removed_field(old, other) {
             Ok(()) => self.push(
                 ChangeKind::Compatible,
                 at,
@@ -126,73 +105,57 @@ impl<'a> Walker<'a> {
                     old.name
                 ),
             ),
-            Err(why) => self.push(
-                ChangeKind::Breaking,
-                at,
-                format!("field `{}` removed: {why}", old.name),
-            ),
+            Err(why) if matches!(other, Additional::Closed) => {
+                self.push(ChangeKind::Breaking, at, why.text())
+            }
+            Err(why) => {
+                let message = format!(
+                    "field `{}` removed, and other keys do not take all its values: {}",
+                    old.name,
+                    why.text()
+                );
+                self.push(ChangeKind::Breaking, at, message)
+            }
         }
     }
 
     fn field_added(&mut self, at: &str, new: &'a Field, old_other: &'a Additional) {
-        if new.required {
-            return self.push(
-                ChangeKind::Breaking,
-                at,
-                format!("required field `{}` added", new.name),
-            );
-        }
-        let before: &'a Ty = match old_other {
-            Additional::Closed => {
-                return self.push(
-                    ChangeKind::Compatible,
-                    at,
-                    format!("optional field `{}` added", new.name),
-                )
-            }
-            Additional::Open => &ANY,
-            Additional::Schema(t) => t,
-        };
-        match self.relation().covers(before, &new.ty) {
+        let verdict =
+            required_field(None, new).and_then(|()| self.relation().added_field(new, old_other));
+        match verdict {
             Ok(()) => self.push(
                 ChangeKind::Compatible,
                 at,
                 format!("optional field `{}` added", new.name),
             ),
-            Err(why) => self.push(
-                ChangeKind::Breaking,
-                at,
-                format!(
-                    "optional field `{}` added where other keys took `{}`: {}",
+            Err(why) if new.required => self.push(ChangeKind::Breaking, at, why.text()),
+            Err(why) => {
+                let message = format!(
+                    "optional field `{}` added, where other keys took values it rejects: {}",
                     new.name,
-                    self.old_text(before),
                     why.text()
-                ),
-            ),
+                );
+                self.push(ChangeKind::Breaking, at, message)
+            }
         }
     }
 
     fn additional(&mut self, path: &str, old: &'a Additional, new: &'a Additional) {
         let at = format!("{path}/additionalProperties");
-        match (old, new) {
-            (Additional::Closed, Additional::Closed) | (Additional::Open, Additional::Open) => {}
-            (Additional::Schema(a), Additional::Schema(b)) => self.ty(&at, a, b),
-            (Additional::Closed, _) => self.push(
-                ChangeKind::Compatible,
-                &at,
-                "other keys are now accepted".into(),
-            ),
-            (_, Additional::Closed) => self.push(
-                ChangeKind::Breaking,
-                &at,
-                "other keys are no longer accepted".into(),
-            ),
-            (Additional::Schema(_), Additional::Open) => self.push(
-                ChangeKind::Compatible,
-                &at,
-                "other keys now take any value".into(),
-            ),
-            (Additional::Open, Additional::Schema(t)) => self.ty(&at, &ANY, t),
+        let message = match (old, new) {
+            (Additional::Closed, Additional::Closed) | (Additional::Open, Additional::Open) => {
+                return
+            }
+            (Additional::Schema(a), Additional::Schema(b)) => return self.ty(&at, a, b),
+            (Additional::Closed, _) => "other keys are now accepted",
+            (_, Additional::Open) => "other keys now take any value",
+            // Narrowed, or the same values written another way (`...: any`).
+            _ => "",
+        };
+        match self.relation().other_keys(old, new) {
+            Err(why) => self.push(ChangeKind::Breaking, &at, why.text()),
+            Ok(()) if !message.is_empty() => self.push(ChangeKind::Compatible, &at, message.into()),
+            Ok(()) => {}
         }
     }
 
