@@ -54,6 +54,7 @@ pub mod validate;
 // The stages behind the facade.
 mod check;
 mod diagnostic;
+mod diff;
 mod dispatch;
 mod modules;
 mod pattern;
@@ -72,6 +73,7 @@ pub struct ReadmeDoctests;
 pub use diagnostic::{
     decode_source, Code, Diagnostic, Errors, LineIndex, Related, Severity, Source, Span,
 };
+pub use diff::{diff, diff_tools, Change, ChangeKind};
 pub use dispatch::{CallReport, DispatchError, DispatchOptions, Dispatched, Verdict};
 pub use model::Module;
 pub use modules::{compile_with, FileLoader, Loader, MemoryLoader};

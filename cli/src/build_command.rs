@@ -82,7 +82,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-/// The sources of `files`, each named by its path, for a [`Toolset`].
+/// Reads each of `files` as a source (UTF-8, within the input limit).
 pub(crate) fn read_sources(files: &[PathBuf], limits: &InputLimits) -> Result<Vec<Source>, String> {
     let mut sources = Vec::with_capacity(files.len());
     for path in files {
@@ -92,6 +92,23 @@ pub(crate) fn read_sources(files: &[PathBuf], limits: &InputLimits) -> Result<Ve
         sources.push(Source::new(input.name, text));
     }
     Ok(sources)
+}
+
+/// The toolset of a set of files and folders; `Ok(None)` when it does not compile (its
+/// diagnostics are printed).
+pub(crate) fn load(
+    paths: &[PathBuf],
+    limits: &InputLimits,
+    format: Format,
+) -> Result<Option<Toolset>, String> {
+    let sources = read_sources(&tool_files(paths), limits)?;
+    match Toolset::new(sources) {
+        Ok(t) => Ok(Some(t)),
+        Err(errors) => {
+            report(errors.diagnostics, format);
+            Ok(None)
+        }
+    }
 }
 
 pub(crate) fn build(args: &BuildArgs, limits: &InputLimits) -> Result<u8, String> {

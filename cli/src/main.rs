@@ -63,6 +63,20 @@ enum Command {
     /// the share of descriptions, and the growth over `json-schema`. With `--budget N`, exit
     /// with 1 naming every tool over N tokens.
     Stats(StatsArgs),
+    /// Compare two versions of a set of tools (each a `.tool` file or a folder of them) and
+    /// print every change, classified: `breaking` (a valid call becomes invalid), `safety` (a
+    /// safety attribute weakened), `model` (a text the model reads changed) or `compatible`.
+    ///
+    /// Exit codes: 0 no breaking or safety change, 1 any, 2 usage or I/O errors, or sources
+    /// that do not compile.
+    Diff(DiffArgs),
+    /// Pin every tool in a lock file (`tools.lock`): a SHA-256 of what each provider receives,
+    /// and the tool's MCP definition. `--server` or `--url` pins a running MCP server's tools.
+    ///
+    /// With `--check`, write nothing and name each tool added, removed or changed since, with
+    /// diff's classes. Exit codes: 0 written, or nothing changed; 1 a change; 2 usage or I/O
+    /// errors, a missing lock, or sources that do not compile.
+    Lock(LockArgs),
     /// Validate a tool call's arguments against a tool of a `.tool` file.
     ///
     /// Exit codes: 0 valid (prints the normalized arguments), 1 invalid (prints the message for
@@ -243,6 +257,8 @@ fn main() -> ExitCode {
             quiet,
             &limits,
         ),
+        Command::Diff(args) => diff_command::run(&args, &limits),
+        Command::Lock(args) => lock_command::run(&args, &limits),
         Command::Validate(args) => validate_command::run(&args, &limits),
         Command::Schema(args) => answer_command::schema(&args, &limits),
         Command::Parse(args) => answer_command::parse(&args, &limits),
@@ -304,7 +320,9 @@ fn to_stderr(text: &str) {
 
 mod answer_command;
 mod build_command;
+mod diff_command;
 mod dispatch_command;
+mod lock_command;
 mod lsp_command;
 mod mcp_client_command;
 mod read;
@@ -314,7 +332,9 @@ mod validate_command;
 mod write;
 use answer_command::{ParseArgs, SchemaArgs};
 use build_command::{tool_files, BuildArgs};
+use diff_command::DiffArgs;
 use dispatch_command::DispatchArgs;
+use lock_command::LockArgs;
 use read::{InputLimits, Limit};
 use serve_command::ServeArgs;
 use stats_command::StatsArgs;

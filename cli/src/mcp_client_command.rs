@@ -38,7 +38,7 @@ impl Remote {
     }
 
     /// How messages name the server.
-    fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         match (&self.server, &self.url) {
             (Some(cmd), _) => cmd.clone(),
             (None, Some(url)) => url.clone(),
@@ -99,16 +99,21 @@ pub(crate) fn import(
             "--server and --url read an MCP server's tools: use them with --from mcp".into(),
         );
     }
+    let tools = list_tools(remote)?;
+    let doc = json!({ "tools": tools });
+    let result = tooldef::import::import(&doc, Dialect::Mcp, options);
+    super::finish_import(&remote.name(), result, output)
+}
+
+/// Every tool the server lists (every page of `tools/list`), as MCP `Tool` JSON.
+pub(crate) fn list_tools(remote: &Remote) -> Result<Vec<Value>, String> {
     let rt = runtime()?;
-    let tools = rt.block_on(async {
+    rt.block_on(async {
         let client = remote.connect().await?;
         let tools = client.list_tools().await;
         client.close().await;
         tools.map_err(|e| format!("{}: {e}", remote.name()))
-    })?;
-    let doc = json!({ "tools": tools });
-    let result = tooldef::import::import(&doc, Dialect::Mcp, options);
-    super::finish_import(&remote.name(), result, output)
+    })
 }
 
 /// The arguments of `tooldef call`.

@@ -246,7 +246,7 @@ fn range(min: Option<u64>, max: Option<u64>, unit: &str) -> Option<String> {
 }
 
 /// The compact text of a type, e.g. `integer 1..14`, `"celsius" | "fahrenheit"`, `Location`.
-pub(super) fn type_text(module: &Module, ty: &Ty) -> String {
+pub(crate) fn type_text(module: &Module, ty: &Ty) -> String {
     text(module, ty, 0)
 }
 

@@ -74,6 +74,8 @@ pub use compile::PatternError;
 pub use error::{ErrorCode, TextPosition, ValidationError};
 pub use lenient::{Repair, RepairKind};
 pub(crate) use message::kind as message_kind;
+pub(crate) use message::type_text;
+pub(crate) use number::{cmp as cmp_numbers, is_multiple_of};
 pub(crate) use reader::parse as parse_json;
 pub use reading::Reading;
 pub use walk::json_equal;

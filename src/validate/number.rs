@@ -57,7 +57,7 @@ fn cmp_int_float(i: i128, f: f64) -> Ordering {
 }
 
 /// Compares two JSON numbers by value.
-pub(super) fn cmp(a: &Number, b: &Number) -> Ordering {
+pub(crate) fn cmp(a: &Number, b: &Number) -> Ordering {
     match (exact(a), exact(b)) {
         (Exact::Int(x), Exact::Int(y)) => x.cmp(&y),
         (Exact::Int(x), Exact::Float(y)) => cmp_int_float(x, y),
@@ -150,7 +150,7 @@ fn decimal_parts(value: f64) -> Option<(i128, i32)> {
 
 /// Whether `value / multiple` is an integer, reading both as the decimals they are written as
 /// (`0.3` is a multiple of `0.1`). `multiple` must be positive.
-pub(super) fn is_multiple_of(value: &Number, multiple: &Number) -> bool {
+pub(crate) fn is_multiple_of(value: &Number, multiple: &Number) -> bool {
     if let (Exact::Int(v), Exact::Int(m)) = (exact(value), exact(multiple)) {
         return m != 0 && v % m == 0;
     }

@@ -1,0 +1,434 @@
+//! `tooldef lock`: pin what each provider receives of every tool (`docs/diff-and-lock.md`), and
+//! `--check` to say which tools changed since, and how.
+//!
+//! The lock holds, per tool, a SHA-256 of the JSON each target emits for it (or, for a server's
+//! tools, of the tool JSON as listed) and the tool's MCP `Tool` JSON, its definition. When a
+//! hash no longer matches, both definitions are imported (`--from mcp`, objects kept as they
+//! are) and compared with [`tooldef::diff_tools`], so the report gives diff's classes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+use tooldef::emit::{self, Options, Target};
+use tooldef::import::Dialect;
+use tooldef::{Change, ChangeKind, Module, Toolset};
+
+use crate::build_command::{load, tool_files};
+use crate::diff_command::{print_changes, ChangesFormat};
+use crate::mcp_client_command::Remote;
+use crate::read::InputLimits;
+use crate::{read_input, to_stderr, write, EXIT_ERRORS, EXIT_USAGE};
+
+/// The version of the lock's format.
+const VERSION: u64 = 1;
+
+/// The arguments of `tooldef lock`.
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["files", "server", "url"])))]
+pub(crate) struct LockArgs {
+    /// Files and folders (searched for `*.tool`, recursively).
+    #[arg(conflicts_with_all = ["server", "url"])]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    remote: Remote,
+    /// The lock file.
+    #[arg(long, value_name = "PATH", default_value = "tools.lock")]
+    lock: PathBuf,
+    /// Write nothing; list every tool added, removed or changed since the lock, with diff's
+    /// classes, and exit with 1 if any is.
+    #[arg(long)]
+    check: bool,
+    /// How to print the changes (and, on standard error, diagnostics).
+    #[arg(long, value_enum, default_value_t = ChangesFormat::Human)]
+    format: ChangesFormat,
+}
+
+/// Where the locked tools came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    Files,
+    Server,
+}
+
+impl Origin {
+    fn as_str(self) -> &'static str {
+        match self {
+            Origin::Files => "files",
+            Origin::Server => "server",
+        }
+    }
+
+    /// How messages name it.
+    fn describe(self) -> &'static str {
+        match self {
+            Origin::Files => ".tool files",
+            Origin::Server => "an MCP server",
+        }
+    }
+}
+
+/// What the lock keeps of one tool.
+#[derive(Clone, Debug, PartialEq)]
+struct Entry {
+    /// The MCP `Tool` JSON.
+    definition: Value,
+    /// `@requires_approval`, which no provider receives (sources only).
+    requires_approval: Option<bool>,
+    /// Target name → SHA-256 of the tool's JSON for it, in lowercase hex.
+    sha256: BTreeMap<String, String>,
+}
+
+/// A lock: where its tools came from, and each tool by name.
+#[derive(Clone, Debug, PartialEq)]
+struct Lock {
+    from: Origin,
+    tools: BTreeMap<String, Entry>,
+}
+
+pub(crate) fn run(args: &LockArgs, limits: &InputLimits) -> Result<u8, String> {
+    let current = if args.remote.is_given() {
+        server_lock(&args.remote)?
+    } else {
+        let Some(toolset) = load(&args.files, limits, args.format.diagnostics())? else {
+            return Ok(EXIT_USAGE);
+        };
+        files_lock(&toolset)?
+    };
+    if args.check {
+        return check(args, limits, &current);
+    }
+    let files = tool_files(&args.files);
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    write::refuse_output_over_input(&args.lock, &inputs)?;
+    let mut text = serde_json::to_string_pretty(&to_json(&current)).map_err(|e| e.to_string())?;
+    text.push('\n');
+    write::write_file(&args.lock, text.as_bytes())?;
+    let n = current.tools.len();
+    to_stderr(&format!(
+        "locked {n} tool{} in {}\n",
+        if n == 1 { "" } else { "s" },
+        args.lock.display()
+    ));
+    Ok(0)
+}
+
+/// `--check`: the changes since the lock, printed; 1 when there is any.
+fn check(args: &LockArgs, limits: &InputLimits, current: &Lock) -> Result<u8, String> {
+    let name = args.lock.display();
+    if !args.lock.exists() {
+        return Err(format!(
+            "there is no lock file at {name}; write it with `tooldef lock` (and the same sources) first"
+        ));
+    }
+    let input = read_input(&args.lock, limits.input())?;
+    let value: Value =
+        serde_json::from_slice(&input.bytes).map_err(|e| format!("{name} is not JSON: {e}"))?;
+    let locked = from_json(&value).map_err(|e| format!("{name}: {e}"))?;
+    if locked.from != current.from {
+        return Err(format!(
+            "{name} pins the tools of {}, not of {}: check it with {}",
+            locked.from.describe(),
+            current.from.describe(),
+            match locked.from {
+                Origin::Server => "--server or --url",
+                Origin::Files => "the .tool files it was written from",
+            }
+        ));
+    }
+    let changes = compare(&locked, current);
+    print_changes(&changes, args.format);
+    if changes.is_empty() {
+        return Ok(0);
+    }
+    if args.format == ChangesFormat::Human {
+        for line in tool_report(&locked, current, &changes) {
+            to_stderr(&format!("{line}\n"));
+        }
+        to_stderr(&format!(
+            "the tools differ from {name}: review the changes, then run `tooldef lock` to pin them\n"
+        ));
+    }
+    Ok(EXIT_ERRORS)
+}
+
+/// One line per tool that differs: `tool `x`: changed (model, compatible)`.
+fn tool_report(locked: &Lock, current: &Lock, changes: &[Change]) -> Vec<String> {
+    let mut names: BTreeSet<&str> = locked.tools.keys().map(String::as_str).collect();
+    names.extend(current.tools.keys().map(String::as_str));
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let status = match (locked.tools.get(name), current.tools.get(name)) {
+                (Some(_), None) => "removed",
+                (None, Some(_)) => "added",
+                (Some(a), Some(b)) if a != b => "changed",
+                _ => return None,
+            };
+            let kinds: BTreeSet<ChangeKind> = changes
+                .iter()
+                .filter(|c| c.tool == name)
+                .map(|c| c.kind)
+                .collect();
+            let kinds: Vec<&str> = kinds.into_iter().map(ChangeKind::as_str).collect();
+            Some(format!("tool `{name}`: {status} ({})", kinds.join(", ")))
+        })
+        .collect()
+}
+
+/// Every change from the locked tools to the current ones, tool by tool in name order.
+fn compare(locked: &Lock, current: &Lock) -> Vec<Change> {
+    let mut names: BTreeSet<&String> = locked.tools.keys().collect();
+    names.extend(current.tools.keys());
+    let mut changes = Vec::new();
+    for name in names {
+        match (locked.tools.get(name), current.tools.get(name)) {
+            (Some(_), None) => changes.push(whole(
+                name,
+                ChangeKind::Breaking,
+                "tool removed since the lock: calls to it fail",
+            )),
+            (None, Some(_)) => changes.push(whole(
+                name,
+                ChangeKind::Compatible,
+                "tool added since the lock",
+            )),
+            (Some(a), Some(b)) if a != b => changes.extend(classify(name, a, b)),
+            _ => {}
+        }
+    }
+    changes
+}
+
+fn whole(tool: &str, kind: ChangeKind, message: &str) -> Change {
+    Change {
+        tool: tool.to_string(),
+        path: String::new(),
+        kind,
+        message: message.to_string(),
+    }
+}
+
+/// How a tool changed: its two definitions imported and compared. What the definitions do not
+/// show (a target's rendering alone) is still a change of what the model reads.
+fn classify(name: &str, old: &Entry, new: &Entry) -> Vec<Change> {
+    let (a, b) = match (model_of(old), model_of(new)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => {
+            return vec![whole(
+                name,
+                ChangeKind::Breaking,
+                &format!(
+                "the definitions cannot be compared, so the change is reported as breaking: {e}"
+            ),
+            )]
+        }
+    };
+    let mut changes = tooldef::diff(&a, &b);
+    for c in &mut changes {
+        c.tool = name.to_string();
+    }
+    if changes.is_empty() {
+        let targets: Vec<&str> = old
+            .sha256
+            .keys()
+            .chain(new.sha256.keys())
+            .filter(|t| old.sha256.get(*t) != new.sha256.get(*t))
+            .map(String::as_str)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        changes.push(whole(
+            name,
+            ChangeKind::Model,
+            &format!(
+                "the JSON sent to {} changed, though the definitions compare equal (an order or a target's rendering)",
+                targets.join(", ")
+            ),
+        ));
+    }
+    changes
+}
+
+/// The model of one locked tool: its MCP definition imported as `import --from mcp` would,
+/// objects kept as they are, with `@requires_approval` from the lock.
+fn model_of(entry: &Entry) -> Result<Module, String> {
+    let options = tooldef::import::Options {
+        keep_open: true,
+        ..tooldef::import::Options::default()
+    };
+    let doc = json!({ "tools": [entry.definition] });
+    let mut module = tooldef::import::import(&doc, Dialect::Mcp, &options)
+        .map_err(|e| e.to_string())?
+        .module;
+    if let (Some(required), Some(tool)) = (entry.requires_approval, module.tools.first_mut()) {
+        tool.requires_approval = required;
+    }
+    Ok(module)
+}
+
+/// SHA-256 of a value's compact JSON, in lowercase hex.
+fn sha256(value: &Value) -> String {
+    let text = serde_json::to_string(value).unwrap_or_default();
+    let mut hex = String::with_capacity(64);
+    for byte in Sha256::digest(text.as_bytes()) {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
+}
+
+/// The lock of a toolset: every target's JSON of each tool hashed, and its MCP definition kept.
+fn files_lock(toolset: &Toolset) -> Result<Lock, String> {
+    let options = Options { warnings: false };
+    let mut tools = BTreeMap::new();
+    for (module, tool) in toolset.tools() {
+        let mut sha = BTreeMap::new();
+        let mut definition = None;
+        for &target in Target::ALL {
+            // A target that cannot carry the tool has no hash; one that starts to is a change.
+            let Ok(emitted) = emit::tool(module, tool, target, &options) else {
+                continue;
+            };
+            sha.insert(target.as_str().to_string(), sha256(&emitted.json));
+            if target == Target::Mcp {
+                definition = Some(emitted.json);
+            }
+        }
+        let definition = definition.ok_or_else(|| {
+            format!(
+                "tool `{}` cannot be locked: the lock keeps its MCP definition, and target mcp refuses it (see `tooldef compile --target mcp`)",
+                tool.name
+            )
+        })?;
+        tools.insert(
+            tool.name.clone(),
+            Entry {
+                definition,
+                requires_approval: Some(tool.requires_approval),
+                sha256: sha,
+            },
+        );
+    }
+    Ok(Lock {
+        from: Origin::Files,
+        tools,
+    })
+}
+
+/// The lock of a server's tools: each tool's JSON as listed, hashed and kept.
+fn server_lock(remote: &Remote) -> Result<Lock, String> {
+    let listed = crate::mcp_client_command::list_tools(remote)?;
+    let mut tools = BTreeMap::new();
+    for (i, tool) in listed.into_iter().enumerate() {
+        let name = tool
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{}: at /tools/{i}: the tool has no name", remote.name()))?
+            .to_string();
+        let sha = BTreeMap::from([(Target::Mcp.as_str().to_string(), sha256(&tool))]);
+        let entry = Entry {
+            definition: tool,
+            requires_approval: None,
+            sha256: sha,
+        };
+        if tools.insert(name.clone(), entry).is_some() {
+            return Err(format!("{}: lists tool `{name}` twice", remote.name()));
+        }
+    }
+    Ok(Lock {
+        from: Origin::Server,
+        tools,
+    })
+}
+
+/// The lock as JSON: every object of its own with its keys sorted; definitions as they are.
+fn to_json(lock: &Lock) -> Value {
+    let tools: Map<String, Value> = lock
+        .tools
+        .iter()
+        .map(|(name, e)| {
+            let mut entry = Map::new();
+            entry.insert("definition".into(), e.definition.clone());
+            if let Some(r) = e.requires_approval {
+                entry.insert("requires_approval".into(), Value::Bool(r));
+            }
+            let sha: Map<String, Value> = e
+                .sha256
+                .iter()
+                .map(|(t, h)| (t.clone(), Value::String(h.clone())))
+                .collect();
+            entry.insert("sha256".into(), Value::Object(sha));
+            (name.clone(), Value::Object(entry))
+        })
+        .collect();
+    json!({
+        "from": lock.from.as_str(),
+        "tools": tools,
+        "version": VERSION,
+    })
+}
+
+/// Reads a lock; a malformed one is an error at a JSON pointer.
+fn from_json(value: &Value) -> Result<Lock, String> {
+    let at = |pointer: &str, what: &str| format!("at {pointer}: {what}");
+    let root = value
+        .as_object()
+        .ok_or_else(|| at("/", "not a JSON object"))?;
+    match root.get("version").and_then(Value::as_u64) {
+        Some(VERSION) => {}
+        Some(v) => {
+            return Err(at(
+                "/version",
+                &format!("version {v} is not one this tooldef reads (it reads {VERSION})"),
+            ))
+        }
+        None => return Err(at("/version", "missing, or not a number")),
+    }
+    let from = match root.get("from").and_then(Value::as_str) {
+        Some("files") => Origin::Files,
+        Some("server") => Origin::Server,
+        _ => return Err(at("/from", "must be \"files\" or \"server\"")),
+    };
+    let listed = root
+        .get("tools")
+        .and_then(Value::as_object)
+        .ok_or_else(|| at("/tools", "missing, or not an object"))?;
+    let mut tools = BTreeMap::new();
+    for (name, entry) in listed {
+        let pointer = format!("/tools/{}", tooldef::validate::error::escape_pointer(name));
+        tools.insert(name.clone(), entry_from_json(entry, &pointer)?);
+    }
+    Ok(Lock { from, tools })
+}
+
+fn entry_from_json(entry: &Value, pointer: &str) -> Result<Entry, String> {
+    let at = |key: &str, what: &str| format!("at {pointer}/{key}: {what}");
+    let definition = entry
+        .get("definition")
+        .filter(|d| d.is_object())
+        .ok_or_else(|| at("definition", "missing, or not an object"))?
+        .clone();
+    let requires_approval = match entry.get("requires_approval") {
+        None => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(_) => return Err(at("requires_approval", "not a boolean")),
+    };
+    let hashes = entry
+        .get("sha256")
+        .and_then(Value::as_object)
+        .ok_or_else(|| at("sha256", "missing, or not an object"))?;
+    let mut sha256 = BTreeMap::new();
+    for (target, hash) in hashes {
+        let hash = hash
+            .as_str()
+            .ok_or_else(|| at(&format!("sha256/{target}"), "not a string"))?;
+        sha256.insert(target.clone(), hash.to_string());
+    }
+    Ok(Entry {
+        definition,
+        requires_approval,
+        sha256,
+    })
+}
