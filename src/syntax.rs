@@ -94,6 +94,8 @@ pub(crate) fn parse_recovering_at(source: &str, base: usize) -> Recovered {
 /// Lowers the items of a parsed piece of source that starts at byte `base`.
 fn lower_file(mut pairs: pest::iterators::Pairs<'_, Rule>, base: usize, out: &mut Recovered) {
     let Some(file) = pairs.next() else { return };
+    let text = file.as_str();
+    let first = out.file.items.len();
     let mut lower = Lower {
         errors: Vec::new(),
         base,
@@ -120,6 +122,75 @@ fn lower_file(mut pairs: pest::iterators::Pairs<'_, Rule>, base: usize, out: &mu
         }
     }
     out.errors.append(&mut lower.errors);
+    let at_line_start = |at: usize| {
+        at.checked_sub(base + 1)
+            .is_none_or(|i| text.as_bytes().get(i) == Some(&b'\n'))
+    };
+    give_line_attributes_to_next_items(&mut out.file.items[first..], at_line_start);
+}
+
+/// An alias's type takes constraints after it (`type A = string @min_length(1)`), so the
+/// grammar also reads the attributes of the item after it as the alias's (`@read_only` before
+/// `tool`). An attribute that starts a line is the next item's, as for recovery (see
+/// [`item_starts`]): each such trailing run moves to the item that follows, when one does that
+/// takes attributes.
+fn give_line_attributes_to_next_items(items: &mut [Item], at_line_start: impl Fn(usize) -> bool) {
+    for i in 1..items.len() {
+        let (before, after) = items.split_at_mut(i);
+        let (Some(Item::Type(alias)), Some(next)) = (before.last_mut(), after.first_mut()) else {
+            continue;
+        };
+        let attrs = match next {
+            Item::Tool(t) => (&mut t.attrs, &mut t.span),
+            Item::Type(t) => (&mut t.attrs, &mut t.span),
+            Item::Enum(e) => (&mut e.attrs, &mut e.span),
+            Item::Import(_) => continue,
+        };
+        let moved = take_line_attributes(&mut alias.body, &at_line_start);
+        if let Some(first) = moved.first() {
+            alias.span.end = alias.body.span.end;
+            attrs.1.start = attrs.1.start.min(first.span.start);
+            attrs.0.splice(0..0, moved);
+        }
+    }
+}
+
+/// The constraints at the end of `expr` from the first that starts a line on, taken out.
+fn take_line_attributes(
+    expr: &mut TypeExpr,
+    at_line_start: &impl Fn(usize) -> bool,
+) -> Vec<Attribute> {
+    match &mut expr.kind {
+        TypeKind::Union(members) => {
+            let Some(last) = members.last_mut() else {
+                return Vec::new();
+            };
+            let moved = take_line_attributes(last, at_line_start);
+            expr.span.end = last.span.end;
+            moved
+        }
+        TypeKind::Constrained(inner, attrs) => {
+            let Some(k) = attrs.iter().position(|a| at_line_start(a.span.start)) else {
+                return Vec::new();
+            };
+            let moved = attrs.split_off(k);
+            match attrs.last() {
+                Some(a) => expr.span.end = a.span.end,
+                None => {
+                    let inner = std::mem::replace(
+                        &mut **inner,
+                        TypeExpr {
+                            kind: TypeKind::Union(Vec::new()),
+                            span: expr.span,
+                        },
+                    );
+                    *expr = inner;
+                }
+            }
+            moved
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// The byte offsets where items begin, for recovery: lines that start (in the first column) with

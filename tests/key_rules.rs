@@ -426,3 +426,27 @@ tool t {
         "{err}"
     );
 }
+
+/// The attributes of an item after an alias are the item's, not constraints of the alias's type,
+/// when they start their lines (a constraint on the alias's own line stays the alias's).
+#[test]
+fn an_item_after_an_alias_keeps_its_attributes() {
+    let source = "type A = string @min_length(1)\n@exactly_one_of(a, b) @read_only\n/// T.\ntool t { a?: A, b?: string }\n\ntype B = integer[]\n@at_most_one_of(x, y)\ntype C { x?: B, y?: B }\n";
+    let compiled = tooldef::compile(source).expect("compiles");
+    let m = &compiled.module;
+    let t = m.tool("t").expect("tool");
+    assert_eq!(t.params.rules.groups.len(), 1);
+    assert_eq!(t.hints.read_only, Some(true));
+    let a = m.types.iter().find(|n| n.name == "A").expect("A");
+    assert!(
+        matches!(&a.ty, tooldef::model::Ty::String(r) if r.min_length.as_ref().map(|n| n.value) == Some(1))
+    );
+    let c = m.types.iter().find(|n| n.name == "C").expect("C");
+    assert!(matches!(&c.ty, tooldef::model::Ty::Object(o) if o.rules.groups.len() == 1));
+    // And `fmt` keeps them where they are.
+    let formatted = tooldef::format(source).expect("formats");
+    assert_eq!(
+        tooldef::compile(&formatted).expect("compiles").module,
+        compiled.module
+    );
+}

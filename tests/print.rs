@@ -162,7 +162,7 @@ fn field(ty: Ty, name: String, required: bool, doc: Option<String>, flags: [bool
     }
 }
 
-fn object(inner: BoxedStrategy<Ty>, inline: bool) -> impl Strategy<Value = ObjectTy> {
+fn object(inner: BoxedStrategy<Ty>) -> impl Strategy<Value = ObjectTy> {
     (
         prop::collection::vec(
             (
@@ -178,20 +178,14 @@ fn object(inner: BoxedStrategy<Ty>, inline: bool) -> impl Strategy<Value = Objec
         inner,
         0u8..4,
     )
-        .prop_map(move |(fields, open, rest, rule)| {
+        .prop_map(|(fields, open, rest, rule)| {
             let mut out: Vec<Field> = Vec::new();
             for (ty, name, required, doc, flags) in fields {
                 if out.iter().all(|f| f.name != name) {
                     out.push(field(ty, name, required, doc, flags));
                 }
             }
-            // Not on named types or tools yet: their rules are prefix attributes, and after an
-            // alias (`type A = [T]`) the grammar reads them as the alias's constraints.
-            let rules = if inline {
-                key_rules(&out, rule)
-            } else {
-                KeyRules::default()
-            };
+            let rules = key_rules(&out, rule);
             ObjectTy {
                 fields: out,
                 additional: match open {
@@ -296,7 +290,7 @@ fn ty(refs: usize) -> BoxedStrategy<Ty> {
                     max_items: max.and_then(sp),
                     unique: unique.and_then(sp),
                 }))),
-            object(inner.clone(), true).prop_map(|o| Ty::Object(Box::new(o))),
+            object(inner.clone()).prop_map(|o| Ty::Object(Box::new(o))),
             (
                 prop::collection::vec(inner.clone(), 0..3),
                 0usize..4,
@@ -332,7 +326,7 @@ fn named(i: usize) -> impl Strategy<Value = NamedType> {
     (
         0u8..3,
         ty(i),
-        object(ty(i), false),
+        object(ty(i)),
         prop::collection::vec(
             (
                 prop_oneof![
@@ -407,7 +401,7 @@ fn tool(refs: usize) -> impl Strategy<Value = Tool> {
         prop_oneof!["[a-z_][a-z0-9_]{0,8}", "[a-z][a-z0-9]{0,4}[.-][a-z]{1,4}"],
         description(),
         prop::option::of("[A-Za-z \"]{1,10}"),
-        object(ty(refs), false),
+        object(ty(refs)),
         prop::option::of(ty(refs)),
         any::<[Option<bool>; 4]>(),
         any::<[bool; 3]>(),
