@@ -256,6 +256,7 @@ fn lock_writes_each_tools_hashes_and_mcp_definition() {
         [
             "anthropic",
             "gemini",
+            "gemini-openapi",
             "json-schema",
             "mcp",
             "openai",
