@@ -174,25 +174,27 @@ impl Build {
 
     /// Loads every file the root reaches, depth first without recursion, reporting circles.
     fn load_imports(&mut self, loader: &dyn Loader) {
-        // The path of files being loaded, each with the index of its next import to follow.
+        // The path of files being loaded, each with the index of the item to look for its next
+        // import from (each item is looked at once).
         let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
         let mut done: HashSet<usize> = HashSet::new();
         while let Some(&(module, next)) = stack.last() {
-            let imports: Vec<(String, Span)> = self.modules[module]
-                .items
+            let items = &self.modules[module].items;
+            let found = items
                 .iter()
-                .filter_map(|i| match i {
-                    Item::Import(i) => Some((i.path.clone(), i.path_span)),
+                .enumerate()
+                .skip(next)
+                .find_map(|(k, i)| match i {
+                    Item::Import(i) => Some((k, i.path.clone(), i.path_span)),
                     _ => None,
-                })
-                .collect();
-            let Some((path, span)) = imports.get(next).cloned() else {
+                });
+            let Some((k, path, span)) = found else {
                 done.insert(module);
                 stack.pop();
                 continue;
             };
             if let Some(top) = stack.last_mut() {
-                top.1 += 1;
+                top.1 = k + 1;
             }
             let from = self.modules[module].source.name().to_string();
             let target = loader.resolve(&from, &path);

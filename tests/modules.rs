@@ -246,3 +246,56 @@ fn a_long_chain_of_imports_loads_without_recursion_and_keeps_the_depth_limit() {
     // Imports do not get around the depth limit: an alias chain across files is still a chain.
     assert_eq!(chain(3_000, true), Err(vec![Code::SchemaTooDeep]));
 }
+
+/// One build reads at most `MAX_BUILD_FILES` files: importing one more is one error, at the
+/// import that goes over, and a build of exactly the limit has none.
+#[test]
+fn a_build_reads_at_most_the_file_limit() {
+    let max = tooldef::limits::MAX_BUILD_FILES;
+    let build = |imports: usize| {
+        let mut l = MemoryLoader::new();
+        let mut root = String::new();
+        for i in 0..imports {
+            l.insert(format!("f{i}.tool"), format!("type A{i} = string\n"));
+            root.push_str(&format!("import {{ A{i} }} from \"./f{i}.tool\"\n"));
+        }
+        let diags = match compile_with("root.tool", &root, &l) {
+            Ok(c) => c.warnings,
+            Err(e) => e.diagnostics,
+        };
+        diags
+            .into_iter()
+            .filter(|d| d.message.contains("files"))
+            .map(|d| (d.code, d.span.start, root.len()))
+            .collect::<Vec<_>>()
+    };
+    // The root is one of the files.
+    assert!(build(max - 1).is_empty());
+    let over = build(max);
+    assert_eq!(over.len(), 1, "{over:?}");
+    assert_eq!(over[0].0, Code::UnresolvedImport);
+    // At the last import line.
+    assert!(over[0].1 > over[0].2 - 40, "{over:?}");
+}
+
+/// The files of one build hold at most `MAX_BUILD_BYTES` together, so imports cannot get around
+/// the limit on one source: two files each under it, over it together, are an error at the
+/// second import.
+#[test]
+fn a_build_holds_at_most_the_byte_limit_across_files() {
+    let max = tooldef::limits::MAX_BUILD_BYTES;
+    let half = format!("type {{}}\n// {}\n", "x".repeat(max / 2 + 16));
+    let mut l = MemoryLoader::new();
+    l.insert("a.tool", half.replace("type {}", "type A {}"));
+    l.insert("b.tool", half.replace("type {}", "type B {}"));
+    let root = "import { A } from \"./a.tool\"\nimport { B } from \"./b.tool\"\n";
+    let errors = compile_with("root.tool", root, &l).expect_err("over the limit");
+    let over: Vec<&Diagnostic> = errors
+        .errors()
+        .filter(|d| d.message.contains("bytes"))
+        .collect();
+    assert_eq!(over.len(), 1, "{:?}", errors.diagnostics);
+    // At the path of the second import.
+    let second = root.find("\"./b.tool\"").unwrap_or(0);
+    assert_eq!(over[0].span.start, second);
+}
