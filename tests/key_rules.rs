@@ -147,6 +147,15 @@ fn messages_say_which_fields_and_what_to_do() {
         three.contains("`email`, `phone` and `fax` were given together; give at most one of `email`, `phone` or `fax`"),
         "{three}"
     );
+    // The signature the message reprints states the rules, in the folded sentences.
+    assert!(
+        both.contains(r#"(Exactly one of "charge" and "payment_intent" must be given. When "currency" is given, "amount" must be given too. When "reason-code" is given, "amount" must be given too.)"#),
+        "{both}"
+    );
+    assert!(
+        both.contains(r#"where Notify = {email?: string, phone?: string, fax?: string} (At most one of "email", "phone" and "fax" may be given.)"#),
+        "{both}"
+    );
     let many = message(json!({"charge": "a", "labels": {"a": "1", "b": "2", "c": "3", "d": "4"}}));
     assert!(many.contains("must have at most 3 keys, got 4"), "{many}");
 }

@@ -436,6 +436,7 @@ pub(super) fn signature(module: &Module, tool: &Tool) -> String {
         params.push_str(if params.is_empty() { "..." } else { ", ..." });
     }
     let mut out = format!("{}({params})", tool.name);
+    push_rules(&tool.params.rules, &mut out);
     let mut named = IndexSet::new();
     for f in &tool.params.fields {
         collect_objects(module, &f.ty, &mut named, 0);
@@ -466,7 +467,31 @@ fn push_where(module: &Module, named: IndexSet<TypeId>, out: &mut String) {
                 other => text(module, other, 0),
             };
             out.push_str(&format!("\nwhere {} = {body}", n.name));
+            if let Ty::Object(o) = &n.ty {
+                push_rules(&o.rules, out);
+            }
         }
+    }
+}
+
+/// The rules across an object's keys after its signature, in the sentences the targets fold
+/// into descriptions: ` (Exactly one of "a" and "b" must be given.)`.
+fn push_rules(rules: &KeyRules, out: &mut String) {
+    let count = |n: &Option<Spanned<u64>>| n.as_ref().map(|n| n.value);
+    let sentences: Vec<String> =
+        crate::emit::fold::key_count(count(&rules.min_properties), count(&rules.max_properties))
+            .into_iter()
+            .chain(
+                rules
+                    .groups
+                    .iter()
+                    .map(|g| crate::emit::fold::key_group(&g.value)),
+            )
+            .collect();
+    if !sentences.is_empty() {
+        out.push_str(" (");
+        out.push_str(&sentences.join(" "));
+        out.push(')');
     }
 }
 
