@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 use std::io::{self, BufRead, Read};
 use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::thread;
 
@@ -32,6 +33,7 @@ use serde_json::Value;
 use tooldef::analysis::{self, Analysis, CompletionKind, RenameError, SymbolKind};
 use tooldef::{Diagnostic, Severity, Span};
 
+use super::build_command::tool_files;
 use super::{to_stderr, InputLimits};
 
 /// The arguments of `tooldef lsp`.
@@ -269,6 +271,9 @@ struct Server<'c> {
     snippets: bool,
     /// The version of each open document, as the client numbers them.
     versions: HashMap<String, i32>,
+    /// The workspace's folder (from `rootUri` or the first workspace folder), whose `.tool`
+    /// files a rename also edits when they are not open.
+    root: Option<PathBuf>,
 }
 
 /// Runs a session: the handshake, then every message until `exit`. Returns the exit code.
@@ -327,6 +332,7 @@ fn initialize(connection: &Connection) -> Option<Server<'_>> {
                     encoding,
                     snippets,
                     versions: HashMap::new(),
+                    root: workspace_root(&r.params),
                 };
                 server.send(ok(r.id, serde_json::to_value(result)).into());
                 return Some(server);
@@ -766,8 +772,25 @@ impl Server<'_> {
         let Some((key, _, offset)) = self.locate(&at.text_document.uri, at.position) else {
             return Ok(None);
         };
-        let edits = self
-            .analysis
+        // The open documents, and the workspace's other `.tool` files as they are on disk, so
+        // that a type renamed in one file is renamed where other files import it too.
+        let mut whole = Analysis::new();
+        for k in self.analysis.keys() {
+            whole.set(k, self.analysis.text(k).unwrap_or_default());
+        }
+        for path in self
+            .root
+            .iter()
+            .flat_map(|r| tool_files(std::slice::from_ref(r)))
+        {
+            let uri = file_uri(&path);
+            if self.analysis.text(&uri).is_none() {
+                if let Ok(text) = std::fs::read_to_string(&path) {
+                    whole.set(uri, text);
+                }
+            }
+        }
+        let edits = whole
             .rename(key, offset, &p.new_name)
             .map_err(|e| (ErrorCode::RequestFailed, e.to_string()))?;
         // lsp-types' `Uri` hashes and compares its text, which never changes; the cell clippy
@@ -775,10 +798,8 @@ impl Server<'_> {
         #[allow(clippy::mutable_key_type)]
         let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
         for edit in edits {
-            let (Some(text), Ok(uri)) = (
-                self.analysis.text(&edit.document),
-                Uri::from_str(&edit.document),
-            ) else {
+            let (Some(text), Ok(uri)) = (whole.text(&edit.document), Uri::from_str(&edit.document))
+            else {
                 continue;
             };
             changes.entry(uri).or_default().push(TextEdit {
@@ -791,6 +812,39 @@ impl Server<'_> {
             ..WorkspaceEdit::default()
         }))
     }
+}
+
+/// The folder of the workspace the client opened: `rootUri`, else the first of
+/// `workspaceFolders` (a `file://` URI), else none.
+fn workspace_root(params: &Value) -> Option<PathBuf> {
+    let uri = params["rootUri"]
+        .as_str()
+        .or_else(|| params["workspaceFolders"][0]["uri"].as_str())?;
+    let uri = Uri::from_str(uri).ok()?;
+    if uri.scheme().map(|s| s.as_str()) != Some("file") {
+        return None;
+    }
+    let decoded = uri
+        .path()
+        .as_estr()
+        .decode()
+        .into_string_lossy()
+        .into_owned();
+    Some(PathBuf::from(decoded))
+}
+
+/// The `file://` URI of an absolute path, as clients write them: each byte outside the
+/// unreserved characters and `/` percent-encoded.
+fn file_uri(path: &Path) -> String {
+    let mut uri = String::from("file://");
+    for b in path.to_string_lossy().bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri
 }
 
 fn document_symbol(lines: &Lines, s: &analysis::Symbol) -> DocumentSymbol {

@@ -732,3 +732,51 @@ fn imports_across_documents_resolve_and_republish() {
     assert!(codes.contains(&json!("unresolved-import")), "{codes:?}");
     assert_eq!(client.finish(), Some(0));
 }
+
+/// A type renamed in the file that defines it is renamed where the workspace's other files import
+/// it too, open or not: the edit names every file.
+#[test]
+fn rename_reaches_files_of_the_workspace_that_are_not_open() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = dir.path().join("my tools");
+    std::fs::create_dir_all(root.join("lib")).expect("folders");
+    let common = "/// A place.\ntype Address {\n  street: string\n}\n";
+    let a =
+        "import { Address } from \"./lib/common.tool\"\n\n/// Ships.\ntool ship { to: Address }\n";
+    let b = "import { Address } from \"./lib/common.tool\"\n\n/// Bills.\ntool bill { at: Address, from?: Address }\n";
+    let other = "/// Unrelated.\ntool other { to: string }\n";
+    for (name, text) in [
+        ("lib/common.tool", common),
+        ("a.tool", a),
+        ("b.tool", b),
+        ("other.tool", other),
+    ] {
+        std::fs::write(root.join(name), text).expect("write");
+    }
+    let root_uri = format!("file://{}", root.display()).replace(' ', "%20");
+    let mut client = Client::spawn(&[]);
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": root_uri, "capabilities": {}}),
+    );
+    client.notify("initialized", json!({}));
+    let common_uri = format!("{root_uri}/lib/common.tool");
+    client.open(&common_uri, common);
+    let mut params = at(&common_uri, position(common, "Address", 0, 2));
+    params["newName"] = json!("Place");
+    let edit = client.request("textDocument/rename", params);
+    let changes = edit["changes"].as_object().expect("changes");
+    let mut files: Vec<&str> = changes.keys().map(String::as_str).collect();
+    files.sort();
+    let (a_uri, b_uri) = (format!("{root_uri}/a.tool"), format!("{root_uri}/b.tool"));
+    let mut want = vec![a_uri.as_str(), b_uri.as_str(), common_uri.as_str()];
+    want.sort();
+    assert_eq!(files, want, "{edit}");
+    assert_eq!(
+        apply(common, &changes[&common_uri]),
+        common.replace("Address", "Place")
+    );
+    assert_eq!(apply(a, &changes[&a_uri]), a.replace("Address", "Place"));
+    assert_eq!(apply(b, &changes[&b_uri]), b.replace("Address", "Place"));
+    assert_eq!(client.finish(), Some(0));
+}
