@@ -134,6 +134,10 @@ pub enum Code {
     /// A constraint the target cannot express was folded into a description; the validator still
     /// enforces it.
     FoldedConstraint,
+    /// A type the target cannot carry was sent in a shape it can (a map as an array of
+    /// `{"key", "value"}` entries, `any` as JSON text); the target's validator reads the calls
+    /// back into the source's shape. A warning.
+    LoweredConstruct,
     /// An `import` whose file cannot be read, or that names what the file does not define.
     UnresolvedImport,
     /// Files that import each other in a circle.
@@ -172,6 +176,7 @@ impl Code {
         Code::NotRepresentable,
         Code::TargetLimit,
         Code::FoldedConstraint,
+        Code::LoweredConstruct,
         Code::UnresolvedImport,
         Code::ImportCycle,
         Code::UnusedImport,
@@ -207,6 +212,7 @@ impl Code {
             Code::NotRepresentable => "not-representable",
             Code::TargetLimit => "target-limit",
             Code::FoldedConstraint => "folded-constraint",
+            Code::LoweredConstruct => "lowered-construct",
             Code::UnresolvedImport => "unresolved-import",
             Code::ImportCycle => "import-cycle",
             Code::UnusedImport => "unused-import",

@@ -91,6 +91,9 @@ struct Entry {
     /// The validator for `openai-responses` when it emits the tool strict (`None`: it reads the
     /// source's shape), made when first asked for.
     responses: OnceLock<Option<Validator>>,
+    /// The validator for `gemini-openapi` when it lowers something of the tool (`None`: it
+    /// reads the source's shape).
+    gemini_openapi: OnceLock<Result<Option<Validator>, CompileError>>,
 }
 
 /// Why a toolset could not be loaded from files.
@@ -188,6 +191,7 @@ impl Toolset {
                                 validator,
                                 strict: OnceLock::new(),
                                 responses: OnceLock::new(),
+                                gemini_openapi: OnceLock::new(),
                             },
                         );
                     }
@@ -292,6 +296,15 @@ impl Toolset {
                 })
                 .as_ref()
                 .unwrap_or(&e.validator)),
+            Target::GeminiOpenApi => e
+                .gemini_openapi
+                .get_or_init(|| {
+                    let lowered = Validator::for_target(module, tool, target)?;
+                    Ok((lowered.reading() != Reading::Source).then_some(lowered))
+                })
+                .as_ref()
+                .map(|v| v.as_ref().unwrap_or(&e.validator))
+                .map_err(Clone::clone),
             _ => Ok(&e.validator),
         }
     }

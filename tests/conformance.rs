@@ -331,6 +331,7 @@ fn bfcl_functions_import_and_pass_every_target() {
     let mut refused: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut emitted = 0;
     let mut refused_outputs = 0;
+    let mut refused_per_target: BTreeMap<&str, usize> = BTreeMap::new();
     let mut reimported = 0;
     for f in &functions {
         let name = f["name"].as_str().unwrap_or("");
@@ -377,6 +378,7 @@ fn bfcl_functions_import_and_pass_every_target() {
                 }
                 Err(e) => {
                     refused_outputs += 1;
+                    *refused_per_target.entry(target.as_str()).or_default() += 1;
                     for d in e.errors() {
                         assert!(
                             matches!(
@@ -396,7 +398,7 @@ fn bfcl_functions_import_and_pass_every_target() {
             }
         }
     }
-    println!("BFCL functions: {} of {} imported; {emitted} target outputs pass their rules; {refused_outputs} outputs refused; refusal diagnostics: {refused:?}; {reimported} json-schema outputs re-import to the same parameters", imported, functions.len());
+    println!("BFCL functions: {} of {} imported; {emitted} target outputs pass their rules; {refused_outputs} outputs refused ({refused_per_target:?} functions per target); refusal diagnostics: {refused:?}; {reimported} json-schema outputs re-import to the same parameters", imported, functions.len());
     assert_eq!(functions.len(), 3526);
     assert!(
         failures.is_empty(),

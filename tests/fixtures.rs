@@ -137,6 +137,7 @@ fn every_error_code_has_a_fixture() {
         tooldef::Code::NotRepresentable,
         tooldef::Code::TargetLimit,
         tooldef::Code::FoldedConstraint,
+        tooldef::Code::LoweredConstruct,
         // Imports take several files: tests/modules.rs.
         tooldef::Code::UnresolvedImport,
         tooldef::Code::ImportCycle,

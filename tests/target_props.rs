@@ -449,6 +449,11 @@ proptest! {
                 Target::OpenAiResponses => e.json[0]["strict"] == true,
                 _ => false,
             };
+            // Lowered constructs travel in another shape than these arguments: their round
+            // trip is tests/target_reading.rs's.
+            if e.warnings.iter().any(|w| w.code == tooldef::Code::LoweredConstruct) {
+                continue;
+            }
             let v = validator(&schema);
             for (plain, strict_args) in &args {
                 let sent = if strict { strict_args } else { plain };

@@ -100,3 +100,141 @@ fn unique_items_are_compared_as_the_source_reads_them() {
     assert_eq!(*ok.arguments, json!({"v": [{}, {"b": 1}]}));
     assert!(v.is_valid(&call, Mode::Strict));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Lowered constructs: maps, extra keys and `any` for targets that cannot carry them
+
+const LOWERED: &str = r#"
+/// Tag a page.
+tool tag {
+  /// The tags.
+  tags: map<integer>
+  /// Anything.
+  note?: any
+  /// A labelled object with more keys.
+  labels: { name: string, ...: boolean }
+}
+"#;
+
+fn lowered(target: Target) -> Validator {
+    let module = tooldef::compile(LOWERED).expect("compiles").module;
+    Validator::for_target(&module, &module.tools[0], target).expect("the target lowers the tool")
+}
+
+#[test]
+fn lowered_shapes_come_back_in_the_source_shape() {
+    let call = json!({
+        "tags": [{"key": "a", "value": 1}, {"key": "b", "value": 2}],
+        "note": "{\"x\": [1, null]}",
+        "labels": {"name": "n", "_extra_keys": [{"key": "red", "value": true}]}
+    });
+    for target in [Target::OpenAiStrict, Target::GeminiOpenApi] {
+        let v = lowered(target);
+        assert_ne!(v.reading(), Reading::Source, "{}", target.as_str());
+        let ok = v
+            .validate_value(&call, Mode::Strict)
+            .unwrap_or_else(|e| panic!("{}: {}", target.as_str(), e.message()));
+        assert_eq!(
+            *ok.arguments,
+            json!({
+                "tags": {"a": 1, "b": 2},
+                "note": {"x": [1, null]},
+                "labels": {"name": "n", "red": true}
+            }),
+            "{}",
+            target.as_str()
+        );
+        // Strict mode reads only the lowered shape; lax mode also reads the source's.
+        let source_shaped = json!({"tags": {"a": 1}, "labels": {"name": "n"}});
+        assert!(v.validate_value(&source_shaped, Mode::Strict).is_err());
+        assert!(v.validate_value(&source_shaped, Mode::Lax).is_ok());
+        assert!(v.validate_value(&call, Mode::Lax).is_ok());
+    }
+}
+
+/// The one error of `call` for `target`: its code, pointer and message.
+fn lowered_error(target: Target, call: serde_json::Value) -> (ErrorCode, String, String) {
+    let err = lowered(target)
+        .validate_value(&call, Mode::Strict)
+        .expect_err("invalid");
+    assert_eq!(err.errors.len(), 1, "{}", err.message());
+    let e = &err.errors[0];
+    (e.code, e.path.clone(), err.message())
+}
+
+#[test]
+fn a_key_in_two_entries_is_an_error_at_the_second() {
+    let call = json!({
+        "tags": [{"key": "a", "value": 1}, {"key": "b", "value": 2}, {"key": "a", "value": 3}],
+        "note": "1",
+        "labels": {"name": "n", "_extra_keys": []}
+    });
+    for target in [Target::OpenAiStrict, Target::GeminiOpenApi] {
+        let (code, path, message) = lowered_error(target, call.clone());
+        assert_eq!(code, ErrorCode::DuplicateEntry);
+        assert_eq!(path, "/tags/2");
+        assert!(message.contains("entries 0 and 2"), "{message}");
+        assert!(
+            message.contains("send each key in one entry only"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn an_entry_named_like_a_declared_field_is_an_error() {
+    let call = json!({
+        "tags": [],
+        "note": "1",
+        "labels": {"name": "n", "_extra_keys": [{"key": "x", "value": true}, {"key": "name", "value": false}]}
+    });
+    for target in [Target::OpenAiStrict, Target::GeminiOpenApi] {
+        let (code, path, message) = lowered_error(target, call.clone());
+        assert_eq!(code, ErrorCode::DuplicateEntry);
+        assert_eq!(path, "/labels/_extra_keys/1");
+        assert!(message.contains("is a declared property"), "{message}");
+    }
+}
+
+#[test]
+fn json_text_that_is_not_json_is_an_error_at_its_string() {
+    let call =
+        json!({"tags": [], "note": "{not json", "labels": {"name": "n", "_extra_keys": null}});
+    let (code, path, message) = lowered_error(Target::OpenAiStrict, call);
+    assert_eq!(code, ErrorCode::InvalidJsonText);
+    assert_eq!(path, "/note");
+    assert!(message.contains("encode the value as JSON"), "{message}");
+}
+
+#[test]
+fn lowering_warns_at_the_field_and_a_reserved_name_is_refused() {
+    let module = tooldef::compile(LOWERED).expect("compiles").module;
+    let out = tooldef::emit::tools(&module, Target::OpenAiStrict, &Default::default())
+        .expect("strict mode lowers the tool");
+    let lowered: Vec<&str> = out
+        .warnings
+        .iter()
+        .filter(|w| w.code == tooldef::Code::LoweredConstruct)
+        .map(|w| &LOWERED[w.span.start..w.span.end])
+        .collect();
+    assert_eq!(lowered.len(), 3, "{:?}", out.warnings);
+    assert!(lowered.iter().any(|s| s.starts_with("tags")), "{lowered:?}");
+    assert!(lowered.iter().any(|s| s.starts_with("note")), "{lowered:?}");
+    assert!(
+        lowered.iter().any(|s| s.starts_with("labels")),
+        "{lowered:?}"
+    );
+    let clash = "/// T.\ntool t {\n  /// A.\n  a: { _extra_keys: string, ...: integer }\n}\n";
+    let module = tooldef::compile(clash).expect("compiles").module;
+    for target in [Target::OpenAiStrict, Target::GeminiOpenApi] {
+        let err = tooldef::emit::tools(&module, target, &Default::default())
+            .expect_err("the reserved name is taken");
+        assert!(
+            err.errors()
+                .any(|d| d.code == tooldef::Code::NotRepresentable
+                    && d.message.contains("_extra_keys")),
+            "{}",
+            target.as_str()
+        );
+    }
+}

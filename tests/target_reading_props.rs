@@ -553,6 +553,16 @@ impl<'m> Case<'m> {
                 ))
             }
         };
+        // A tool with lowered constructs (maps, extra keys, `any`) is read in another shape
+        // than the one this harness makes: `lowered_values_come_back_in_the_source_shape`
+        // covers it.
+        if emitted
+            .warnings
+            .iter()
+            .any(|w| w.code == Code::LoweredConstruct)
+        {
+            return Ok(None);
+        }
         let strict_schema = emitted.json["function"]["parameters"].clone();
         let source_json = emit::parameters(module, tool);
         Ok(Some(Case {

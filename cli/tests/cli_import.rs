@@ -161,12 +161,31 @@ fn typed_extra_keys_reach_every_target() {
                     Target::Mcp => out.json["tools"][0]["inputSchema"].clone(),
                     Target::Anthropic => out.json[0]["input_schema"].clone(),
                     Target::OpenAi => out.json[0]["function"]["parameters"].clone(),
-                    Target::OpenAiResponses => out.json[0]["parameters"].clone(),
                     Target::JsonSchema => out.json[0]["parameters"].clone(),
                     Target::Gemini => {
                         out.json[0]["functionDeclarations"][0]["parametersJsonSchema"].clone()
                     }
-                    _ => panic!("{} should refuse typed extra keys", target.as_str()),
+                    // Strict mode and Gemini's schema send the extra keys as entries.
+                    Target::OpenAiResponses => {
+                        assert!(out.json[0]["parameters"]["properties"]
+                            .get(tooldef::validate::EXTRA_KEYS)
+                            .is_some());
+                        continue;
+                    }
+                    Target::OpenAiStrict => {
+                        assert!(out.json[0]["function"]["parameters"]["properties"]
+                            .get(tooldef::validate::EXTRA_KEYS)
+                            .is_some());
+                        continue;
+                    }
+                    _ => {
+                        assert!(
+                            out.json[0]["functionDeclarations"][0]["parameters"]["properties"]
+                                .get(tooldef::validate::EXTRA_KEYS)
+                                .is_some()
+                        );
+                        continue;
+                    }
                 };
                 assert_eq!(
                     s["additionalProperties"]["type"],

@@ -69,7 +69,7 @@ pub(super) fn declaration(module: &Module, tool: &Tool) -> (Value, Vec<Diagnosti
 }
 
 /// The `FunctionDeclaration` of one tool in the OpenAPI form: `parameters` as a `Schema`.
-pub(super) fn openapi_declaration(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
+pub(crate) fn openapi_declaration(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
     let mut lowering = Lowering::new(module, Flavor::GeminiOpenApi, Target::GeminiOpenApi);
     let parameters = lowering.parameters(tool);
     let mut diagnostics = lowering.take_diagnostics();

@@ -13,6 +13,7 @@ use super::fold;
 use super::Target;
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::model::*;
+use crate::validate::reading::{self, Reading, EXTRA_KEYS};
 
 /// Which restricted dialect to produce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +30,16 @@ impl Flavor {
     /// Whether the dialect has `$defs`/`$ref`, so that a recursive type is a reference.
     fn has_refs(self) -> bool {
         matches!(self, Flavor::Strict | Flavor::GeminiJson)
+    }
+
+    /// How a validator for the dialect reads a call, which says what the dialect lowers (maps,
+    /// extra keys and `any`, see [`Reading`]).
+    fn reading(self) -> Reading {
+        match self {
+            Flavor::Strict => Reading::NullForAbsent,
+            Flavor::GeminiOpenApi => Reading::Lowered,
+            Flavor::GeminiJson => Reading::Source,
+        }
     }
 }
 
@@ -108,6 +119,7 @@ impl<'m> Lowering<'m> {
         let gemini = matches!(self.flavor, Flavor::GeminiOpenApi | Flavor::GeminiJson);
         if gemini
             && tool.params.fields.is_empty()
+            && reading::lowered_extra(&tool.params, self.flavor.reading()).is_none()
             && (self.flavor == Flavor::GeminiOpenApi
                 || matches!(tool.params.additional, Additional::Closed))
         {
@@ -128,7 +140,7 @@ impl<'m> Lowering<'m> {
                 }
             }
         }
-        let node = self.object(&tool.params, tool.span);
+        let node = self.object(&tool.params, tool.span, true);
         let root = self.finish(node);
         Some(self.with_defs(root))
     }
@@ -213,6 +225,23 @@ impl<'m> Lowering<'m> {
         );
     }
 
+    /// A warning: `what`, written at `span`, is sent as `shape`, which the dialect can carry.
+    fn lowered(&mut self, span: Span, what: &str, shape: &str) {
+        self.diagnostics.push(
+            Diagnostic::warning(
+                Code::LoweredConstruct,
+                span,
+                format!(
+                    "{} cannot carry {what}; target {} sends it as {shape}",
+                    self.dialect(),
+                    self.target.as_str()
+                ),
+            )
+            .with_label(format!("sent as {shape}"))
+            .with_help("read the calls with the target's validator (`Validator::for_target`, `dispatch --target`): it accepts this shape and gives the arguments back in the source's shape"),
+        );
+    }
+
     /// Turns a node into its schema, the description first.
     fn finish(&self, node: Node) -> Map<String, Value> {
         let mut m = node.map;
@@ -233,20 +262,12 @@ impl<'m> Lowering<'m> {
         match ty {
             // The empty schema accepts anything, and Gemini's JSON Schema takes it.
             Ty::Any if self.flavor == Flavor::GeminiJson => Node::default(),
+            // Strict mode and Gemini's schema need a `type`: the value travels as JSON text.
             Ty::Any => {
-                let why = match self.flavor {
-                    Flavor::Strict => {
-                        "every strict-mode schema needs a `type`, and objects in it must be closed"
-                    }
-                    _ => "every Gemini schema needs a `type`, and an OBJECT needs properties",
-                };
-                self.unsupported(
-                    at,
-                    "`any`",
-                    why,
-                    "give the field a concrete type, or a union of the types it may hold",
-                );
-                Node::default()
+                self.lowered(at, "`any`", "a string of JSON text");
+                let mut node = Node::typed(&self.type_name("string"));
+                node.notes.push(reading::JSON_TEXT_NOTE.to_string());
+                node
             }
             Ty::Never => {
                 self.unsupported(
@@ -284,7 +305,7 @@ impl<'m> Lowering<'m> {
             Ty::Const(v) => self.constant(v, at),
             Ty::Enum(members) => self.enumeration(members, at),
             Ty::Array(a) => self.array(a, at),
-            Ty::Object(o) => self.object(o, at),
+            Ty::Object(o) => self.object(o, at, false),
             Ty::Ref(id) => self.reference(*id, at),
             Ty::Nullable(inner) => self.nullable(inner, at),
             Ty::AnyOf(members) => self.any_of(members, at),
@@ -622,49 +643,22 @@ impl<'m> Lowering<'m> {
         node
     }
 
-    fn object(&mut self, o: &ObjectTy, at: Span) -> Node {
+    /// An object; `params` when it is a tool's parameters, which stay an object when lowered.
+    fn object(&mut self, o: &ObjectTy, at: Span, params: bool) -> Node {
+        if let Some(lowered) = reading::lowered_object(o, self.flavor.reading(), at, params) {
+            return self.lowered_object(o, &lowered, at, params);
+        }
         let mut node = Node::typed(&self.type_name("object"));
-        let extra_keys = if o.fields.is_empty() {
-            "a `map<...>`"
-        } else {
-            "typed extra keys (`...: T`)"
-        };
         let mut additional = None;
         match (&o.additional, self.flavor) {
             (Additional::Closed, Flavor::GeminiJson) => additional = Some(Value::Bool(false)),
-            (Additional::Closed, _) | (Additional::Open, Flavor::GeminiJson) => {}
             (Additional::Schema(t), Flavor::GeminiJson) => {
                 let n = self.ty(t, at);
                 additional = Some(Value::Object(self.finish(n)));
             }
-            (Additional::Schema(t), Flavor::Strict) => {
-                self.unsupported(
-                    at,
-                    extra_keys,
-                    "strict mode requires `additionalProperties: false` on every object, so it has no open keys",
-                    "declare the keys as fields, or pass the entries as an array of `{ key, value }` objects",
-                );
-                // Lower the value type too, to report what else it holds.
-                let _ = self.ty(t, at);
-            }
-            (Additional::Open, Flavor::Strict) => self.unsupported(
-                at,
-                "an open object (`...`)",
-                "strict mode requires `additionalProperties: false` on every object",
-                "declare every key as a field, or compile for `openai` (non-strict)",
-            ),
-            (Additional::Schema(t), Flavor::GeminiOpenApi) => {
-                self.unsupported(
-                    at,
-                    extra_keys,
-                    "Gemini's schema has no `additionalProperties`, and an OBJECT needs declared properties",
-                    "declare the keys as fields, or pass the entries as an array of `{ key, value }` objects",
-                );
-                let _ = self.ty(t, at);
-            }
-            (Additional::Open, Flavor::GeminiOpenApi) => {
-                // The declared fields are kept; Gemini simply never sends other keys.
-            }
+            // The declared fields are kept; Gemini's schema simply never sends other keys.
+            // Strict mode's open keys are lowered above.
+            _ => {}
         }
         if o.fields.is_empty()
             && self.flavor == Flavor::GeminiOpenApi
@@ -701,6 +695,41 @@ impl<'m> Lowering<'m> {
         }
         self.key_rules(&mut node, &o.rules);
         node
+    }
+
+    /// An object whose extra keys the dialect cannot carry, as [`reading::lowered_object`]
+    /// made it (`lowered`): the array of its entries, or its fields and the property
+    /// [`EXTRA_KEYS`] holding them.
+    fn lowered_object(&mut self, o: &ObjectTy, lowered: &Ty, at: Span, params: bool) -> Node {
+        let what = match (&o.additional, o.fields.is_empty() && !params) {
+            (Additional::Open, _) => "an open object (`...`)",
+            (_, true) => "a `map<...>`",
+            (_, false) => "typed extra keys (`...: T`)",
+        };
+        match lowered {
+            Ty::Object(with_entries) => {
+                if o.field(EXTRA_KEYS).is_some() {
+                    self.unsupported(
+                        at,
+                        what,
+                        &format!("its entries travel in the property `{EXTRA_KEYS}`, which is a declared field here"),
+                        &format!("rename the field `{EXTRA_KEYS}`"),
+                    );
+                }
+                let shape = format!(
+                    "the property `{EXTRA_KEYS}`, an array of {{\"key\", \"value\"}} entries"
+                );
+                self.lowered(at, what, &shape);
+                self.object(with_entries, at, params)
+            }
+            entries => {
+                self.lowered(at, what, "an array of {\"key\", \"value\"} entries");
+                let mut node = self.ty(entries, at);
+                node.notes.push(reading::ENTRIES_NOTE.to_string());
+                self.key_rules(&mut node, &o.rules);
+                node
+            }
+        }
     }
 
     /// The rules across an object's keys. Gemini's OpenAPI schema keeps the key counts

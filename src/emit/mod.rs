@@ -7,7 +7,7 @@
 
 mod anthropic;
 pub(crate) mod fold;
-mod gemini;
+pub(crate) mod gemini;
 pub(crate) mod json_schema;
 mod lower;
 mod mcp;

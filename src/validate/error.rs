@@ -74,6 +74,12 @@ pub enum ErrorCode {
     ConflictingKeys,
     /// A field that `@requires` asks for, because another is given, is absent.
     MissingDependent,
+    /// A map a target showed as `{"key", "value"}` entries ([`crate::validate::Reading`]) has
+    /// two entries with the same key, or an entry whose key is a declared field (the error is
+    /// at the second entry).
+    DuplicateEntry,
+    /// A string a target showed for `any` ([`crate::validate::Reading`]) is not JSON text.
+    InvalidJsonText,
 }
 
 impl ErrorCode {
@@ -105,6 +111,8 @@ impl ErrorCode {
             ErrorCode::MissingOneOf => "missing-one-of",
             ErrorCode::ConflictingKeys => "conflicting-keys",
             ErrorCode::MissingDependent => "missing-dependent",
+            ErrorCode::DuplicateEntry => "duplicate-entry",
+            ErrorCode::InvalidJsonText => "invalid-json-text",
         }
     }
 }

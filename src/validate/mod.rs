@@ -55,7 +55,7 @@ mod lenient;
 mod message;
 mod number;
 mod reader;
-mod reading;
+pub(crate) mod reading;
 mod single_pass;
 mod walk;
 
@@ -77,7 +77,7 @@ pub(crate) use message::kind as message_kind;
 pub(crate) use message::type_text;
 pub(crate) use number::{cmp as cmp_numbers, is_multiple_of};
 pub(crate) use reader::parse as parse_json;
-pub use reading::Reading;
+pub use reading::{Reading, EXTRA_KEYS};
 pub use walk::json_equal;
 pub(crate) use walk::json_hash;
 
@@ -358,6 +358,7 @@ pub struct Validator {
 #[derive(Debug)]
 struct Shown {
     validator: Validator,
+    reading: Reading,
     source: Module,
     shown: Module,
     /// The tool's parameters as a type of `source`, where [`reading::back`] starts.
@@ -365,6 +366,9 @@ struct Shown {
     /// Whether the tool holds a rule the shown shape cannot check as the source means it
     /// ([`reading::has_source_only_rules`]).
     source_only: bool,
+    /// Whether the reading lowers something of the tool ([`reading::lowers_any`]): lax mode
+    /// then also accepts the lowered shape.
+    lowered: bool,
 }
 
 impl Shown {
@@ -379,12 +383,31 @@ impl Shown {
         let valid = self.validator.validate(args, Mode::Strict)?;
         let mut arguments = valid.arguments.into_owned();
         let bare = self.source_only.then(|| arguments.clone());
+        // What the shown schema could not say (a key in two entries, JSON text that is not
+        // JSON) is found on the way back.
+        let back = reading::back(
+            &self.source,
+            &self.shown,
+            self.reading,
+            &self.params,
+            &mut arguments,
+        );
+        if let Err(errors) = back {
+            return Err(self
+                .validator
+                .invalid(Mode::Strict, errors, valid.coercions));
+        }
         // Items that sent different absent fields as `null` are distinct in the shown shape and
         // may be equal in the source's, and the rules across keys count only what was given:
         // the source reading of the call without those nulls (and without defaults) says.
-        let _ = reading::back(&self.source, &self.shown, &self.params, &mut arguments);
         if let Some(mut bare) = bare {
-            reading::bare(&self.source, &self.shown, &self.params, &mut bare);
+            reading::bare(
+                &self.source,
+                &self.shown,
+                self.reading,
+                &self.params,
+                &mut bare,
+            );
             source
                 .read_full(Arguments::Value(&bare), Mode::Strict)
                 .map_err(|mut e| {
@@ -476,8 +499,8 @@ impl Validator {
         reading: Reading,
     ) -> Result<Validator, CompileError> {
         let mut validator = Validator::new(module, tool)?;
-        if reading == Reading::NullForAbsent {
-            let (source, shown) = reading::shown_module(module, tool);
+        if reading != Reading::Source {
+            let (source, shown) = reading::shown_module(module, tool, reading);
             let strict = match shown.tools.first() {
                 Some(t) => Validator::new(&shown, t)?,
                 None => return Ok(validator),
@@ -485,12 +508,15 @@ impl Validator {
             // Lax mode keeps the source's rules, but its messages show the target's shape.
             validator.signature = Arc::clone(&strict.signature);
             let source_only = reading::has_source_only_rules(&source);
+            let lowered = reading::lowers_any(module, tool, reading);
             validator.shown = Some(Box::new(Shown {
                 validator: strict,
+                reading,
                 params: Ty::Object(Box::new(tool.params.clone())),
                 source,
                 shown,
                 source_only,
+                lowered,
             }));
         }
         Ok(validator)
@@ -498,11 +524,7 @@ impl Validator {
 
     /// How this validator reads a call.
     pub fn reading(&self) -> Reading {
-        if self.shown.is_some() {
-            Reading::NullForAbsent
-        } else {
-            Reading::Source
-        }
+        self.shown.as_ref().map_or(Reading::Source, |s| s.reading)
     }
 
     /// Compiles the validator of the tool called `name`.
@@ -639,7 +661,19 @@ impl Validator {
         if let Some(shown) = self.shown_for(mode) {
             return shown.validate(self, args);
         }
-        self.read_full(args, mode)
+        match self.read_full(args, mode) {
+            Err(invalid) => self.lowered_in_lax(args, mode).ok_or(invalid),
+            valid => valid,
+        }
+    }
+
+    /// Lax mode also accepts the shape a target lowered the tool into: the call read as the
+    /// target's strict reading reads it, when that accepts it (`None` otherwise).
+    fn lowered_in_lax<'a>(&self, args: Arguments<'a>, mode: Mode) -> Option<Validated<'a>> {
+        let shown = self.shown.as_deref().filter(|s| s.lowered)?;
+        (mode == Mode::Lax)
+            .then(|| shown.validate(self, args).ok())
+            .flatten()
     }
 
     /// Lax mode's reading of text that is not JSON ([`lenient`]): the text repaired and
@@ -860,10 +894,11 @@ impl Validator {
     /// judged.
     pub fn is_valid<'a>(&self, args: impl Into<Arguments<'a>>, mode: Mode) -> bool {
         if let Some(shown) = self.shown_for(mode) {
-            // Where the tool has no unique array, the shown shape decides alone.
+            // Where the tool has no unique array and nothing lowered, the shown shape decides
+            // alone.
             let args = args.into();
             return shown.validator.is_valid(args, Mode::Strict)
-                && (!shown.source_only || shown.validate(self, args).is_ok());
+                && (!(shown.source_only || shown.lowered) || shown.validate(self, args).is_ok());
         }
         match (args.into(), mode) {
             (Arguments::Text(text), Mode::Strict) => {

@@ -24,10 +24,13 @@
 
 use serde_json::Value;
 
+use crate::diagnostic::Span;
 use crate::emit::Target;
 use crate::model::*;
 
 use super::compile::Compiler;
+use super::error::{escape_pointer, ErrorCode, ValidationError};
+use super::message::shorten;
 use super::walk;
 
 /// How a validator reads a call: in the source's shape, or in the shape a target showed.
@@ -37,16 +40,23 @@ pub enum Reading {
     /// `gemini` and `mcp`).
     #[default]
     Source,
-    /// Every field is sent; `null` in an optional field whose type has no `null` means absent
-    /// (OpenAI strict mode).
+    /// Every field is sent; `null` in an optional field whose type has no `null` means absent;
+    /// maps, extra keys (typed `...: T` and open `...`) and `any` are lowered as
+    /// [`Reading::Lowered`] says (OpenAI strict mode).
     NullForAbsent,
+    /// The fields as declared, with what the target cannot carry lowered (Gemini's OpenAPI
+    /// form): a `map<T>` is sent as an array of `{"key", "value"}` entries, an object's typed
+    /// extra keys as such entries in the property [`EXTRA_KEYS`], and `any` as a string of JSON
+    /// text. The arguments come back with the maps rebuilt and the JSON text decoded.
+    Lowered,
 }
 
 impl Reading {
     /// The reading of `tool` for a target, when the target can carry the tool: `openai-strict`
     /// reads [`Reading::NullForAbsent`], `openai-responses` too when it emits the tool with
-    /// `"strict": true`, and every other target reads the source's shape. `Err` holds the
-    /// target's errors when it refuses the tool (so no model was shown it).
+    /// `"strict": true`, `gemini-openapi` reads [`Reading::Lowered`] when the tool holds what it
+    /// lowers, and every other target reads the source's shape. `Err` holds the target's errors
+    /// when it refuses the tool (so no model was shown it).
     pub fn for_target(
         module: &Module,
         tool: &Tool,
@@ -54,12 +64,7 @@ impl Reading {
     ) -> Result<Reading, crate::Errors> {
         match target {
             Target::OpenAiStrict => {
-                let (_, diagnostics) = crate::emit::openai::strict(module, tool);
-                if diagnostics.iter().any(crate::Diagnostic::is_error) {
-                    return Err(crate::Errors::new(
-                        diagnostics.into_iter().filter(|d| d.is_error()).collect(),
-                    ));
-                }
+                refused(crate::emit::openai::strict(module, tool).1)?;
                 Ok(Reading::NullForAbsent)
             }
             Target::OpenAiResponses => {
@@ -70,28 +75,162 @@ impl Reading {
                     Reading::Source
                 })
             }
+            Target::GeminiOpenApi => {
+                refused(crate::emit::gemini::openapi_declaration(module, tool).1)?;
+                Ok(if lowers_any(module, tool, Reading::Lowered) {
+                    Reading::Lowered
+                } else {
+                    Reading::Source
+                })
+            }
             _ => Ok(Reading::Source),
         }
     }
+
+    /// Whether the reading lowers what its target cannot carry.
+    fn lowers(self) -> bool {
+        self != Reading::Source
+    }
+}
+
+/// `Err` with the errors among a target's diagnostics, if any.
+fn refused(diagnostics: Vec<crate::Diagnostic>) -> Result<(), crate::Errors> {
+    if diagnostics.iter().any(crate::Diagnostic::is_error) {
+        return Err(crate::Errors::new(
+            diagnostics.into_iter().filter(|d| d.is_error()).collect(),
+        ));
+    }
+    Ok(())
+}
+
+/// The property that carries an object's extra keys where a target lowers them (an object
+/// with declared fields and `...: T`): an array of `{"key", "value"}` entries. A field of that
+/// name makes the target refuse the object.
+pub const EXTRA_KEYS: &str = "_extra_keys";
+
+/// The description of [`EXTRA_KEYS`].
+pub(crate) const EXTRA_KEYS_DESCRIPTION: &str =
+    "Other keys of this object, as key/value entries; each key at most once, and none that is a declared property.";
+
+/// The description of a map lowered into entries.
+pub(crate) const ENTRIES_NOTE: &str = "Sent as a list of key/value entries; each key at most once.";
+
+/// The description of `any` lowered into a string.
+pub(crate) const JSON_TEXT_NOTE: &str =
+    "Holds JSON text: any JSON value, encoded as a string (e.g. \"{\\\"a\\\": 1}\", \"[1, 2]\" or \"\\\"text\\\"\").";
+
+/// The value type of the extra keys of `o` that `reading` lowers into entries: typed extra keys
+/// for every lowering reading, and open ones (as `any`) for strict mode, which has no open
+/// object. `None` when the keys are kept as they are.
+pub(crate) fn lowered_extra(o: &ObjectTy, reading: Reading) -> Option<Ty> {
+    match (&o.additional, reading) {
+        (_, Reading::Source) => None,
+        (Additional::Schema(t), _) => Some(t.clone()),
+        (Additional::Open, Reading::NullForAbsent) => Some(Ty::Any),
+        _ => None,
+    }
+}
+
+/// What `reading` makes of the object `o` when it lowers its extra keys: an object without
+/// fields becomes the array of its entries (`[{key: string, value: T}]`), and one with fields
+/// (or a tool's parameters, which stay an object) keeps them and gets the property
+/// [`EXTRA_KEYS`] for the entries. The fields made carry the span `at`. `None` when nothing is
+/// lowered.
+pub(crate) fn lowered_object(o: &ObjectTy, reading: Reading, at: Span, params: bool) -> Option<Ty> {
+    let value = lowered_extra(o, reading)?;
+    let entries = entries_ty(value, at);
+    if o.fields.is_empty() && !params {
+        return Some(entries);
+    }
+    let mut fields = o.fields.clone();
+    fields.push(made_field(
+        EXTRA_KEYS,
+        entries,
+        false,
+        Some(EXTRA_KEYS_DESCRIPTION),
+        at,
+    ));
+    Some(Ty::Object(Box::new(ObjectTy {
+        fields,
+        additional: Additional::Closed,
+        rules: o.rules.clone(),
+    })))
+}
+
+/// The entries of a map of `value`s: `[{key: string, value: T}]`.
+fn entries_ty(value: Ty, at: Span) -> Ty {
+    let entry = ObjectTy {
+        fields: vec![
+            made_field("key", Ty::String(StringRules::default()), true, None, at),
+            made_field("value", value, true, None, at),
+        ],
+        additional: Additional::Closed,
+        rules: KeyRules::default(),
+    };
+    Ty::Array(Box::new(ArrayTy {
+        items: Ty::Object(Box::new(entry)),
+        min_items: None,
+        max_items: None,
+        unique: None,
+    }))
+}
+
+fn made_field(name: &str, ty: Ty, required: bool, description: Option<&str>, at: Span) -> Field {
+    Field {
+        name: name.to_string(),
+        description: description.map(str::to_string),
+        required,
+        ty,
+        default: None,
+        examples: Vec::new(),
+        deprecated: false,
+        span: at,
+    }
+}
+
+/// Whether `reading` lowers anything in `tool` or a named type of `module`.
+pub(crate) fn lowers_any(module: &Module, tool: &Tool, reading: Reading) -> bool {
+    fn within(ty: &Ty, reading: Reading) -> bool {
+        match ty {
+            Ty::Any => reading.lowers(),
+            Ty::Array(a) => within(&a.items, reading),
+            Ty::Tuple(t) => {
+                t.items.iter().any(|i| within(i, reading))
+                    || matches!(&t.rest, Additional::Schema(r) if within(r, reading))
+            }
+            Ty::Object(o) => object(o, reading),
+            Ty::Nullable(inner) => within(inner, reading),
+            Ty::AnyOf(members) => members.iter().any(|m| within(m, reading)),
+            _ => false,
+        }
+    }
+    fn object(o: &ObjectTy, reading: Reading) -> bool {
+        lowered_extra(o, reading).is_some()
+            || o.fields.iter().any(|f| within(&f.ty, reading))
+            || matches!(&o.additional, Additional::Schema(t) if within(t, reading))
+    }
+    object(&tool.params, reading) || module.types.iter().any(|n| within(&n.ty, reading))
 }
 
 /// `tool` and the named types of `module`, as a module of one tool in the source's shape (what
-/// [`back`] reads) and in the shape [`Reading::NullForAbsent`] shows (every field required, the
-/// fields of [`Field::null_means_absent`] nullable).
-pub(crate) fn shown_module(module: &Module, tool: &Tool) -> (Module, Module) {
+/// [`back`] reads) and in the shape `reading` shows: for [`Reading::NullForAbsent`] every field
+/// required and the fields of [`Field::null_means_absent`] nullable; for it and
+/// [`Reading::Lowered`], what the target cannot carry lowered ([`lowered_object`], and `any` as
+/// a string).
+pub(crate) fn shown_module(module: &Module, tool: &Tool, reading: Reading) -> (Module, Module) {
     let source = Module {
         tools: vec![tool.clone()],
         types: module.types.clone(),
     };
     let mut shown_tool = tool.clone();
-    shown_tool.params = shown_object(module, &tool.params);
+    shown_tool.params = shown_params(module, &tool.params, reading, tool.span);
     let shown = Module {
         tools: vec![shown_tool],
         types: module
             .types
             .iter()
             .map(|n| NamedType {
-                ty: shown_ty(module, &n.ty),
+                ty: shown_ty(module, &n.ty, reading),
                 ..n.clone()
             })
             .collect(),
@@ -99,30 +238,40 @@ pub(crate) fn shown_module(module: &Module, tool: &Tool) -> (Module, Module) {
     (source, shown)
 }
 
-fn shown_object(module: &Module, o: &ObjectTy) -> ObjectTy {
+/// A tool's parameters as `reading` shows them: always an object.
+fn shown_params(module: &Module, o: &ObjectTy, reading: Reading, at: Span) -> ObjectTy {
+    match lowered_object(o, reading, at, true) {
+        Some(Ty::Object(lowered)) => shown_object(module, &lowered, reading),
+        _ => shown_object(module, o, reading),
+    }
+}
+
+fn shown_object(module: &Module, o: &ObjectTy, reading: Reading) -> ObjectTy {
+    let null_for_absent = reading == Reading::NullForAbsent;
     let fields = o
         .fields
         .iter()
         .map(|f| {
-            let ty = shown_ty(module, &f.ty);
+            let ty = shown_ty(module, &f.ty, reading);
             Field {
-                ty: if f.null_means_absent(module) {
+                ty: if null_for_absent && f.null_means_absent(module) {
                     Ty::Nullable(Box::new(ty))
                 } else {
                     ty
                 },
                 // The default stays: it is what the signature shows `null` stands for.
-                required: true,
+                required: null_for_absent || f.required,
                 ..f.clone()
             }
         })
         .collect();
     let additional = match &o.additional {
-        Additional::Schema(t) => Additional::Schema(shown_ty(module, t)),
+        Additional::Schema(t) => Additional::Schema(shown_ty(module, t, reading)),
         other => other.clone(),
     };
-    // The rules across keys read `null` as a value here, so they are checked in the source's
-    // shape instead (see `has_source_only_rules`).
+    // The rules across keys read `null` as a value here, and count the keys of a lowered
+    // object as one, so they are checked in the source's shape instead (see
+    // `has_source_only_rules`).
     ObjectTy {
         fields,
         additional,
@@ -130,58 +279,63 @@ fn shown_object(module: &Module, o: &ObjectTy) -> ObjectTy {
     }
 }
 
-fn shown_ty(module: &Module, ty: &Ty) -> Ty {
+fn shown_ty(module: &Module, ty: &Ty, reading: Reading) -> Ty {
+    let within = |t: &Ty| shown_ty(module, t, reading);
     match ty {
-        Ty::Object(o) => Ty::Object(Box::new(shown_object(module, o))),
+        Ty::Any if reading.lowers() => Ty::String(StringRules::default()),
+        Ty::Object(o) => match lowered_object(o, reading, Span::default(), false) {
+            Some(lowered) => within(&lowered),
+            None => Ty::Object(Box::new(shown_object(module, o, reading))),
+        },
         Ty::Array(a) => Ty::Array(Box::new(ArrayTy {
-            items: shown_ty(module, &a.items),
+            items: within(&a.items),
             ..(**a).clone()
         })),
         Ty::Tuple(t) => Ty::Tuple(Box::new(TupleTy {
-            items: t.items.iter().map(|i| shown_ty(module, i)).collect(),
+            items: t.items.iter().map(within).collect(),
             rest: match &t.rest {
-                Additional::Schema(r) => Additional::Schema(shown_ty(module, r)),
+                Additional::Schema(r) => Additional::Schema(within(r)),
                 other => other.clone(),
             },
             ..(**t).clone()
         })),
-        Ty::Nullable(inner) => Ty::Nullable(Box::new(shown_ty(module, inner))),
-        Ty::AnyOf(members) => Ty::AnyOf(members.iter().map(|m| shown_ty(module, m)).collect()),
+        Ty::Nullable(inner) => Ty::Nullable(Box::new(within(inner))),
+        Ty::AnyOf(members) => Ty::AnyOf(members.iter().map(within).collect()),
         other => other.clone(),
     }
 }
 
-/// A `@unique` array whose items are equal in the source's shape, though the shown shape told
-/// them apart: `[{"a": null}, {"b": null}]` for items of `{a?: A} | {b?: B}` is `[{}, {}]`.
-#[derive(Debug)]
-pub(crate) struct NotUnique;
-
 /// Turns `value`, valid for `ty` of `shown` and normalized by its validator, into the source's
 /// shape: a `null` in a field of [`Field::null_means_absent`] is removed and the field's default
-/// put in its place. `source` and `shown` are the two modules of [`shown_module`]; `ty` is a
-/// type of `source` (its counterpart in `shown` is found by the same path).
+/// put in its place (for [`Reading::NullForAbsent`]); a map sent as entries is rebuilt and JSON
+/// text sent for `any` is decoded (for the lowering readings). `source` and `shown` are the two
+/// modules of [`shown_module`]; `ty` is a type of `source` (its counterpart in `shown` is found
+/// by the same path).
+///
+/// `Err` holds what the shown schema could not say: two entries with the same key, an entry
+/// whose key is a declared field, a string for `any` that is not JSON; each at its pointer.
 ///
 /// The shown validator judged `@unique` with those nulls in place; the source reading judges it
-/// without them and before defaults. `Err` when an array breaks it there (the value is then
-/// turned all the same; [`bare`] gives the call the source reading reports it on).
+/// without them and before defaults ([`bare`] gives the call it reads).
 pub(crate) fn back(
     source: &Module,
     shown: &Module,
+    reading: Reading,
     ty: &Ty,
     value: &mut Value,
-) -> Result<(), NotUnique> {
-    let mut unique = true;
-    back_within(source, shown, ty, value, true, 0, &mut unique);
-    if unique {
+) -> Result<(), Vec<ValidationError>> {
+    let mut back = Back::new(source, shown, reading, true);
+    back.within(ty, value, 0);
+    if back.errors.is_empty() {
         Ok(())
     } else {
-        Err(NotUnique)
+        Err(back.errors)
     }
 }
 
 /// [`back`] without the defaults: the call as the source reading would read it.
-pub(crate) fn bare(source: &Module, shown: &Module, ty: &Ty, value: &mut Value) {
-    back_within(source, shown, ty, value, false, 0, &mut true);
+pub(crate) fn bare(source: &Module, shown: &Module, reading: Reading, ty: &Ty, value: &mut Value) {
+    Back::new(source, shown, reading, false).within(ty, value, 0);
 }
 
 /// Whether the tool of `module` (or a named type it holds) has a rule that the shown shape cannot
@@ -215,107 +369,243 @@ pub(crate) fn has_source_only_rules(module: &Module) -> bool {
 /// rejects alias cycles, so this only bounds a hand-built model.
 const MAX_ALIASES: usize = 1024;
 
-fn back_within(
-    source: &Module,
-    shown: &Module,
-    ty: &Ty,
-    value: &mut Value,
+/// A walk of [`back`]: the two modules, what it does, and what it found.
+struct Back<'m> {
+    source: &'m Module,
+    shown: &'m Module,
+    reading: Reading,
+    /// Whether defaults are filled in.
     fill: bool,
-    aliases: usize,
-    unique_holds: &mut bool,
-) {
-    match (ty, value) {
-        (Ty::Ref(id), v) => {
-            if let Some(named) = source.types.get(id.0).filter(|_| aliases < MAX_ALIASES) {
-                back_within(source, shown, &named.ty, v, fill, aliases + 1, unique_holds);
-            }
+    /// The JSON pointer of the value being turned.
+    path: String,
+    errors: Vec<ValidationError>,
+}
+
+impl<'m> Back<'m> {
+    fn new(source: &'m Module, shown: &'m Module, reading: Reading, fill: bool) -> Self {
+        Back {
+            source,
+            shown,
+            reading,
+            fill,
+            path: String::new(),
+            errors: Vec::new(),
         }
-        (Ty::Nullable(inner), v) if !v.is_null() => {
-            back_within(source, shown, inner, v, fill, 0, unique_holds)
-        }
-        (Ty::AnyOf(members), v @ (Value::Object(_) | Value::Array(_))) => {
-            // The member the validator picked: the first whose shown shape accepts the value.
-            if let Some(m) = members
-                .iter()
-                .find(|m| fits(shown, &shown_ty(source, m), v))
-            {
-                back_within(source, shown, m, v, fill, 0, unique_holds);
-            }
-        }
-        (Ty::Array(a), Value::Array(items)) => {
-            let unique = a.unique.as_ref().is_some_and(|u| u.value);
-            // The items as the source reading compares them: without the nulls, and before
-            // defaults are filled in.
-            let bare = unique.then(|| {
-                let mut bare = items.clone();
-                for item in bare.iter_mut() {
-                    back_within(source, shown, &a.items, item, false, 0, unique_holds);
-                }
-                bare
-            });
-            if bare
-                .as_ref()
-                .is_some_and(|b| walk::first_duplicate(b).is_some())
-            {
-                *unique_holds = false;
-            }
-            match bare {
-                Some(bare) if !fill => *items = bare,
-                bare => {
-                    for item in items.iter_mut() {
-                        back_within(source, shown, &a.items, item, fill, 0, unique_holds);
-                    }
-                    // As in the source's reading, defaults are annotations: when filling them
-                    // in makes two items equal, the items keep no defaults.
-                    if let Some(bare) = bare.filter(|_| walk::first_duplicate(items).is_some()) {
-                        *items = bare;
-                    }
+    }
+
+    /// [`Back::within`] for the value under `key` (a key or an index) of the current one.
+    fn at(&mut self, key: &str, ty: &Ty, value: &mut Value) {
+        let len = self.path.len();
+        self.path.push('/');
+        self.path.push_str(&escape_pointer(key));
+        self.within(ty, value, 0);
+        self.path.truncate(len);
+    }
+
+    fn within(&mut self, ty: &Ty, value: &mut Value, aliases: usize) {
+        let reading = self.reading;
+        match (ty, value) {
+            (Ty::Ref(id), v) => {
+                let source = self.source;
+                if let Some(named) = source.types.get(id.0).filter(|_| aliases < MAX_ALIASES) {
+                    self.within(&named.ty, v, aliases + 1);
                 }
             }
-        }
-        (Ty::Tuple(t), Value::Array(items)) => {
-            for (i, item) in items.iter_mut().enumerate() {
-                let item_ty = match (t.items.get(i), &t.rest) {
-                    (Some(ty), _) => ty,
-                    (None, Additional::Schema(r)) => r,
-                    (None, _) => continue,
-                };
-                back_within(source, shown, item_ty, item, fill, 0, unique_holds);
-            }
-        }
-        (Ty::Object(o), Value::Object(map)) => {
-            // The validator put the declared keys first, in declaration order: one walk pairs
-            // them with the fields.
-            let mut out = serde_json::Map::with_capacity(map.len());
-            let mut next = 0;
-            for (key, mut v) in std::mem::take(map) {
-                let field = o.fields[next.min(o.fields.len())..]
+            (Ty::Any, v) if reading.lowers() => self.decode(v),
+            (Ty::Nullable(inner), v) if !v.is_null() => self.within(inner, v, 0),
+            (Ty::AnyOf(members), v)
+                if v.is_object() || v.is_array() || (reading.lowers() && v.is_string()) =>
+            {
+                // The member the validator picked: the first whose shown shape accepts the value.
+                if let Some(m) = members
                     .iter()
-                    .position(|f| f.name == key)
-                    .map(|i| next + i);
-                match field.and_then(|i| o.fields.get(i).map(|f| (i, f))) {
-                    Some((i, f)) => {
-                        next = i + 1;
-                        if v.is_null() && f.null_means_absent(source) {
-                            if let Some(d) = f.default.as_ref().filter(|_| fill) {
-                                out.insert(key, d.clone());
-                            }
-                            continue;
+                    .find(|m| fits(self.shown, &shown_ty(self.source, m, reading), v))
+                {
+                    self.within(m, v, 0);
+                }
+            }
+            (Ty::Array(a), Value::Array(items)) => self.array(a, items),
+            (Ty::Tuple(t), Value::Array(items)) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    let item_ty = match (t.items.get(i), &t.rest) {
+                        (Some(ty), _) => ty,
+                        (None, Additional::Schema(r)) => r,
+                        (None, _) => continue,
+                    };
+                    self.at(&i.to_string(), item_ty, item);
+                }
+            }
+            (Ty::Object(o), v @ Value::Array(_)) => {
+                let Some(value_ty) = lowered_extra(o, reading) else {
+                    return;
+                };
+                let Value::Array(entries) = v.take() else {
+                    return;
+                };
+                let mut map = serde_json::Map::with_capacity(entries.len());
+                self.entries(o, &value_ty, entries, &mut map, "");
+                *v = Value::Object(map);
+            }
+            (Ty::Object(o), Value::Object(map)) => self.object(o, map),
+            _ => {}
+        }
+    }
+
+    /// Decodes JSON text sent for `any`; a string that is not JSON is an error.
+    fn decode(&mut self, v: &mut Value) {
+        let Value::String(text) = v else { return };
+        match serde_json::from_str::<Value>(text) {
+            Ok(decoded) => *v = decoded,
+            Err(e) => self.errors.push(ValidationError::new(
+                self.path.clone(),
+                ErrorCode::InvalidJsonText,
+                "a string of JSON text",
+                format!("{} (not JSON)", shorten(v)),
+                format!(
+                    "this string must hold a value encoded as JSON text, but it is not JSON ({e}); encode the value as JSON, e.g. \"{{\\\"a\\\": 1}}\", \"42\" or \"\\\"text\\\"\" for the string text"
+                ),
+            )),
+        }
+    }
+
+    fn array(&mut self, a: &ArrayTy, items: &mut Vec<Value>) {
+        let unique = a.unique.as_ref().is_some_and(|u| u.value);
+        if !unique || !self.fill {
+            for (i, item) in items.iter_mut().enumerate() {
+                self.at(&i.to_string(), &a.items, item);
+            }
+            return;
+        }
+        // The items as the source reading compares them: without the nulls, and before
+        // defaults are filled in.
+        let mut bare = items.clone();
+        self.fill = false;
+        for (i, item) in bare.iter_mut().enumerate() {
+            self.at(&i.to_string(), &a.items, item);
+        }
+        self.fill = true;
+        // The bare walk found the errors already.
+        let found = self.errors.len();
+        for (i, item) in items.iter_mut().enumerate() {
+            self.at(&i.to_string(), &a.items, item);
+        }
+        self.errors.truncate(found);
+        // As in the source's reading, defaults are annotations: when filling them in makes
+        // two items equal, the items keep no defaults.
+        if walk::first_duplicate(items).is_some() {
+            *items = bare;
+        }
+    }
+
+    fn object(&mut self, o: &ObjectTy, map: &mut serde_json::Map<String, Value>) {
+        let lowered = lowered_extra(o, self.reading);
+        let entries = match lowered {
+            Some(_) => map.remove(EXTRA_KEYS),
+            None => None,
+        };
+        // The validator put the declared keys first, in declaration order: one walk pairs
+        // them with the fields.
+        let mut out = serde_json::Map::with_capacity(map.len());
+        let mut next = 0;
+        for (key, mut v) in std::mem::take(map) {
+            let field = o.fields[next.min(o.fields.len())..]
+                .iter()
+                .position(|f| f.name == key)
+                .map(|i| next + i);
+            match field.and_then(|i| o.fields.get(i).map(|f| (i, f))) {
+                Some((i, f)) => {
+                    next = i + 1;
+                    if v.is_null() && f.null_means_absent(self.source) {
+                        if let Some(d) = f.default.as_ref().filter(|_| self.fill) {
+                            out.insert(key, d.clone());
                         }
-                        back_within(source, shown, &f.ty, &mut v, fill, 0, unique_holds);
+                        continue;
                     }
-                    None => {
-                        if let Additional::Schema(t) = &o.additional {
-                            back_within(source, shown, t, &mut v, fill, 0, unique_holds);
-                        }
+                    self.at(&key, &f.ty, &mut v);
+                }
+                None => {
+                    if let Additional::Schema(t) = &o.additional {
+                        self.at(&key, t, &mut v);
                     }
                 }
+            }
+            out.insert(key, v);
+        }
+        if let (Some(value_ty), Some(Value::Array(entries))) = (lowered, entries) {
+            let len = self.path.len();
+            self.path.push('/');
+            self.path.push_str(EXTRA_KEYS);
+            self.entries(o, &value_ty, entries, &mut out, EXTRA_KEYS);
+            self.path.truncate(len);
+        }
+        *map = out;
+    }
+
+    /// Puts the `{"key", "value"}` entries sent for the extra keys of `o` (whose values are
+    /// `value_ty`) into `out`; `property` is where they were sent (`""`: in place of the map).
+    /// A key sent twice, or that is a declared field, is an error at its entry.
+    fn entries(
+        &mut self,
+        o: &ObjectTy,
+        value_ty: &Ty,
+        entries: Vec<Value>,
+        out: &mut serde_json::Map<String, Value>,
+        property: &str,
+    ) {
+        let mut firsts: std::collections::HashMap<String, usize> = Default::default();
+        for (i, entry) in entries.into_iter().enumerate() {
+            let Value::Object(mut entry) = entry else {
+                continue;
+            };
+            let (Some(Value::String(key)), Some(mut v)) =
+                (entry.remove("key"), entry.remove("value"))
+            else {
+                continue;
+            };
+            let len = self.path.len();
+            self.path.push('/');
+            self.path.push_str(&i.to_string());
+            if let Some(&first) = firsts.get(&key) {
+                self.errors
+                    .push(duplicate_entry(&self.path, &key, first, i));
+            } else if o.field(&key).is_some() {
+                self.errors.push(field_as_entry(&self.path, &key, property));
+            } else {
+                firsts.insert(key.clone(), i);
+                self.at("value", value_ty, &mut v);
                 out.insert(key, v);
             }
-            *map = out;
+            self.path.truncate(len);
         }
-        _ => {}
     }
+}
+
+/// Two entries of a lowered map with the same key.
+fn duplicate_entry(path: &str, key: &str, first: usize, second: usize) -> ValidationError {
+    let shown = shorten(&Value::String(key.to_string()));
+    ValidationError::new(
+        path.to_string(),
+        ErrorCode::DuplicateEntry,
+        "each key in one entry only",
+        format!("the key {shown} again"),
+        format!(
+            "the key {shown} is sent in entries {first} and {second}; send each key in one entry only"
+        ),
+    )
+}
+
+/// An entry of an object's lowered extra keys whose key is a declared field.
+fn field_as_entry(path: &str, key: &str, property: &str) -> ValidationError {
+    let shown = shorten(&Value::String(key.to_string()));
+    ValidationError::new(
+        path.to_string(),
+        ErrorCode::DuplicateEntry,
+        "a key that is not a declared property",
+        format!("the declared property {shown}"),
+        format!(
+            "the key {shown} is a declared property; send it as that property, not as an entry of `{property}`"
+        ),
+    )
 }
 
 /// Whether `value` is valid for `ty` of `module` in strict mode.
