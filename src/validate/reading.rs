@@ -150,10 +150,12 @@ pub(crate) fn lowered_object(o: &ObjectTy, reading: Reading, at: Span, params: b
         Some(EXTRA_KEYS_DESCRIPTION),
         at,
     ));
+    // The rules across keys would count the entries' property as one key: they are checked in
+    // the source's shape instead (see `has_source_only_rules`).
     Some(Ty::Object(Box::new(ObjectTy {
         fields,
         additional: Additional::Closed,
-        rules: o.rules.clone(),
+        rules: KeyRules::default(),
     })))
 }
 
