@@ -436,6 +436,31 @@ tool t {
     );
 }
 
+/// The group rules may be given more than once, each a rule of its own, and print back as
+/// they were given (one `@requires` per key, as the model keeps them).
+#[test]
+fn group_rules_repeat_and_print_back() {
+    let source = "/// T.\n@exactly_one_of(a, b) @exactly_one_of(c, d) @requires(a: [c], b: d)\ntool t { a?: string, b?: string, c?: string, d?: string }\n";
+    let compiled = tooldef::compile(source).expect("compiles");
+    let t = compiled.module.tool("t").expect("tool");
+    assert_eq!(t.params.rules.groups.len(), 4);
+    let v = Validator::new(&compiled.module, t).expect("validator");
+    let codes = |args: Value| {
+        errors(&v, &args, Mode::Strict).map(|e| e.into_iter().map(|x| x.0).collect::<Vec<_>>())
+    };
+    assert_eq!(codes(json!({"a": "1", "c": "2"})), None);
+    assert_eq!(
+        codes(json!({"a": "1"})),
+        Some(vec![ErrorCode::MissingOneOf, ErrorCode::MissingDependent])
+    );
+    let printed = compiled.module.to_source().expect("prints");
+    assert_eq!(
+        tooldef::compile(&printed).expect("compiles back").module,
+        compiled.module,
+        "{printed}"
+    );
+}
+
 /// The attributes of an item after an alias are the item's, not constraints of the alias's type,
 /// when they start their lines (a constraint on the alias's own line stays the alias's).
 #[test]

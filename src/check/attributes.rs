@@ -8,7 +8,7 @@ use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::model::*;
 use crate::suggest::did_you_mean;
 
-use super::key_rules::OBJECT_CONSTRAINTS;
+use super::key_rules::{OBJECT_CONSTRAINTS, REPEATABLE_ATTRIBUTES};
 use super::values::non_negative;
 use super::{
     Checker, ARRAY_CONSTRAINTS, FIELD_ANNOTATIONS, NUMBER_CONSTRAINTS, STRING_CONSTRAINTS,
@@ -224,7 +224,6 @@ impl Checker {
         ok.then_some(retry)
     }
 
-    /// Records an attribute; reports it when it was already given. Returns whether it is new.
     /// Whether `a` is the first attribute of its name in `seen` (a list: items have few
     /// attributes, and a scan is cheaper than hashing); reports a repeat otherwise, and repeated
     /// argument names.
@@ -233,7 +232,13 @@ impl Checker {
         seen: &mut Vec<(&'a str, Span)>,
         a: &'a Attribute,
     ) -> bool {
-        if let Some(&(_, first)) = seen.iter().find(|(n, _)| *n == a.name.text) {
+        // Each group rule is a rule of its own: an object may have several.
+        let repeatable = REPEATABLE_ATTRIBUTES.contains(&a.name.text.as_str());
+        if let Some(&(_, first)) = seen
+            .iter()
+            .find(|(n, _)| *n == a.name.text)
+            .filter(|_| !repeatable)
+        {
             self.error(
                 Diagnostic::error(
                     Code::DuplicateAttribute,

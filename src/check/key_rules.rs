@@ -19,6 +19,9 @@ pub(crate) const OBJECT_CONSTRAINTS: &[&str] = &[
     "requires",
 ];
 
+/// The rules that may be given more than once on one object, each a rule of its own.
+pub(crate) const REPEATABLE_ATTRIBUTES: &[&str] = &["exactly_one_of", "at_most_one_of", "requires"];
+
 impl Checker {
     /// Reads `a`, one of [`OBJECT_CONSTRAINTS`], into the rules of `object`.
     pub(super) fn key_rule(&mut self, object: &mut ObjectTy, a: &Attribute) {
