@@ -150,42 +150,63 @@ impl KeyRulesCheck {
     /// fields, in the order the rules were written (the counts first).
     pub(crate) fn broken(&self, count: u64, given: impl Fn(usize) -> bool) -> Vec<KeyBreak> {
         let mut out = Vec::new();
-        if count < self.min_keys {
-            out.push(KeyBreak::TooFewKeys { count });
-        }
-        if self.max_keys.is_some_and(|m| count > m) {
-            out.push(KeyBreak::TooManyKeys { count });
-        }
-        for (group, rule) in self.groups.iter().enumerate() {
-            match rule {
-                KeyGroupCheck::ExactlyOneOf(fields) | KeyGroupCheck::AtMostOneOf(fields) => {
-                    let given: Vec<usize> = fields.iter().copied().filter(|&i| given(i)).collect();
-                    match given.len() {
-                        0 if matches!(rule, KeyGroupCheck::ExactlyOneOf(_)) => {
-                            out.push(KeyBreak::NoneOf { group })
-                        }
-                        0 | 1 => {}
-                        _ => out.push(KeyBreak::Several { group, given }),
-                    }
-                }
-                KeyGroupCheck::Requires { key, needs } if given(*key) => {
-                    out.extend(
-                        needs
-                            .iter()
-                            .filter(|&&i| !given(i))
-                            .map(|&missing| KeyBreak::Needs { group, missing }),
-                    );
-                }
-                KeyGroupCheck::Requires { .. } => {}
-            }
-        }
+        self.each_broken(count, given, |b| {
+            out.push(b);
+            true
+        });
         out
     }
 
     /// Whether an object of `count` keys, of which `given` tells the declared fields, keeps
-    /// every rule.
+    /// every rule (the fast check's question: it stops at the first broken rule and allocates
+    /// nothing while the rules hold).
     pub(crate) fn hold(&self, count: u64, given: impl Fn(usize) -> bool) -> bool {
-        self.broken(count, given).is_empty()
+        let mut holds = true;
+        self.each_broken(count, given, |_| {
+            holds = false;
+            false
+        });
+        holds
+    }
+
+    /// Hands each broken rule to `on`, in [`KeyRulesCheck::broken`]'s order, while `on` says to
+    /// go on.
+    fn each_broken(
+        &self,
+        count: u64,
+        given: impl Fn(usize) -> bool,
+        mut on: impl FnMut(KeyBreak) -> bool,
+    ) {
+        if count < self.min_keys && !on(KeyBreak::TooFewKeys { count }) {
+            return;
+        }
+        if self.max_keys.is_some_and(|m| count > m) && !on(KeyBreak::TooManyKeys { count }) {
+            return;
+        }
+        for (group, rule) in self.groups.iter().enumerate() {
+            let go_on = match rule {
+                KeyGroupCheck::ExactlyOneOf(fields) | KeyGroupCheck::AtMostOneOf(fields) => {
+                    match fields.iter().filter(|&&i| given(i)).count() {
+                        0 if matches!(rule, KeyGroupCheck::ExactlyOneOf(_)) => {
+                            on(KeyBreak::NoneOf { group })
+                        }
+                        0 | 1 => true,
+                        _ => {
+                            let given = fields.iter().copied().filter(|&i| given(i)).collect();
+                            on(KeyBreak::Several { group, given })
+                        }
+                    }
+                }
+                KeyGroupCheck::Requires { key, needs } if given(*key) => needs
+                    .iter()
+                    .filter(|&&i| !given(i))
+                    .all(|&missing| on(KeyBreak::Needs { group, missing })),
+                KeyGroupCheck::Requires { .. } => true,
+            };
+            if !go_on {
+                return;
+            }
+        }
     }
 }
 
