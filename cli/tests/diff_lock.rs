@@ -472,19 +472,9 @@ fn lock_pins_a_servers_tools_and_check_finds_a_change() {
     assert_eq!(files.code, 2, "{}", files.stderr);
 }
 
-/// The shared corpus (`../shared/corpus/` beside the project), or `None` after a notice; a
-/// failure when `CI=true`.
-fn corpus(what: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("the corpus is missing at {} and CI=true", dir.display());
-    }
-    eprintln!("notice: {} is absent; {what} skipped", dir.display());
-    None
-}
+#[path = "../../tests/support/corpus.rs"]
+mod corpus;
+use corpus::corpus;
 
 /// Real servers' tools (the corpus's MCP tool lists): locked and checked unchanged, then every
 /// string field given a minimum length, which `lock --check` must report exactly as `diff`

@@ -1,14 +1,23 @@
 //! The shared corpus (`../shared/corpus/`, see its MANIFEST.md) for the tests that read it: a
 //! notice and a skip when it is absent (a fresh clone), a failure when `CI=true`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// The corpus folder, or `None` after printing that `what` is skipped.
+/// The corpus folder, or `None` after printing that `what` is skipped. Found beside the checkout
+/// from the package's folder or one above it, so that the command line's tests (`cli/`) read it
+/// too.
 pub fn corpus(what: &str) -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if dir.is_dir() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let beside = |folder: &Path| folder.join("../shared/corpus");
+    if let Some(dir) = manifest
+        .ancestors()
+        .take(2)
+        .map(beside)
+        .find(|d| d.is_dir())
+    {
         return Some(dir);
     }
+    let dir = beside(manifest);
     if std::env::var("CI").as_deref() == Ok("true") {
         panic!("the corpus is missing at {} and CI=true", dir.display());
     }
