@@ -10,6 +10,8 @@ use pest::Parser as _;
 use crate::ast::*;
 use crate::diagnostic::{Code, Diagnostic, Span};
 
+mod expected;
+
 #[derive(pest_derive::Parser)]
 #[grammar = "../grammar/tool.pest"]
 struct ToolParser;
@@ -81,9 +83,9 @@ pub(crate) fn parse_recovering_at(source: &str, base: usize) -> Recovered {
         }
         match ToolParser::parse(Rule::file, text) {
             Ok(pairs) => lower_file(pairs, base + from, &mut out),
-            Err(_) => {
+            Err(e) => {
                 out.errors
-                    .push(shifted(detailed_syntax_error(text), base + from));
+                    .push(shifted(syntax_error(text, &e), base + from));
                 out.broken_names.extend(defined_name(text));
             }
         }
@@ -1013,45 +1015,6 @@ pub(crate) fn describe_rule(rule: Rule) -> &'static str {
     }
 }
 
-/// Parses again with pest's error detail on, to learn which tokens would have fitted.
-///
-/// pest (2.9) has no per-parse switch for this: a parse collects the detail when a process-wide
-/// flag is set as it starts. So the flag is set only around this re-parse of a source that
-/// already failed, under a lock (two of these never interleave), and is put back as it was found:
-/// a host program that turned the detail on keeps it on. A host thread that starts a pest parse
-/// of its own inside that window collects the detail too, which costs it time but changes no
-/// result.
-fn detailed_syntax_error(source: &str) -> Diagnostic {
-    static DETAIL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _serial = DETAIL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    // Whether the flag is on now: a failed parse carries its attempts only when it is.
-    let was_on = ToolParser::parse(Rule::file, "@")
-        .err()
-        .is_some_and(|e| e.parse_attempts().is_some());
-    if !was_on {
-        pest::set_error_detail(true);
-    }
-    let result = ToolParser::parse(Rule::file, source);
-    if !was_on {
-        pest::set_error_detail(false);
-    }
-    match result {
-        Err(e) => syntax_error(source, &e),
-        Ok(_) => Diagnostic::error(
-            Code::Syntax,
-            Span::default(),
-            "the parser failed once and then succeeded; please report this",
-        ),
-    }
-}
-
-/// Punctuation worth naming in "expected ..." messages.
-const TOKENS: &[&str] = &[
-    ":", "?", "=", "|", ",", "->", "...", "{", "}", "(", ")", "[", "]", ">",
-];
-
 /// A string (`"…` or a raw `r#"…`) that opens at `pos` and is not closed on its line: the
 /// error names the missing end rather than what the grammar expected instead of the string.
 fn unclosed_string(source: &str, pos: usize) -> Option<Diagnostic> {
@@ -1085,25 +1048,17 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Diagnostic {
         pest::error::InputLocation::Span((s, _)) => s,
     };
     let mut expected: Vec<String> = Vec::new();
-    let attempts = err.parse_attempts();
-    // Pest places rule failures where the rule started; the farthest token attempt is where the
+    // Pest places rule failures where the rule started; the farthest token tried is where the
     // text really went wrong (`a: string[ }` fails at `}`, not at `[`).
     let rule_pos = pos;
-    let mut farther = attempts.as_ref().is_some_and(|a| a.max_position > pos);
-    if let Some(a) = &attempts {
-        if farther {
-            pos = a.max_position;
+    let mut farther = false;
+    if let Some((at, tokens)) = expected::farthest_tokens(source) {
+        if at > pos {
+            farther = true;
+            pos = at;
         }
-    }
-    if let Some(attempts) = attempts {
-        for token in attempts.expected_tokens() {
-            let token = token.to_string();
-            if let Some(t) = TOKENS.iter().find(|t| **t == token) {
-                let t = format!("`{t}`");
-                if !expected.contains(&t) {
-                    expected.push(t);
-                }
-            }
+        if farther || at == pos {
+            expected.extend(tokens.iter().map(|t| format!("`{t}`")));
         }
     }
     if farther && expected.is_empty() {
