@@ -1182,6 +1182,11 @@ fn check_node<const NORMAL: bool>(
             let Some(inner) = depth.checked_sub(1) else {
                 return false;
             };
+            // Required fields first: fewer keys than required fields means one is missing,
+            // whatever the keys are (most calls that miss an argument send only required ones).
+            if map.len() < c.required {
+                return missing_field();
+            }
             // One pass over the keys sent (a map holds each key once, so counting the required
             // fields seen tells whether all are there). Keys usually come in declaration order,
             // so the search starts after the last field found.
@@ -1239,6 +1244,14 @@ fn check_node<const NORMAL: bool>(
                 })
         }
     }
+}
+
+/// The fast check's verdict on an object that misses a required field: apart, so that the
+/// test costs valid objects one comparison.
+#[cold]
+#[inline(never)]
+fn missing_field() -> bool {
+    false
 }
 
 /// [`check`] of a child: strings, booleans and numbers (most values) are checked here, without
