@@ -1091,7 +1091,9 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Diagnostic {
             }
         }
     }
-    if let Some(d) = unclosed_string(source, pos) {
+    // A string left open where the failed rule started, or where the text went wrong, is the
+    // problem (a raw string's `r` otherwise reads as a word that wants `)` after it).
+    if let Some(d) = unclosed_string(source, rule_pos).or_else(|| unclosed_string(source, pos)) {
         return d;
     }
     let found = found_at(source, pos);
