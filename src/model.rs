@@ -2,6 +2,8 @@
 //! validators) reads. Nothing in it refers back to the syntax tree; spans are kept only so that
 //! later stages can point diagnostics at the source.
 
+use std::cmp::Ordering;
+
 use indexmap::IndexMap;
 use serde_json::{Number, Value};
 
@@ -241,6 +243,56 @@ pub struct NumberRules {
     pub exclusive_maximum: Option<Spanned<Number>>,
     /// `@multiple_of` (positive)
     pub multiple_of: Option<Spanned<Number>>,
+}
+
+/// The bound of a number's range that binds on one side: the tighter of an inclusive and an
+/// exclusive one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NumberBound<'a> {
+    /// The bound as written.
+    pub value: &'a Spanned<Number>,
+    /// Whether the bound itself is excluded (`@exclusive_min`, `@exclusive_max`).
+    pub exclusive: bool,
+}
+
+impl NumberRules {
+    /// The lower bound that binds: of `@min` and `@exclusive_min`, the greater (the exclusive
+    /// one when they are equal), compared exactly as numbers.
+    pub fn lower(&self) -> Option<NumberBound<'_>> {
+        binding(&self.minimum, &self.exclusive_minimum, Ordering::Greater)
+    }
+
+    /// The upper bound that binds: of `@max` and `@exclusive_max`, the smaller (the exclusive
+    /// one when they are equal), compared exactly as numbers.
+    pub fn upper(&self) -> Option<NumberBound<'_>> {
+        binding(&self.maximum, &self.exclusive_maximum, Ordering::Less)
+    }
+}
+
+/// The one rule for which of an inclusive and an exclusive bound binds: the inclusive one only
+/// when it lies strictly on the `tighter` side of the exclusive one.
+fn binding<'a>(
+    inclusive: &'a Option<Spanned<Number>>,
+    exclusive: &'a Option<Spanned<Number>>,
+    tighter: Ordering,
+) -> Option<NumberBound<'a>> {
+    match (inclusive, exclusive) {
+        (Some(i), Some(e)) if crate::validate::cmp_numbers(&i.value, &e.value) == tighter => {
+            Some(NumberBound {
+                value: i,
+                exclusive: false,
+            })
+        }
+        (_, Some(e)) => Some(NumberBound {
+            value: e,
+            exclusive: true,
+        }),
+        (Some(i), None) => Some(NumberBound {
+            value: i,
+            exclusive: false,
+        }),
+        (None, None) => None,
+    }
 }
 
 /// Constraints on strings. Lengths count Unicode code points, as in JSON Schema.

@@ -314,6 +314,26 @@ fn folded_constraints_warn_at_their_source_and_quiet_silences_them() {
     assert_eq!(quiet.json, e.json);
 }
 
+/// Which bound binds is decided exactly: 2^53 + 1 and 2^53 are one double, but not one number.
+#[test]
+fn the_binding_bound_is_decided_exactly() {
+    // An empty range that doubles would call a point: refused.
+    let empty = "/// T.\ntool t {\n  /// N.\n  n: integer @min(9007199254740993) @max(9007199254740992)\n}\n";
+    let errors = tooldef::compile(empty).expect_err("no integer fits");
+    let codes: Vec<&str> = errors.errors().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, ["invalid-range"]);
+
+    // `@min(2^53 + 1)` binds over `@exclusive_min(2^53)`: folding for Gemini's OpenAPI form keeps
+    // the inclusive bound and has nothing to fold.
+    let source = "/// T.\ntool t {\n  /// N.\n  n: number @min(9007199254740993) @exclusive_min(9007199254740992)\n}\n";
+    let module = tooldef::compile(source).expect("compiles").module;
+    let e = emit::tools(&module, Target::GeminiOpenApi, &Options::default()).expect("emits");
+    let n = &e.json[0]["functionDeclarations"][0]["parameters"]["properties"]["n"];
+    assert_eq!(n["minimum"].to_string(), "9007199254740993");
+    assert_eq!(n["description"], "N.");
+    assert!(e.warnings.is_empty(), "{:?}", e.warnings);
+}
+
 #[test]
 fn unrepresentable_types_are_errors_for_that_target_only() {
     let source = "/// A node.\ntype Node { next?: Node }\n/// Walk.\ntool walk { start: Node }\n";

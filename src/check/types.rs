@@ -611,10 +611,15 @@ impl Checker {
         match ty {
             Ty::Object(o) => self.key_count_range(o),
             Ty::Integer(r) | Ty::Number(r) => {
-                let lower = tighter(&r.minimum, &r.exclusive_minimum, true);
-                let upper = tighter(&r.maximum, &r.exclusive_maximum, false);
-                if let (Some((lo, lo_ex, lo_span)), Some((hi, hi_ex, hi_span))) = (lower, upper) {
-                    if lo > hi || (lo == hi && (lo_ex || hi_ex)) {
+                if let (Some(lo), Some(hi)) = (r.lower(), r.upper()) {
+                    let empty = match crate::validate::cmp_numbers(&lo.value.value, &hi.value.value)
+                    {
+                        std::cmp::Ordering::Greater => true,
+                        std::cmp::Ordering::Equal => lo.exclusive || hi.exclusive,
+                        std::cmp::Ordering::Less => false,
+                    };
+                    if empty {
+                        let (lo_span, hi_span) = (lo.value.span, hi.value.span);
                         self.error(
                             Diagnostic::error(
                                 Code::InvalidRange,
@@ -701,26 +706,5 @@ fn applicable(ty: &Ty) -> &'static [&'static str] {
         Ty::Object(_) => OBJECT_CONSTRAINTS,
         Ty::Nullable(inner) => applicable(inner),
         _ => &[],
-    }
-}
-
-/// The tighter of an inclusive and an exclusive bound: (value, exclusive, span).
-fn tighter(
-    inclusive: &Option<Spanned<Number>>,
-    exclusive: &Option<Spanned<Number>>,
-    lower: bool,
-) -> Option<(f64, bool, Span)> {
-    let inc = inclusive
-        .as_ref()
-        .and_then(|b| Some((b.value.as_f64()?, false, b.span)));
-    let exc = exclusive
-        .as_ref()
-        .and_then(|b| Some((b.value.as_f64()?, true, b.span)));
-    match (inc, exc) {
-        (Some(i), Some(e)) => {
-            let e_wins = if lower { e.0 >= i.0 } else { e.0 <= i.0 };
-            Some(if e_wins { e } else { i })
-        }
-        (a, b) => a.or(b),
     }
 }

@@ -470,37 +470,6 @@ impl std::fmt::Display for Bound<'_> {
     }
 }
 
-/// The bound that binds of an inclusive and an exclusive one; `tighter` says which of two values
-/// is the tighter.
-fn binding<'n>(
-    inclusive: Option<&'n Number>,
-    exclusive: Option<&'n Number>,
-    tighter: Ordering,
-) -> Option<Bound<'n>> {
-    match (inclusive, exclusive) {
-        (None, None) => None,
-        (Some(v), None) => Some(Bound {
-            value: v,
-            exclusive: false,
-        }),
-        (None, Some(v)) => Some(Bound {
-            value: v,
-            exclusive: true,
-        }),
-        (Some(i), Some(e)) => Some(if cmp_numbers(i, e) == tighter {
-            Bound {
-                value: i,
-                exclusive: false,
-            }
-        } else {
-            Bound {
-                value: e,
-                exclusive: true,
-            }
-        }),
-    }
-}
-
 /// Whether `new` lets through every number `old` does, on the side where `outward` is the
 /// direction of a looser bound.
 fn bound_covers(old: Bound<'_>, new: Bound<'_>, outward: Ordering) -> bool {
@@ -516,20 +485,21 @@ fn value(n: &Option<crate::model::Spanned<Number>>) -> Option<&Number> {
 
 /// The lower bound that binds.
 fn lower(r: &NumberRules) -> Option<Bound<'_>> {
-    binding(
-        value(&r.minimum),
-        value(&r.exclusive_minimum),
-        Ordering::Greater,
-    )
+    r.lower().map(Bound::from)
 }
 
 /// The upper bound that binds.
 fn upper(r: &NumberRules) -> Option<Bound<'_>> {
-    binding(
-        value(&r.maximum),
-        value(&r.exclusive_maximum),
-        Ordering::Less,
-    )
+    r.upper().map(Bound::from)
+}
+
+impl<'n> From<crate::model::NumberBound<'n>> for Bound<'n> {
+    fn from(b: crate::model::NumberBound<'n>) -> Self {
+        Bound {
+            value: &b.value.value,
+            exclusive: b.exclusive,
+        }
+    }
 }
 
 fn numbers(old: &NumberRules, new: &NumberRules, old_integer: bool) -> Result<(), Why> {

@@ -88,45 +88,12 @@ pub(crate) fn enum_folding<'a>(
     }
 }
 
-/// One bound of a range: the value and whether it is inclusive.
-type Bound<'a> = (&'a Number, bool);
-
-/// The binding lower or upper bound of a number: the tighter of the inclusive and the exclusive
-/// one when both are set.
-fn binding<'a>(
-    inclusive: Option<&'a Number>,
-    exclusive: Option<&'a Number>,
-    lower: bool,
-) -> Option<Bound<'a>> {
-    match (inclusive, exclusive) {
-        (Some(i), Some(e)) => {
-            let (fi, fe) = (i.as_f64().unwrap_or(0.0), e.as_f64().unwrap_or(0.0));
-            let exclusive_binds = if lower { fe >= fi } else { fe <= fi };
-            Some(if exclusive_binds {
-                (e, false)
-            } else {
-                (i, true)
-            })
-        }
-        (Some(i), None) => Some((i, true)),
-        (None, Some(e)) => Some((e, false)),
-        (None, None) => None,
-    }
-}
-
 /// "Must be between 1 and 14 (inclusive).", "Must be greater than 0 and at most 1.", ...: the
 /// whole range of a number, or `None` when it has no bounds.
 pub(crate) fn range(rules: &NumberRules) -> Option<String> {
-    let lo = binding(
-        rules.minimum.as_ref().map(|s| &s.value),
-        rules.exclusive_minimum.as_ref().map(|s| &s.value),
-        true,
-    );
-    let hi = binding(
-        rules.maximum.as_ref().map(|s| &s.value),
-        rules.exclusive_maximum.as_ref().map(|s| &s.value),
-        false,
-    );
+    // Each bound as (value, inclusive).
+    let lo = rules.lower().map(|b| (&b.value.value, !b.exclusive));
+    let hi = rules.upper().map(|b| (&b.value.value, !b.exclusive));
     Some(match (lo, hi) {
         (Some((a, true)), Some((b, true))) => format!("Must be between {a} and {b} (inclusive)."),
         (Some((a, false)), Some((b, false))) => format!("Must be between {a} and {b} (exclusive)."),

@@ -6,6 +6,8 @@
 //! type it cannot express at all becomes an error at the span of the field that uses it. The
 //! rules, and where each comes from, are listed in docs/targets.md.
 
+use std::cmp::Ordering;
+
 use indexmap::IndexSet;
 use serde_json::{json, Map, Number, Value};
 
@@ -343,14 +345,16 @@ impl<'m> Lowering<'m> {
                         None
                     };
                     let candidate = exact.clone().unwrap_or_else(|| b.value.clone());
-                    let tighter = match node.map.get(key).and_then(Value::as_f64) {
+                    // The candidate replaces the inclusive bound already there unless that one
+                    // is tighter (compared exactly, as `NumberRules::lower` does).
+                    let looser = if lower {
+                        Ordering::Less
+                    } else {
+                        Ordering::Greater
+                    };
+                    let tighter = match node.map.get(key).and_then(Value::as_number) {
                         Some(current) => {
-                            let c = candidate.as_f64().unwrap_or(current);
-                            if lower {
-                                c >= current
-                            } else {
-                                c <= current
-                            }
+                            crate::validate::cmp_numbers(&candidate, current) != looser
                         }
                         None => true,
                     };
