@@ -484,3 +484,39 @@ fn an_item_after_an_alias_keeps_its_attributes() {
         compiled.module
     );
 }
+
+/// A nullable object keeps its rules for objects only: `null` is not judged by them.
+#[test]
+fn a_nullable_object_with_rules_takes_null_in_the_emitted_schema() {
+    let source = r#"
+/// T.
+tool t {
+  /// One of two, or nothing.
+  pick?: { a?: integer, b?: integer } @exactly_one_of(a, b) | null
+  /// Not both.
+  either?: { a?: integer, b?: integer } @at_most_one_of(a, b) | null
+}
+"#;
+    let compiled = tooldef::compile(source).expect("compiles");
+    let tool = compiled.module.tool("t").expect("tool");
+    let v = Validator::new(&compiled.module, tool).expect("validator");
+    let schema = emit::parameters(&compiled.module, tool);
+    let reference = jsonschema::validator_for(&schema).expect("a valid schema");
+    for (args, valid) in [
+        (json!({"pick": null, "either": null}), true),
+        (json!({"pick": {"a": 1}, "either": {}}), true),
+        (json!({"pick": {}}), false),
+        (json!({"either": {"a": 1, "b": 2}}), false),
+    ] {
+        assert_eq!(
+            reference.is_valid(&args),
+            valid,
+            "jsonschema on {args}: {schema}"
+        );
+        assert_eq!(
+            errors(&v, &args, Mode::Strict).is_none(),
+            valid,
+            "tooldef on {args}"
+        );
+    }
+}

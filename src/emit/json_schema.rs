@@ -214,8 +214,13 @@ impl<'m> Emitter<'m> {
             return m; // `any`, `null`, or an alias that is already nullable
         }
         let is_enum = m.contains_key("enum") || m.contains_key("const");
+        // Keywords that apply to every type (the rules across keys of an object: `oneOf`,
+        // `not`, `allOf`) would judge `null` too, so a schema that has them is wrapped.
+        let applies_to_all = ["oneOf", "anyOf", "allOf", "not"]
+            .iter()
+            .any(|k| m.contains_key(*k));
         match m.get("type") {
-            Some(Value::String(t)) => {
+            Some(Value::String(t)) if !applies_to_all => {
                 let t = t.clone();
                 m.insert("type".into(), json!([t, "null"]));
                 if let Some(c) = m.shift_remove("const") {
