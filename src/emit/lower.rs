@@ -666,15 +666,14 @@ impl<'m> Lowering<'m> {
             // Strict mode's open keys are lowered above.
             _ => {}
         }
-        if o.fields.is_empty()
-            && self.flavor == Flavor::GeminiOpenApi
-            && !matches!(o.additional, Additional::Schema(_))
-        {
+        // An object without fields that is open or has typed extra keys was lowered above: a
+        // closed one accepts only `{}`, which no OBJECT of this dialect says.
+        if o.fields.is_empty() && self.flavor == Flavor::GeminiOpenApi {
             self.unsupported(
                 at,
                 "an object without fields",
                 "Gemini rejects an OBJECT whose `properties` are empty",
-                "declare at least one field",
+                "declare at least one field, or open the object (`{ ... }`) to accept any keys",
             );
         }
         let mut props = Map::new();
