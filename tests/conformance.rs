@@ -379,12 +379,11 @@ fn bfcl_functions_import_and_pass_every_target() {
                 Err(e) => {
                     refused_outputs += 1;
                     *refused_per_target.entry(target.as_str()).or_default() += 1;
+                    // Only a provider's name rules refuse a BFCL function: every construct
+                    // BFCL uses is carried, or lowered, by every target.
                     for d in e.errors() {
                         assert!(
-                            matches!(
-                                d.code,
-                                tooldef::Code::NotRepresentable | tooldef::Code::InvalidName
-                            ),
+                            d.code == tooldef::Code::InvalidName,
                             "{name} for {}: unexpected error {:?}: {}",
                             target.as_str(),
                             d.code,

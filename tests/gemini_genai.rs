@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 use tooldef::emit::{self, Options, Target};
 
 /// Sources that exercise what Gemini needs rewritten: nullable unions, integer enums, exclusive
-/// bounds, literals, open objects; and, for the JSON Schema form, maps, tuples, recursion and
-/// outputs.
+/// bounds, literals, open objects; for the JSON Schema form, maps, tuples, recursion and
+/// outputs; for the OpenAPI form, what it lowers (maps, extra keys, objects of any keys, `any`).
 const EXTRA: &[(&str, &str)] = &[
     (
         "rewrites",
@@ -52,6 +52,21 @@ tool plant -> { id: integer, at: [number, number] } {
   anything?: any
   on?: string @format(date) = "2024-01-01"
 }
+"#,
+    ),
+    (
+        "lowered",
+        r#"
+/// Send a request.
+tool send {
+  headers?: { ... }
+  rows: { ... }[]
+  counts: map<integer>
+  meta?: { known: string, ...: boolean }
+  payload?: any
+}
+/// Anything goes.
+tool anything { ... }
 "#,
     ),
 ];

@@ -238,3 +238,95 @@ fn lowering_warns_at_the_field_and_a_reserved_name_is_refused() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// An object of any keys (`{ ... }`) for Gemini's OpenAPI form, which has no OBJECT without
+// properties: sent as a map of `any`, one warning at the field
+
+const ANY_OBJECT: &str = r#"
+/// Fetch a page.
+tool fetch {
+  /// Headers.
+  headers?: { ... }
+  /// Rows.
+  rows: { ... }[]
+  /// Only `{}`.
+  empty?: {}
+}
+/// Anything goes.
+tool anything { ... }
+"#;
+
+#[test]
+fn an_object_of_any_keys_travels_as_entries_for_gemini_openapi() {
+    let fetch = |source: &str| {
+        let m = tooldef::compile(source).expect("compiles").module;
+        tooldef::emit::tools(&m, Target::GeminiOpenApi, &Default::default())
+    };
+    // A closed object without fields accepts only `{}`: still refused, at its field.
+    let err = fetch(ANY_OBJECT).expect_err("`{}` has no OBJECT in Gemini's schema");
+    let at: Vec<&str> = err
+        .errors()
+        .map(|d| &ANY_OBJECT[d.span.start..d.span.end])
+        .collect();
+    assert_eq!(at, ["empty"]);
+    let source = ANY_OBJECT.replace("  /// Only `{}`.\n  empty?: {}\n", "");
+    let out = fetch(&source).expect("open objects are lowered");
+    let lowered: Vec<(&str, &str)> = out
+        .warnings
+        .iter()
+        .filter(|w| w.code == tooldef::Code::LoweredConstruct)
+        .map(|w| (&source[w.span.start..w.span.end], w.message.as_str()))
+        .collect();
+    assert_eq!(
+        lowered.iter().map(|w| w.0).collect::<Vec<_>>(),
+        ["headers", "rows", "anything"],
+        "one warning per open object: {lowered:?}"
+    );
+    assert!(
+        lowered
+            .iter()
+            .all(|w| w.1.contains("each value a string of JSON text")),
+        "{lowered:?}"
+    );
+    let declarations = &out.json[0]["functionDeclarations"];
+    let headers = &declarations[0]["parameters"]["properties"]["headers"];
+    assert_eq!(headers["type"], "ARRAY");
+    assert_eq!(headers["items"]["properties"]["value"]["type"], "STRING");
+    assert_eq!(
+        declarations[1]["parameters"]["properties"]["_extra_keys"]["type"],
+        "ARRAY"
+    );
+
+    let module = tooldef::compile(&source).expect("compiles").module;
+    let v = Validator::for_target(&module, &module.tools[0], Target::GeminiOpenApi).unwrap();
+    assert_eq!(v.reading(), Reading::Lowered);
+    let call = json!({
+        "headers": [{"key": "Accept", "value": "\"text/html\""}, {"key": "n", "value": "[1, null]"}],
+        "rows": [[], [{"key": "id", "value": "7"}]]
+    });
+    let ok = v.validate_value(&call, Mode::Strict).unwrap();
+    assert_eq!(
+        *ok.arguments,
+        json!({"headers": {"Accept": "text/html", "n": [1, null]}, "rows": [{}, {"id": 7}]})
+    );
+    // Strict mode reads only the lowered shape; lax mode also reads the source's.
+    let source_shaped = json!({"rows": [{"id": 7}]});
+    assert!(v.validate_value(&source_shaped, Mode::Strict).is_err());
+    assert!(v.validate_value(&source_shaped, Mode::Lax).is_ok());
+    let twice = json!({"rows": [[{"key": "a", "value": "1"}, {"key": "a", "value": "2"}]]});
+    let err = v.validate_value(&twice, Mode::Strict).unwrap_err();
+    assert_eq!(err.errors[0].code, ErrorCode::DuplicateEntry);
+    assert_eq!(err.errors[0].path, "/rows/0/1");
+
+    let v = Validator::for_target(&module, &module.tools[1], Target::GeminiOpenApi).unwrap();
+    let call = json!({"_extra_keys": [{"key": "q", "value": "{\"deep\": true}"}]});
+    let ok = v.validate_value(&call, Mode::Strict).unwrap();
+    assert_eq!(*ok.arguments, json!({"q": {"deep": true}}));
+    assert_eq!(
+        *v.validate_value(&json!({}), Mode::Strict)
+            .unwrap()
+            .arguments,
+        json!({})
+    );
+}

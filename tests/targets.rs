@@ -89,6 +89,49 @@ fn snapshots_of_every_example_in_every_target() {
     }
 }
 
+/// The example × target pairs that do not compile, each refused for a provider's own limit: the
+/// example, the target, the one code of its errors, and the limit.
+const REFUSED: &[(&str, &str, Code, &str)] = &[
+    (
+        "issue_tracker",
+        "gemini",
+        Code::NotRepresentable,
+        "`Comment` recurs through the required `replies`; Gemini unrolls a cycle only through optional properties",
+    ),
+    (
+        "tasks",
+        "gemini-openapi",
+        Code::NotRepresentable,
+        "`Task` is recursive; Gemini's OpenAPI schema has no references",
+    ),
+    (
+        "weather",
+        "gemini-openapi",
+        Code::InvalidName,
+        "the parameter `first-name`; Gemini's parameter names hold only A-Z, a-z, 0-9 and `_` (google-genai `FunctionDeclaration.parameters`)",
+    ),
+];
+
+#[test]
+fn examples_are_refused_only_where_a_provider_limit_forbids() {
+    let mut refused = Vec::new();
+    for path in examples() {
+        let ex = load(&path);
+        for &target in Target::ALL {
+            if let Err(e) = emit_all(&ex, target) {
+                let mut codes: Vec<Code> = e.errors().map(|d| d.code).collect();
+                codes.dedup();
+                refused.push((ex.name.clone(), target.as_str(), codes));
+            }
+        }
+    }
+    let expected: Vec<(String, &str, Vec<Code>)> = REFUSED
+        .iter()
+        .map(|(name, target, code, _)| (name.to_string(), *target, vec![*code]))
+        .collect();
+    assert_eq!(refused, expected);
+}
+
 #[test]
 fn every_output_follows_its_targets_rules() {
     let mut checked = 0;

@@ -2,18 +2,22 @@
 //! `--check` to say which tools changed since, and how.
 //!
 //! The lock holds, per tool, a SHA-256 of the JSON each target emits for it (or, for a server's
-//! tools, of the tool JSON as listed) and the tool's MCP `Tool` JSON, its definition. When a
-//! hash no longer matches, both definitions are imported (`--from mcp`, objects kept as they
-//! are) and compared with [`tooldef::diff_tools`], so the report gives diff's classes.
+//! tools, of the tool JSON as listed), the tool's MCP `Tool` JSON, its definition, and (for
+//! `.tool` sources) the settings no provider receives: `@requires_approval`, and the
+//! validation's and the runtime's (`@strict`/`@lax`, `@formats`, `@scope`, `@on_error`,
+//! `@retry`, `@meta`). When an entry no longer matches, both definitions are imported
+//! (`--from mcp`, objects kept as they are), given their settings, and compared with
+//! [`tooldef::diff`], so the report gives diff's classes.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Map, Number, Value};
 use sha2::{Digest, Sha256};
 use tooldef::emit::{self, Options, Target};
 use tooldef::import::Dialect;
+use tooldef::model::{Additional, Formats, Mode, ObjectTy, OnError, Retry, Tool, Wait};
 use tooldef::{Change, ChangeKind, Module, Toolset};
 
 use crate::build_command::{load, tool_files};
@@ -77,8 +81,22 @@ struct Entry {
     definition: Value,
     /// `@requires_approval`, which no provider receives (sources only).
     requires_approval: Option<bool>,
+    /// The validation's and the runtime's settings, which no provider receives either (sources
+    /// only; `None` in a lock written before they were kept): see [`settings_json`].
+    settings: Option<Value>,
     /// Target name → SHA-256 of the tool's JSON for it, in lowercase hex.
     sha256: BTreeMap<String, String>,
+}
+
+impl Entry {
+    /// This entry as a lock that does not keep the settings would have it: what an entry of
+    /// such a lock is compared with.
+    fn as_kept_by(&self, locked: &Entry) -> Entry {
+        Entry {
+            settings: locked.settings.as_ref().and(self.settings.clone()),
+            ..self.clone()
+        }
+    }
 }
 
 /// A lock: where its tools came from, and each tool by name.
@@ -138,6 +156,19 @@ fn check(args: &LockArgs, limits: &InputLimits, current: &Lock) -> Result<u8, St
             }
         ));
     }
+    let unkept: Vec<&str> = locked
+        .tools
+        .iter()
+        .filter(|(n, e)| e.settings.is_none() && current.tools.contains_key(*n))
+        .filter(|_| locked.from == Origin::Files)
+        .map(|(n, _)| n.as_str())
+        .collect();
+    if !unkept.is_empty() {
+        to_stderr(&format!(
+            "note: {name} was written before the lock kept the settings no provider receives (`@strict`/`@lax`, `@formats`, `@scope`, `@on_error`, `@retry`, `@meta`), so their changes are not checked for {}; run `tooldef lock` to pin them\n",
+            list(&unkept)
+        ));
+    }
     let changes = compare(&locked, current);
     print_changes(&changes, args.format);
     if changes.is_empty() {
@@ -164,7 +195,7 @@ fn tool_report(locked: &Lock, current: &Lock, changes: &[Change]) -> Vec<String>
             let status = match (locked.tools.get(name), current.tools.get(name)) {
                 (Some(_), None) => "removed",
                 (None, Some(_)) => "added",
-                (Some(a), Some(b)) if a != b => "changed",
+                (Some(a), Some(b)) if *a != b.as_kept_by(a) => "changed",
                 _ => return None,
             };
             let kinds: BTreeSet<ChangeKind> = changes
@@ -195,7 +226,9 @@ fn compare(locked: &Lock, current: &Lock) -> Vec<Change> {
                 ChangeKind::Compatible,
                 "tool added since the lock",
             )),
-            (Some(a), Some(b)) if a != b => changes.extend(classify(name, a, b)),
+            (Some(a), Some(b)) if *a != b.as_kept_by(a) => {
+                changes.extend(classify(name, a, &b.as_kept_by(a)));
+            }
             _ => {}
         }
     }
@@ -253,7 +286,7 @@ fn classify(name: &str, old: &Entry, new: &Entry) -> Vec<Change> {
 }
 
 /// The model of one locked tool: its MCP definition imported as `import --from mcp` would,
-/// objects kept as they are, with `@requires_approval` from the lock.
+/// objects kept as they are, with `@requires_approval` and the settings from the lock.
 fn model_of(entry: &Entry) -> Result<Module, String> {
     let options = tooldef::import::Options {
         keep_open: true,
@@ -266,7 +299,131 @@ fn model_of(entry: &Entry) -> Result<Module, String> {
     if let (Some(required), Some(tool)) = (entry.requires_approval, module.tools.first_mut()) {
         tool.requires_approval = required;
     }
+    if let (Some(settings), Some(tool)) = (&entry.settings, module.tools.first_mut()) {
+        apply_settings(settings, tool, "settings")?;
+    }
     Ok(module)
+}
+
+/// `a`, `b` and `c`.
+fn list(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
+}
+
+/// The settings of `tool` that no provider receives but its validator or a runtime reads, as
+/// the lock keeps them: only those the source states, keys sorted. `mode`: `"strict"` or
+/// `"lax"`; `formats`: `"annotate"` (asserting is the default); `scope`: the text; `on_error`:
+/// `"raise"` or `"suppress"`; `retry`: `{"base", "times", "wait"}`, `wait` being `"linear"`,
+/// `"exponential"` or a number of seconds; `meta`: the `@meta` object, in its order.
+fn settings_json(tool: &Tool) -> Value {
+    let mut m = Map::new();
+    if tool.formats == Formats::Annotate {
+        m.insert("formats".into(), json!("annotate"));
+    }
+    if !tool.meta.is_empty() {
+        let meta: Map<String, Value> = tool.meta.clone().into_iter().collect();
+        m.insert("meta".into(), Value::Object(meta));
+    }
+    if let Some(mode) = tool.mode {
+        let mode = match mode {
+            Mode::Strict => "strict",
+            Mode::Lax => "lax",
+        };
+        m.insert("mode".into(), json!(mode));
+    }
+    if let Some(on_error) = tool.on_error {
+        let on_error = match on_error {
+            OnError::Raise => "raise",
+            OnError::Suppress => "suppress",
+        };
+        m.insert("on_error".into(), json!(on_error));
+    }
+    if let Some(r) = &tool.retry {
+        let seconds = |x: f64| Number::from_f64(x).map_or(Value::Null, Value::Number);
+        let wait = match r.wait {
+            Wait::Fixed(x) => seconds(x),
+            Wait::Linear => json!("linear"),
+            Wait::Exponential => json!("exponential"),
+        };
+        m.insert(
+            "retry".into(),
+            json!({"base": seconds(r.base), "times": r.times, "wait": wait}),
+        );
+    }
+    if let Some(scope) = &tool.scope {
+        m.insert("scope".into(), json!(scope));
+    }
+    Value::Object(m)
+}
+
+/// Puts the settings kept by [`settings_json`] on `tool`; a malformed one is an error at its
+/// pointer below `pointer`.
+fn apply_settings(value: &Value, tool: &mut Tool, pointer: &str) -> Result<(), String> {
+    let at = |key: &str, what: &str| format!("at {pointer}/{key}: {what}");
+    let m = value
+        .as_object()
+        .ok_or_else(|| format!("at {pointer}: not an object"))?;
+    let word = |key: &str, words: &[&str]| -> Result<Option<usize>, String> {
+        let Some(v) = m.get(key) else { return Ok(None) };
+        let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+        v.as_str()
+            .and_then(|s| words.iter().position(|w| *w == s))
+            .map(Some)
+            .ok_or_else(|| at(key, &format!("must be {}", quoted.join(" or "))))
+    };
+    if let Some(key) = m
+        .keys()
+        .find(|k| !["formats", "meta", "mode", "on_error", "retry", "scope"].contains(&k.as_str()))
+    {
+        return Err(at(key, "not a setting the lock keeps"));
+    }
+    tool.formats = match word("formats", &["annotate", "assert"])? {
+        Some(0) => Formats::Annotate,
+        _ => Formats::Assert,
+    };
+    tool.mode = word("mode", &["strict", "lax"])?.map(|i| [Mode::Strict, Mode::Lax][i]);
+    tool.on_error =
+        word("on_error", &["raise", "suppress"])?.map(|i| [OnError::Raise, OnError::Suppress][i]);
+    tool.scope = match m.get("scope") {
+        None => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(at("scope", "not a string")),
+    };
+    tool.meta = match m.get("meta") {
+        None => Default::default(),
+        Some(Value::Object(meta)) => meta.clone().into_iter().collect(),
+        Some(_) => return Err(at("meta", "not an object")),
+    };
+    tool.retry = match m.get("retry") {
+        None => None,
+        Some(r) => {
+            let number = |key: &str| r.get(key).and_then(Value::as_f64);
+            let times = r
+                .get("times")
+                .and_then(Value::as_u64)
+                .and_then(|t| u32::try_from(t).ok())
+                .ok_or_else(|| at("retry/times", "missing, or not a count"))?;
+            let base =
+                number("base").ok_or_else(|| at("retry/base", "missing, or not a number"))?;
+            let wait = match r.get("wait") {
+                Some(Value::String(w)) if w == "linear" => Wait::Linear,
+                Some(Value::String(w)) if w == "exponential" => Wait::Exponential,
+                Some(Value::Number(n)) => Wait::Fixed(n.as_f64().unwrap_or_default()),
+                _ => {
+                    return Err(at(
+                        "retry/wait",
+                        "must be \"linear\", \"exponential\" or a number of seconds",
+                    ))
+                }
+            };
+            Some(Retry { times, wait, base })
+        }
+    };
+    Ok(())
 }
 
 /// SHA-256 of a value's compact JSON, in lowercase hex.
@@ -307,6 +464,7 @@ fn files_lock(toolset: &Toolset) -> Result<Lock, String> {
             Entry {
                 definition,
                 requires_approval: Some(tool.requires_approval),
+                settings: Some(settings_json(tool)),
                 sha256: sha,
             },
         );
@@ -331,6 +489,7 @@ fn server_lock(remote: &Remote) -> Result<Lock, String> {
         let entry = Entry {
             definition: tool,
             requires_approval: None,
+            settings: None,
             sha256: sha,
         };
         if tools.insert(name.clone(), entry).is_some() {
@@ -353,6 +512,9 @@ fn to_json(lock: &Lock) -> Value {
             entry.insert("definition".into(), e.definition.clone());
             if let Some(r) = e.requires_approval {
                 entry.insert("requires_approval".into(), Value::Bool(r));
+            }
+            if let Some(settings) = &e.settings {
+                entry.insert("settings".into(), settings.clone());
             }
             let sha: Map<String, Value> = e
                 .sha256
@@ -415,6 +577,17 @@ fn entry_from_json(entry: &Value, pointer: &str) -> Result<Entry, String> {
         Some(Value::Bool(b)) => Some(*b),
         Some(_) => return Err(at("requires_approval", "not a boolean")),
     };
+    // Checked here, so that a malformed setting is an error of the lock, at its pointer.
+    let settings = entry.get("settings").cloned();
+    if let Some(s) = &settings {
+        let params = ObjectTy {
+            fields: Vec::new(),
+            additional: Additional::Closed,
+            rules: Default::default(),
+        };
+        let mut probe = Tool::new("t", "", params);
+        apply_settings(s, &mut probe, &format!("{pointer}/settings"))?;
+    }
     let hashes = entry
         .get("sha256")
         .and_then(Value::as_object)
@@ -429,6 +602,7 @@ fn entry_from_json(entry: &Value, pointer: &str) -> Result<Entry, String> {
     Ok(Entry {
         definition,
         requires_approval,
+        settings,
         sha256,
     })
 }

@@ -71,7 +71,9 @@ enum Command {
     /// that do not compile.
     Diff(DiffArgs),
     /// Pin every tool in a lock file (`tools.lock`): a SHA-256 of what each provider receives,
-    /// and the tool's MCP definition. `--server` or `--url` pins a running MCP server's tools.
+    /// the tool's MCP definition, and the settings no provider receives (`@requires_approval`,
+    /// `@strict`/`@lax`, `@formats`, `@scope`, `@on_error`, `@retry`, `@meta`). `--server` or
+    /// `--url` pins a running MCP server's tools.
     ///
     /// With `--check`, write nothing and name each tool added, removed or changed since, with
     /// diff's classes. Exit codes: 0 written, or nothing changed; 1 a change; 2 usage or I/O

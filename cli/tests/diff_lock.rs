@@ -265,6 +265,7 @@ fn lock_writes_each_tools_hashes_and_mcp_definition() {
         ]
     );
     assert_eq!(lock["tools"]["remove"]["requires_approval"], true);
+    assert_eq!(lock["tools"]["remove"]["settings"], serde_json::json!({}));
     assert!(text.ends_with("}\n"));
 
     // Writing it again changes nothing.
@@ -355,6 +356,174 @@ fn lock_check_classifies_schema_changes() {
         added.stderr.contains("tool `extra`: added"),
         "{}",
         added.stderr
+    );
+}
+
+/// A tool with every setting that no provider receives, and a tool whose field has a format.
+const SETTINGS: &str = r#"/// Return the weather.
+tool get_weather {
+  /// The day.
+  day?: string @format(date)
+}
+
+/// Remove a file.
+@lax @scope(admin) @on_error(suppress) @retry(times: 2, wait: exponential, base: 0.5) @meta(owner: "ops")
+tool remove { path: string }
+"#;
+
+/// Locks `locked`, then checks `edited` against the lock (`lock` is the lock's text, when it
+/// is to be replaced before the check).
+fn check_settings(locked: &str, edited: &str, lock: Option<&dyn Fn(Value) -> Value>) -> Run {
+    let dir = with_file("tools.tool", locked);
+    let out = run(dir.path(), &["lock", "tools.tool"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    if let Some(rewrite) = lock {
+        let path = dir.path().join("tools.lock");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let value = rewrite(serde_json::from_str(&text).unwrap());
+        std::fs::write(&path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    }
+    write(dir.path(), "tools.tool", edited);
+    run(dir.path(), &["lock", "--check", "tools.tool"])
+}
+
+#[test]
+fn lock_check_sees_the_settings_no_provider_receives() {
+    let annotate = SETTINGS.replace("tool get_weather", "@formats(annotate)\ntool get_weather");
+    // (locked, edited, the tool, diff's class of each change, the first change printed)
+    let cases: &[(&str, &str, &str, &str, &str)] = &[
+        (
+            SETTINGS,
+            &SETTINGS.replace("@lax", "@strict"),
+            "remove",
+            "breaking",
+            "breaking: remove /mode: validation is now strict",
+        ),
+        (
+            SETTINGS,
+            &SETTINGS.replace("@lax ", ""),
+            "remove",
+            "breaking",
+            "breaking: remove /mode: validation is now strict",
+        ),
+        (
+            &SETTINGS.replace("@lax", "@strict"),
+            SETTINGS,
+            "remove",
+            "compatible",
+            "compatible: remove /mode: validation is now lax",
+        ),
+        (
+            SETTINGS,
+            &annotate,
+            "get_weather",
+            "compatible",
+            "compatible: get_weather /formats: @format is now an annotation only",
+        ),
+        (
+            &annotate,
+            SETTINGS,
+            "get_weather",
+            "breaking, compatible",
+            "compatible: get_weather /formats: @format is now asserted",
+        ),
+        (
+            SETTINGS,
+            &SETTINGS.replace("@scope(admin)", "@scope(billing)"),
+            "remove",
+            "compatible",
+            "compatible: remove /scope: @scope changed",
+        ),
+        (
+            SETTINGS,
+            &SETTINGS.replace("@on_error(suppress)", "@on_error(raise)"),
+            "remove",
+            "compatible",
+            "compatible: remove /on_error: @on_error changed",
+        ),
+        (
+            SETTINGS,
+            &SETTINGS.replace("times: 2", "times: 3"),
+            "remove",
+            "compatible",
+            "compatible: remove /retry: @retry changed",
+        ),
+        (
+            SETTINGS,
+            &SETTINGS.replace("wait: exponential", "wait: 1.5"),
+            "remove",
+            "compatible",
+            "compatible: remove /retry: @retry changed",
+        ),
+        (
+            SETTINGS,
+            &SETTINGS.replace(r#"owner: "ops""#, r#"owner: "dev""#),
+            "remove",
+            "compatible",
+            "compatible: remove /meta: @meta changed",
+        ),
+    ];
+    for (locked, edited, tool, kinds, first) in cases {
+        let out = check_settings(locked, edited, None);
+        assert_eq!(out.code, 1, "{edited}\n{}", out.stderr);
+        assert!(out.stdout.starts_with(first), "{edited}\n{}", out.stdout);
+        let line = format!("tool `{tool}`: changed ({kinds})");
+        assert!(out.stderr.contains(&line), "{edited}\n{}", out.stderr);
+        // `diff` on the two sources says the same.
+        let dir = with_file("old.tool", locked);
+        write(dir.path(), "new.tool", edited);
+        let diff = run(dir.path(), &["diff", "old.tool", "new.tool"]);
+        assert_eq!(diff.stdout, out.stdout, "{edited}");
+    }
+    let same = check_settings(SETTINGS, SETTINGS, None);
+    assert_eq!(
+        (same.code, same.stdout.as_str()),
+        (0, ""),
+        "{}",
+        same.stderr
+    );
+}
+
+#[test]
+fn a_lock_without_settings_still_checks_and_says_what_it_cannot() {
+    let strip = |mut lock: Value| {
+        for entry in lock["tools"].as_object_mut().unwrap().values_mut() {
+            entry.as_object_mut().unwrap().remove("settings");
+        }
+        lock
+    };
+    // A lock written before the settings were kept: their change is not seen, and a note says so.
+    let out = check_settings(SETTINGS, &SETTINGS.replace("@lax", "@strict"), Some(&strip));
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("not checked for `get_weather` and `remove`"),
+        "{}",
+        out.stderr
+    );
+    // What it kept is still checked.
+    let described = SETTINGS.replace("/// Remove a file.", "/// Remove one file.");
+    let out = check_settings(
+        SETTINGS,
+        &described.replace("@lax", "@strict"),
+        Some(&strip),
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "model: remove /description: description changed to \"Remove one file.\"\n"
+    );
+    // A malformed setting is an error of the lock, at its pointer.
+    let bad = |mut lock: Value| {
+        lock["tools"]["remove"]["settings"]["retry"]["wait"] = Value::Bool(true);
+        lock
+    };
+    let out = check_settings(SETTINGS, SETTINGS, Some(&bad));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("at /tools/remove/settings/retry/wait"),
+        "{}",
+        out.stderr
     );
 }
 

@@ -13,8 +13,9 @@
 //! written as Gemini's `Type` names (`STRING`, `OBJECT`, ...); `T | null` is `nullable: true`;
 //! named types are inlined (no `$ref`/`$defs`); there is no `additionalProperties`, `$schema`,
 //! `const`, `exclusiveMinimum`/`exclusiveMaximum` or type array; enums hold strings only. What
-//! cannot be said with these keywords is folded into the description; recursion, maps, `any`
-//! and objects without fields are errors for this form.
+//! cannot be said with these keywords is folded into the description; maps, typed extra keys,
+//! open objects without fields and `any` are lowered (see `lower.rs`); recursion and closed
+//! objects without fields are errors for this form.
 
 use serde_json::{Map, Value};
 

@@ -95,6 +95,9 @@ pub(crate) struct Lowering<'m> {
     /// current schema within it (`None` outside `$defs`). Gemini unrolls a cycle only through
     /// optional properties.
     optional_in_def: Option<usize>,
+    /// While the entries of an open object are lowered: the span whose warning already said
+    /// that their values travel as JSON text, so that their `any` gives no second one.
+    open_entries_at: Option<Span>,
 }
 
 impl<'m> Lowering<'m> {
@@ -106,6 +109,7 @@ impl<'m> Lowering<'m> {
             diagnostics: Vec::new(),
             defs: IndexSet::new(),
             optional_in_def: None,
+            open_entries_at: None,
         }
     }
 
@@ -266,7 +270,9 @@ impl<'m> Lowering<'m> {
             Ty::Any if self.flavor == Flavor::GeminiJson => Node::default(),
             // Strict mode and Gemini's schema need a `type`: the value travels as JSON text.
             Ty::Any => {
-                self.lowered(at, "`any`", "a string of JSON text");
+                if self.open_entries_at != Some(at) {
+                    self.lowered(at, "`any`", "a string of JSON text");
+                }
                 let mut node = Node::typed(&self.type_name("string"));
                 node.notes.push(reading::JSON_TEXT_NOTE.to_string());
                 node
@@ -664,15 +670,14 @@ impl<'m> Lowering<'m> {
             // Strict mode's open keys are lowered above.
             _ => {}
         }
-        if o.fields.is_empty()
-            && self.flavor == Flavor::GeminiOpenApi
-            && !matches!(o.additional, Additional::Schema(_))
-        {
+        // An object without fields that is open or has typed extra keys was lowered above: a
+        // closed one accepts only `{}`, which no OBJECT of this dialect says.
+        if o.fields.is_empty() && self.flavor == Flavor::GeminiOpenApi {
             self.unsupported(
                 at,
                 "an object without fields",
                 "Gemini rejects an OBJECT whose `properties` are empty",
-                "declare at least one field",
+                "declare at least one field, or open the object (`{ ... }`) to accept any keys",
             );
         }
         let mut props = Map::new();
@@ -710,7 +715,18 @@ impl<'m> Lowering<'m> {
             (_, true) => "a `map<...>`",
             (_, false) => "typed extra keys (`...: T`)",
         };
-        match lowered {
+        // An open object's values are `any`: one warning says how both travel.
+        let open = matches!(o.additional, Additional::Open);
+        let values = if open {
+            ", each value a string of JSON text"
+        } else {
+            ""
+        };
+        let outer = self.open_entries_at;
+        if open {
+            self.open_entries_at = Some(at);
+        }
+        let node = match lowered {
             Ty::Object(with_entries) => {
                 if o.field(EXTRA_KEYS).is_some() {
                     self.unsupported(
@@ -721,19 +737,22 @@ impl<'m> Lowering<'m> {
                     );
                 }
                 let shape = format!(
-                    "the property `{EXTRA_KEYS}`, an array of {{\"key\", \"value\"}} entries"
+                    "the property `{EXTRA_KEYS}`, an array of {{\"key\", \"value\"}} entries{values}"
                 );
                 self.lowered(at, what, &shape);
                 self.object(with_entries, at, params)
             }
             entries => {
-                self.lowered(at, what, "an array of {\"key\", \"value\"} entries");
+                let shape = format!("an array of {{\"key\", \"value\"}} entries{values}");
+                self.lowered(at, what, &shape);
                 let mut node = self.ty(entries, at);
                 node.notes.push(reading::ENTRIES_NOTE.to_string());
                 self.key_rules(&mut node, &o.rules);
                 node
             }
-        }
+        };
+        self.open_entries_at = outer;
+        node
     }
 
     /// The rules across an object's keys. Gemini's OpenAPI schema keeps the key counts

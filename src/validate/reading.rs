@@ -45,9 +45,10 @@ pub enum Reading {
     /// [`Reading::Lowered`] says (OpenAI strict mode).
     NullForAbsent,
     /// The fields as declared, with what the target cannot carry lowered (Gemini's OpenAPI
-    /// form): a `map<T>` is sent as an array of `{"key", "value"}` entries, an object's typed
-    /// extra keys as such entries in the property [`EXTRA_KEYS`], and `any` as a string of JSON
-    /// text. The arguments come back with the maps rebuilt and the JSON text decoded.
+    /// form): a `map<T>`, and an open object without fields (`{ ... }`, as `map<any>`), is sent
+    /// as an array of `{"key", "value"}` entries, an object's typed extra keys as such entries
+    /// in the property [`EXTRA_KEYS`], and `any` as a string of JSON text. The arguments come
+    /// back with the maps rebuilt and the JSON text decoded.
     Lowered,
 }
 
@@ -120,13 +121,16 @@ pub(crate) const JSON_TEXT_NOTE: &str =
     "Holds JSON text: any JSON value, encoded as a string (e.g. \"{\\\"a\\\": 1}\", \"[1, 2]\" or \"\\\"text\\\"\").";
 
 /// The value type of the extra keys of `o` that `reading` lowers into entries: typed extra keys
-/// for every lowering reading, and open ones (as `any`) for strict mode, which has no open
-/// object. `None` when the keys are kept as they are.
+/// for every lowering reading; open ones (as `any`) for strict mode, which has no open object,
+/// and for Gemini's OpenAPI form when `o` has no fields (an object of any keys: that form has
+/// no OBJECT without `properties`, and an open object with fields keeps just those, since
+/// Gemini sends no other keys). `None` when the keys are kept as they are.
 pub(crate) fn lowered_extra(o: &ObjectTy, reading: Reading) -> Option<Ty> {
     match (&o.additional, reading) {
         (_, Reading::Source) => None,
         (Additional::Schema(t), _) => Some(t.clone()),
         (Additional::Open, Reading::NullForAbsent) => Some(Ty::Any),
+        (Additional::Open, Reading::Lowered) if o.fields.is_empty() => Some(Ty::Any),
         _ => None,
     }
 }
