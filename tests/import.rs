@@ -122,12 +122,11 @@ fn deep_nesting_is_an_error_not_a_crash() {
     assert!(import::parse_input(&text).is_err());
 }
 
+/// What cannot be read as the language's JSON Schema is found while reading, every problem at
+/// its pointer; the rules of the language are the checker's, which sees the definitions once
+/// they are read (tests/import_checked.rs).
 #[test]
 fn every_problem_names_its_pointer() {
-    let mut deep = json!(1);
-    for _ in 0..40 {
-        deep = json!([deep]);
-    }
     let schema = json!({
         "type": "object",
         "properties": {
@@ -135,7 +134,6 @@ fn every_problem_names_its_pointer() {
             "b~/c": {"patternProperties": {"x": {}}},
             "d": {"$ref": "http://example.com/s.json"},
             "e": {"oneOf": [{"type": "string"}, {"type": "string", "minLength": 2}]},
-            "f": {"const": deep},
             "g\u{0007}": {"type": "string"},
         }
     });
@@ -155,8 +153,6 @@ fn every_problem_names_its_pointer() {
             ),
             ("/properties/d/$ref", Some("$ref")),
             ("/properties/e/oneOf/1", Some("oneOf")),
-            ("/properties/f/const", Some("const")),
-            ("/properties/g\u{0007}", Some("properties")),
         ]
     );
 }

@@ -426,12 +426,20 @@ tool t {
         "{}",
         imported.source
     );
-    // A rule over a key the object does not declare has no `.tool` spelling.
+    // A rule over a key the object does not declare has no `.tool` spelling: the checker says
+    // so, at the pointer of the rule.
     let schema = json!({"type": "object", "properties": {"a": {"type": "string"}},
         "dependentRequired": {"a": ["zz"]}});
     let err = tooldef::import::import_json_schema(&schema, &Default::default()).unwrap_err();
+    assert_eq!(err.issues.len(), 1, "{err}");
+    assert_eq!(err.issues[0].pointer, "/dependentRequired/a");
+    assert_eq!(
+        err.issues[0].code,
+        Some(tooldef::Code::InvalidAttributeArgument)
+    );
     assert!(
-        err.to_string().contains("`zz` is not a declared property"),
+        err.to_string()
+            .contains("`zz` is not a field of this object"),
         "{err}"
     );
 }

@@ -646,12 +646,7 @@ fn finish_import(
     match result {
         Ok(imported) => {
             for w in &imported.warnings {
-                let at = if w.pointer.is_empty() {
-                    "/"
-                } else {
-                    &w.pointer
-                };
-                to_stderr(&format!("warning: {source}: at {at}: {}\n", w.message));
+                to_stderr(&format!("warning: {source}: {w}\n"));
             }
             match output {
                 Some(path) => write::write_file(path, imported.source.as_bytes())?,

@@ -251,7 +251,7 @@ fn import_deny_hidden_turns_the_hidden_character_warning_into_exit_code_1() {
     );
     assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains("error: <stdin>: at /tools/0/description: the description contains the invisible or control character U+E0100 (a variation selector)"),
+        err.contains("error: <stdin>: at /tools/0/description: [forbidden-character] description contains the invisible or control character U+E0100"),
         "{err}"
     );
     assert_eq!(out, "");

@@ -264,6 +264,8 @@ impl Checker {
     fn union(&mut self, span: Span, members: &[TypeExpr]) -> Ty {
         let mut nullable = false;
         let mut out: Vec<Ty> = Vec::new();
+        // Where each kept member was written, so that a problem with one points at it.
+        let mut spans: Vec<Span> = Vec::new();
         let mut seen = crate::model::MemberSet::default();
         for m in members {
             let ty = self.ty(m);
@@ -290,6 +292,7 @@ impl Checker {
             for part in parts {
                 if seen.insert(&part) {
                     out.push(part);
+                    spans.push(m.span);
                 } else {
                     self.redundant(m.span, "this member repeats an earlier member of the union");
                 }
@@ -304,22 +307,24 @@ impl Checker {
         }
         let ty = if !out.is_empty() && out.iter().all(|t| matches!(t, Ty::Const(_))) {
             let mut values: Vec<EnumMember> = Vec::new();
+            let mut value_spans: Vec<Span> = Vec::new();
             let mut seen = crate::model::ValueSet::default();
-            for t in out {
+            for (t, at) in out.into_iter().zip(spans) {
                 if let Ty::Const(value) = t {
                     if !seen.insert(&value, false) {
-                        self.redundant(span, "a literal appears twice in this union");
+                        self.redundant(at, "a literal appears twice in this union");
                     } else {
                         values.push(EnumMember {
                             value,
                             description: None,
                         });
+                        value_spans.push(at);
                     }
                 }
             }
             if let Some(folded) = enum_folding(&values) {
-                for m in &values {
-                    self.folded_value(&m.value, span, folded);
+                for (m, at) in values.iter().zip(&value_spans) {
+                    self.folded_value(&m.value, *at, folded);
                 }
             }
             // Literals that repeat one value are that literal (`[] | []` is `[]`, which is how

@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::origins::{enum_pointers, ToolOrigin, TypeOrigin};
 use super::schema::{named_kind, type_name, Core, Rules};
 use super::ToolSpec;
 use super::{entries, finish, str_at, tools, Dialect, ImportError, Imported, Issue, Options};
@@ -92,15 +93,14 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
         _ => None,
     }) {
         return Err(ImportError {
-            issues: vec![Issue {
-                pointer: listed[i].0.clone(),
-                keyword: None,
-                message: format!(
+            issues: vec![Issue::reading(
+                listed[i].0.clone(),
+                format!(
                     "this is a tool in the {} format, not a JSON Schema; import it with `--from {}`",
                     dialect.as_str(),
                     dialect.as_str()
                 ),
-            }],
+            )],
         });
     }
     if !kinds.is_empty() && kinds.iter().all(|k| matches!(k, Some(Entry::Tool))) {
@@ -165,29 +165,22 @@ fn schemas(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
         };
         match ty {
             Ty::Object(o) => {
-                let valid = !name.is_empty()
-                    && name
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-                let name = if valid {
-                    name
-                } else {
-                    let clean: String = name
-                        .chars()
-                        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                        .collect();
-                    core.warn(
-                        &ptr,
-                        format!("`{name}` is not a tool name; the tool was named `{clean}`"),
-                    );
-                    clean
+                // A name the checker refuses (from a title) is made valid in `finish`.
+                let mut origin = ToolOrigin {
+                    pointer: ptr.clone(),
+                    name: None,
+                    params: ptr.clone(),
+                    ..ToolOrigin::default()
                 };
                 let description = match schema
                     .get("description")
                     .and_then(Value::as_str)
                     .and_then(|d| core.description(d, &format!("{ptr}/description")))
                 {
-                    Some(d) => d,
+                    Some(d) => {
+                        origin.description = Some(format!("{ptr}/description"));
+                        d
+                    }
                     None => {
                         core.warn(
                             &ptr,
@@ -197,10 +190,14 @@ fn schemas(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
                     }
                 };
                 let title = title.map(|t| core.title(t, &format!("{ptr}/title")));
+                if title.is_some() {
+                    origin.title = Some(format!("{ptr}/title"));
+                }
                 tools.push(Tool {
                     title,
                     ..Tool::new(name, description, *o)
                 });
+                core.origins.tools.push(origin);
             }
             other => {
                 let tname = core.fresh_type_name(&name);
@@ -213,12 +210,15 @@ fn schemas(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
         return Err(fail(core));
     }
     let warnings = std::mem::take(&mut core.warnings);
+    let deny_hidden = core.rules.deny_hidden;
     finish(
         Module {
             tools,
             types: core.types,
         },
         warnings,
+        core.origins,
+        deny_hidden,
     )
 }
 
@@ -228,6 +228,10 @@ fn push_named(core: &mut Core, name: String, ty: Ty, schema: &Value, ptr: &str) 
         .and_then(Value::as_str)
         .and_then(|d| core.description(d, &format!("{ptr}/description")));
     let id = TypeId(core.types.len());
+    core.origins.types.push(TypeOrigin {
+        members: enum_pointers(&ty, schema, ptr),
+        pointer: ptr.to_string(),
+    });
     core.types.push(NamedType {
         name,
         kind: named_kind(&ty),
@@ -258,15 +262,16 @@ pub(super) fn import_type(schema: &Value, name: &str) -> Result<(Imported, TypeI
             types: core.types,
         },
         warnings,
+        core.origins,
+        false,
     )?;
     match imported.module.named(&tname) {
         Some((id, _)) => Ok((imported, id)),
         None => Err(ImportError {
-            issues: vec![Issue {
-                pointer: String::new(),
-                keyword: None,
-                message: format!("the type `{tname}` was lost in printing"),
-            }],
+            issues: vec![Issue::reading(
+                "",
+                format!("the type `{tname}` was lost in printing"),
+            )],
         }),
     }
 }

@@ -1,9 +1,14 @@
 //! Importing: tool definitions in other formats → the model, and canonical `.tool` source.
 //!
 //! One file per dialect reads its envelope (where the tools, names and schemas are); the shared
-//! core (`schema.rs`) turns JSON Schema into model types. The result is printed and compiled
-//! again, so an imported module is exactly what its printed source compiles to, and every check
-//! of the language (defaults, patterns, names) applies to it.
+//! core (`schema.rs`) turns JSON Schema into model types, recording where each part came from
+//! (`origins.rs`). The result is printed and compiled by the checker, so an imported module is
+//! exactly what its printed source compiles to, and every rule of the language (names, hidden
+//! characters, depth, defaults, patterns) is the checker's: its diagnostics come back as issues
+//! and warnings at the JSON pointer of the part they are about, with their codes. The importer
+//! itself only reads JSON (a keyword of the wrong JSON type, one the language cannot express, a
+//! `$ref` that does not resolve) and makes the repairs it announces: a default or example that
+//! the checker refuses is dropped with a warning, as is a hidden character in a description.
 //!
 //! Rules (docs/language.md, "Open objects and JSON Schema interop"):
 //! - Keywords the language cannot express (`not`, `if`/`then`/`else`, `allOf`,
@@ -19,11 +24,14 @@ mod gemini;
 mod json_schema;
 mod mcp;
 mod openai;
+pub(crate) mod origins;
 pub(crate) mod schema;
 
 use serde_json::Value;
 
+use crate::diagnostic::Code;
 use crate::model::{Hints, Module, Tool, Ty, TypeId};
+use origins::{Origins, Part, Repair, Table, ToolOrigin};
 
 /// The formats `tooldef import` reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -91,6 +99,8 @@ pub struct Options {
 pub struct Warning {
     /// Where, as a JSON pointer (RFC 6901) into the input document.
     pub pointer: String,
+    /// The code of the checker's diagnostic behind it, when the checker found it.
+    pub code: Option<Code>,
     /// What happened.
     pub message: String,
 }
@@ -102,18 +112,48 @@ pub struct Issue {
     pub pointer: String,
     /// The JSON Schema keyword at fault, when one is.
     pub keyword: Option<String>,
+    /// The code of the checker's diagnostic, when the imported definitions break a rule of the
+    /// language; `None` when the input cannot be read as JSON Schema at all.
+    pub code: Option<Code>,
     /// What is wrong.
     pub message: String,
 }
 
+impl Issue {
+    /// An issue found while reading the input (no checker code).
+    pub(crate) fn reading(pointer: impl Into<String>, message: impl Into<String>) -> Issue {
+        Issue {
+            pointer: pointer.into(),
+            keyword: None,
+            code: None,
+            message: message.into(),
+        }
+    }
+}
+
+/// `at POINTER: [code] message` (the root pointer written `/`).
+fn located(
+    f: &mut std::fmt::Formatter<'_>,
+    pointer: &str,
+    code: Option<Code>,
+    message: &str,
+) -> std::fmt::Result {
+    let at = if pointer.is_empty() { "/" } else { pointer };
+    match code {
+        Some(c) => write!(f, "at {at}: [{c}] {message}"),
+        None => write!(f, "at {at}: {message}"),
+    }
+}
+
 impl std::fmt::Display for Issue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let at = if self.pointer.is_empty() {
-            "/"
-        } else {
-            &self.pointer
-        };
-        write!(f, "at {at}: {}", self.message)
+        located(f, &self.pointer, self.code, &self.message)
+    }
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        located(f, &self.pointer, self.code, &self.message)
     }
 }
 
@@ -139,11 +179,7 @@ pub struct Imported {
 /// Reads an input document: JSON, or JSON Lines (one value per line, collected into a list).
 pub fn parse_input(text: &str) -> Result<Value, ImportError> {
     let one = |message: String| ImportError {
-        issues: vec![Issue {
-            pointer: String::new(),
-            keyword: None,
-            message,
-        }],
+        issues: vec![Issue::reading("", message)],
     };
     match serde_json::from_str::<Value>(text) {
         Ok(v) => {
@@ -196,13 +232,12 @@ fn refuse_duplicate_keys(text: &str, prefix: &str) -> Result<(), ImportError> {
             .map(|d| {
                 let key = d.path.rsplit('/').next().unwrap_or("");
                 let key = key.replace("~1", "/").replace("~0", "~");
-                Issue {
-                    pointer: format!("{prefix}{}", d.path),
-                    keyword: None,
-                    message: format!(
+                Issue::reading(
+                    format!("{prefix}{}", d.path),
+                    format!(
                         "the key `{key}` appears twice in this object; a JSON reader keeps only one of the two, so the import will not guess which was meant"
                     ),
-                }
+                )
             })
             .collect(),
     })
@@ -325,46 +360,32 @@ pub(crate) fn tools(
 ) -> Result<Imported, ImportError> {
     let mut core = schema::Core::new(rules);
     let mut tools = Vec::new();
-    let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
     for spec in specs {
         let ptr = spec.pointer.clone();
         let Some(name) = spec.name else {
             core.error(&ptr, None, "the tool has no `name`");
             continue;
         };
-        let valid = !name.is_empty()
-            && name.len() <= 128
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-        if !valid {
-            core.error(
-                &format!("{ptr}/name"),
-                None,
-                format!("`{}` is not a valid tool name (1 to 128 characters from A-Z, a-z, 0-9, `_`, `-` and `.`)", crate::hidden::reveal(name)),
-            );
-            continue;
-        }
-        if names.contains(name) {
-            core.error(
-                &format!("{ptr}/name"),
-                None,
-                format!("the tool `{name}` is defined twice"),
-            );
-            continue;
-        }
-        names.insert(name.to_string());
+        // Whether the name is valid, and unique, is the checker's to say.
         if name.contains('.') {
             core.warn(
                 &format!("{ptr}/name"),
-                format!("the tool name `{name}` contains `.`, which OpenAI, Anthropic and Gemini reject; those targets will refuse it until it is renamed"),
+                format!("the tool name `{}` contains `.`, which OpenAI, Anthropic and Gemini reject; those targets will refuse it until it is renamed", crate::hidden::reveal(name)),
             );
         }
+        let mut origin = ToolOrigin {
+            pointer: ptr.clone(),
+            name: Some(format!("{ptr}/name")),
+            ..ToolOrigin::default()
+        };
         let description = match spec
             .description
             .and_then(|d| core.description(d, &format!("{ptr}/description")))
         {
-            Some(d) => d,
+            Some(d) => {
+                origin.description = Some(format!("{ptr}/description"));
+                d
+            }
             None => {
                 core.warn(
                     &format!("{ptr}/description"),
@@ -374,6 +395,7 @@ pub(crate) fn tools(
             }
         };
         let input_ptr = format!("{ptr}/{}", spec.input_key);
+        origin.params = input_ptr.clone();
         let empty = Value::Object(serde_json::Map::new());
         let input = match spec.input {
             Some(i) => i,
@@ -426,12 +448,16 @@ pub(crate) fn tools(
                 core.reset_defs();
                 let output_ptr = format!("{ptr}/{}", spec.output_key);
                 core.set_defs_owned(o, &output_ptr);
+                origin.output = Some(output_ptr.clone());
                 core.ty(o, &output_ptr)
             }
             None => None,
         };
         let mut hints = Hints::default();
         let mut title = spec.title.map(|t| core.title(t, &format!("{ptr}/title")));
+        if title.is_some() {
+            origin.title = Some(format!("{ptr}/title"));
+        }
         if let Some(a) = spec.annotations {
             let aptr = format!("{ptr}/annotations");
             match a.as_object() {
@@ -445,7 +471,8 @@ pub(crate) fn tools(
                             "title" => {
                                 match (v.as_str(), &title) {
                                     (Some(t), None) => {
-                                        title = Some(core.title(t, &format!("{aptr}/title")))
+                                        title = Some(core.title(t, &format!("{aptr}/title")));
+                                        origin.title = Some(format!("{aptr}/title"));
                                     }
                                     (Some(t), Some(existing)) if t != existing => core.warn(
                                         &format!("{aptr}/title"),
@@ -487,6 +514,7 @@ pub(crate) fn tools(
             hints,
             ..Tool::new(name, description, params)
         });
+        core.origins.tools.push(origin);
     }
     if core.closed_by_default {
         core.warn(
@@ -504,36 +532,134 @@ pub(crate) fn tools(
             types: core.types,
         },
         core.warnings,
+        core.origins,
+        rules.deny_hidden,
     )
 }
 
-/// Prints the module and compiles the print, so the result is exactly what its source says.
-pub(crate) fn finish(module: Module, warnings: Vec<Warning>) -> Result<Imported, ImportError> {
-    let source = module.to_source().map_err(|e| ImportError {
-        issues: vec![Issue {
-            pointer: String::new(),
-            keyword: None,
-            message: e.0,
-        }],
-    })?;
-    match crate::compile(&source) {
-        Ok(c) => Ok(Imported {
-            module: c.module,
-            source,
-            warnings,
-        }),
-        Err(errors) => Err(ImportError {
-            issues: errors
-                .errors()
-                .map(|d| Issue {
-                    pointer: String::new(),
+/// How many times the importer repairs what the checker refuses and checks again: each round
+/// drops every default and example refused in the round before, so a second round finds none.
+const REPAIR_ROUNDS: usize = 3;
+
+/// Prints the module and compiles the print with the checker, so the result is exactly what its
+/// source says. The checker's diagnostics come back at the pointers the side table gives; a
+/// default or an example it refuses is dropped with a warning (as is a hidden character in one
+/// unless `deny_hidden`), a bare schema's tool name it refuses is made valid, and the module is
+/// checked again.
+pub(crate) fn finish(
+    mut module: Module,
+    mut warnings: Vec<Warning>,
+    mut origins: Origins,
+    deny_hidden: bool,
+) -> Result<Imported, ImportError> {
+    for round in 0..REPAIR_ROUNDS {
+        let built = crate::print::syntax_tree(&module).map_err(|e| ImportError {
+            issues: vec![Issue::reading("", e.0)],
+        })?;
+        let source = crate::print::file(&built);
+        let parsed = crate::syntax::parse_recovering(&source);
+        let (checked, found) = crate::check::check(&parsed.file, &parsed.broken_names);
+        let mut diagnostics = parsed.errors;
+        diagnostics.extend(found);
+        let table = Table::new(&built, &parsed.file, &origins);
+        let places = table.places(&diagnostics);
+        let last = round + 1 == REPAIR_ROUNDS;
+        let mut repairs = Vec::new();
+        let mut repaired = Vec::new();
+        let mut issues = Vec::new();
+        let mut notes = Vec::new();
+        for (d, place) in diagnostics.iter().zip(&places) {
+            let pointer = place.as_ref().map_or("", |p| p.pointer).to_string();
+            if !d.is_error() {
+                notes.push(Warning {
+                    pointer,
+                    code: Some(d.code),
+                    message: d.message.clone(),
+                });
+                continue;
+            }
+            let part = place.as_ref().map_or(Part::Other, |p| p.part);
+            match repair(d.code, part, &origins, deny_hidden).filter(|_| !last) {
+                Some(r) => {
+                    if !repairs.contains(&r) {
+                        let done = match r {
+                            Repair::RenameTool(i) => format!(
+                                "the tool was named `{}`",
+                                module.tools.get(i).map_or_else(String::new, |t| {
+                                    origins::valid_tool_name(&t.name)
+                                })
+                            ),
+                            Repair::DropDefault(_) | Repair::DropExample(..) => {
+                                "it was dropped".to_string()
+                            }
+                        };
+                        repaired.push(Warning {
+                            pointer,
+                            code: Some(d.code),
+                            message: format!("{}; {done}", d.message),
+                        });
+                        repairs.push(r);
+                    }
+                }
+                None => issues.push(Issue {
+                    pointer,
                     keyword: None,
-                    message: format!(
-                        "the imported definitions break a rule of the language: {}",
-                        d.message
-                    ),
-                })
-                .collect(),
-        }),
+                    code: Some(d.code),
+                    message: d.message.clone(),
+                }),
+            }
+        }
+        if !issues.is_empty() {
+            return Err(ImportError { issues });
+        }
+        if repairs.is_empty() {
+            if let Some(module) = checked {
+                warnings.extend(notes);
+                return Ok(Imported {
+                    module,
+                    source,
+                    warnings,
+                });
+            }
+        }
+        warnings.extend(repaired);
+        origins.repair(&mut module, &repairs);
+    }
+    // Not reached: the last round repairs nothing, so it returns.
+    Err(ImportError {
+        issues: vec![Issue::reading(
+            "",
+            "the imported definitions could not be repaired",
+        )],
+    })
+}
+
+/// The repair the importer makes for an error of the checker at a part; `None` when the error
+/// stands.
+fn repair(code: Code, part: Part, origins: &Origins, deny_hidden: bool) -> Option<Repair> {
+    // A hidden character in a value a target folds into a description: dropped, unless
+    // `--deny-hidden` makes it an error.
+    let value_refused = |c: Code| {
+        matches!(c, Code::NestingTooDeep | Code::InvalidNumber)
+            || (c == Code::ForbiddenCharacter && !deny_hidden)
+    };
+    match part {
+        Part::Default(tag)
+            if matches!(code, Code::InvalidDefault | Code::DefaultOnRequired)
+                || value_refused(code) =>
+        {
+            Some(Repair::DropDefault(tag))
+        }
+        Part::Example(tag, i) if code == Code::InvalidExample || value_refused(code) => {
+            Some(Repair::DropExample(tag, i))
+        }
+        // A name the importer made from a title: renamed.
+        Part::ToolName(i)
+            if code == Code::InvalidName
+                && origins.tools.get(i).is_some_and(|t| t.name.is_none()) =>
+        {
+            Some(Repair::RenameTool(i))
+        }
+        _ => None,
     }
 }

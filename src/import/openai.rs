@@ -12,11 +12,10 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
     for (ptr, entry) in entries(doc, &["tools"]) {
         if let Some(t) = str_at(entry, "type") {
             if t != "function" {
-                errors.push(Issue {
-                    pointer: format!("{ptr}/type"),
-                    keyword: None,
-                    message: format!("only function tools can be imported, not `{t}` tools"),
-                });
+                errors.push(Issue::reading(
+                    format!("{ptr}/type"),
+                    format!("only function tools can be imported, not `{t}` tools"),
+                ));
                 continue;
             }
         }

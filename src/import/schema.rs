@@ -9,8 +9,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Number, Value};
 
+use super::origins::{enum_pointers, FieldOrigin, Origins, TypeOrigin};
 use super::{Issue, Warning};
-use crate::emit::fold::{enum_folding, folding_targets, Folded};
 use crate::hidden::{self, Text};
 use crate::model::*;
 
@@ -68,8 +68,8 @@ pub(crate) struct Rules {
     /// an `enum` none of whose values fits the type is dropped (with a warning) instead of
     /// refused.
     pub bfcl: bool,
-    /// Hidden characters in text shown to the model are errors, not removed with a warning
-    /// ([`super::Options::deny_hidden`]).
+    /// Hidden characters in text shown to the model are left for the checker to refuse, not
+    /// removed with a warning ([`super::Options::deny_hidden`]).
     pub deny_hidden: bool,
 }
 
@@ -95,6 +95,8 @@ pub(crate) struct Core {
     defs_ptr: String,
     /// Whether an object was closed because the dialect closes objects by default.
     pub closed_by_default: bool,
+    /// Where each part of the model came from.
+    pub origins: Origins,
     def_ids: HashMap<String, TypeId>,
     type_names: std::collections::HashSet<String>,
     depth: usize,
@@ -143,6 +145,7 @@ impl Core {
             defs: None,
             defs_ptr: String::new(),
             closed_by_default: false,
+            origins: Origins::default(),
             def_ids: HashMap::new(),
             type_names: std::collections::HashSet::new(),
             depth: 0,
@@ -152,6 +155,7 @@ impl Core {
     pub(crate) fn warn(&mut self, pointer: &str, message: impl Into<String>) {
         self.warnings.push(Warning {
             pointer: pointer.to_string(),
+            code: None,
             message: message.into(),
         });
     }
@@ -163,9 +167,8 @@ impl Core {
         message: impl Into<String>,
     ) {
         self.errors.push(Issue {
-            pointer: pointer.to_string(),
             keyword: keyword.map(str::to_string),
-            message: message.into(),
+            ..Issue::reading(pointer, message)
         });
     }
 
@@ -262,7 +265,14 @@ impl Core {
             span: Default::default(),
         });
         let ptr = format!("{root_ptr}/{key}/{}", pointer_escape(def));
+        self.origins.types.push(TypeOrigin {
+            pointer: ptr.clone(),
+            members: Vec::new(),
+        });
         let ty = self.ty(schema, &ptr).unwrap_or(Ty::Any);
+        if let Some(o) = self.origins.types.get_mut(id.0) {
+            o.members = enum_pointers(&ty, schema, &ptr);
+        }
         let description = schema
             .get("description")
             .and_then(Value::as_str)
@@ -298,55 +308,23 @@ impl Core {
     }
 
     /// The tool-poisoning guard ([`crate::hidden`]) on a text shown to the model: a hidden
-    /// character is removed with a warning, or is an error under `--deny-hidden`. Returns the
-    /// text without hidden characters.
+    /// character is removed with a warning. Under `--deny-hidden` the text is kept as it is, and
+    /// the checker refuses it at its pointer. Returns the text to import.
     fn shown_text(&mut self, text: &str, ptr: &str, what: &str, kind: Text) -> String {
+        if self.rules.deny_hidden {
+            return text.to_string();
+        }
         let Some(h) = hidden::find(text, kind) else {
             return text.to_string();
         };
-        if self.rules.deny_hidden {
-            self.error(
-                ptr,
-                None,
-                format!(
-                    "the {what} contains the invisible or control character {} ({}), which could hide instructions from reviewers",
-                    h.code_point(),
-                    h.class.describe()
-                ),
-            );
-        } else {
-            self.warn(
-                ptr,
-                format!(
-                    "the {what} contains the invisible or control character {}; it was removed",
-                    h.code_point()
-                ),
-            );
-        }
-        hidden::strip(text, kind)
-    }
-
-    /// The guard on a default or an example, which targets fold into descriptions: `false`
-    /// (after a warning, or an error under `--deny-hidden`) when the value must be dropped.
-    fn folded_value_ok(&mut self, value: &Value, ptr: &str, folded: Folded) -> bool {
-        let Some((inside, h)) = hidden::find_in_value(value) else {
-            return true;
-        };
-        let targets: Vec<&str> = folding_targets(folded).iter().map(|t| t.as_str()).collect();
-        let what = folded.noun();
-        let message = format!(
-            "the {what} contains the invisible or control character {} ({}), and targets {} fold it into the description, where the model reads it",
-            h.code_point(),
-            h.class.describe(),
-            targets.join(", ")
+        self.warn(
+            ptr,
+            format!(
+                "the {what} contains the invisible or control character {}; it was removed",
+                h.code_point()
+            ),
         );
-        let ptr = format!("{ptr}{inside}");
-        if self.rules.deny_hidden {
-            self.error(&ptr, None, message);
-        } else {
-            self.warn(&ptr, format!("{message}; it was dropped"));
-        }
-        false
+        hidden::strip(text, kind)
     }
 
     /// How `value` breaks `ty` under strict validation, against the named types so far.
@@ -844,44 +822,8 @@ impl Core {
                 }
             }
         }
-        for (key, v) in [("enum", s.get("enum")), ("const", s.get("const"))] {
-            if v.is_some_and(|v| value_depth(v) > crate::check::MAX_VALUE_DEPTH) {
-                self.error(
-                    &format!("{ptr}/{key}"),
-                    Some(key),
-                    format!(
-                        "a value nests deeper than {} levels, the language's limit for literal values",
-                        crate::check::MAX_VALUE_DEPTH
-                    ),
-                );
-                return None;
-            }
-        }
-        // Values are data, exempt from the guard, unless a target writes them into a
-        // description (Gemini states an enum of strings and numbers in words; imported enum
-        // values have no descriptions). A value cannot be changed on import, so that is an
-        // error.
-        if let Some(Value::Array(list)) = s.get("enum") {
-            let found = list
-                .iter()
-                .enumerate()
-                .find_map(|(i, v)| hidden::find_in_value(v).map(|(inside, h)| (i, inside, h)));
-            if let (Some((i, inside, h)), Some(folded)) = (found, enum_folding(list, false)) {
-                let targets: Vec<&str> =
-                    folding_targets(folded).iter().map(|t| t.as_str()).collect();
-                self.error(
-                    &format!("{ptr}/enum/{i}{inside}"),
-                    Some("enum"),
-                    format!(
-                        "the enum value holds the invisible or control character {} ({}), and targets {} write these values into the description, where the model reads them",
-                        h.code_point(),
-                        h.class.describe(),
-                        targets.join(", ")
-                    ),
-                );
-                return None;
-            }
-        }
+        // How deep a value may nest, and whether a value that a target writes into a
+        // description holds a hidden character, is the checker's to say.
         if let Some(c) = s.get("const") {
             values = Some(match values {
                 Some(vs) => vs
@@ -902,7 +844,10 @@ impl Core {
     ) -> Option<Option<Spanned<Number>>> {
         match s.get(key) {
             None => Some(None),
-            Some(Value::Number(n)) => Some(Some(Spanned::new(n.clone(), Default::default()))),
+            Some(Value::Number(n)) => {
+                let tag = self.origins.keyword(format!("{ptr}/{key}"));
+                Some(Some(Spanned::new(n.clone(), tag)))
+            }
             Some(other) => {
                 self.error(
                     &format!("{ptr}/{key}"),
@@ -929,7 +874,10 @@ impl Core {
                         .map(|f| f as u64)
                 });
                 match v {
-                    Some(v) => Some(Some(Spanned::new(v, Default::default()))),
+                    Some(v) => {
+                        let tag = self.origins.keyword(format!("{ptr}/{key}"));
+                        Some(Some(Spanned::new(v, tag)))
+                    }
                     None => {
                         self.error(
                             &format!("{ptr}/{key}"),
@@ -959,16 +907,6 @@ impl Core {
             exclusive_maximum: self.number(s, "exclusiveMaximum", ptr)?,
             multiple_of: self.number(s, "multipleOf", ptr)?,
         };
-        if let Some(m) = &rules.multiple_of {
-            if m.value.as_f64().is_none_or(|x| x <= 0.0) {
-                self.error(
-                    &format!("{ptr}/multipleOf"),
-                    Some("multipleOf"),
-                    "`multipleOf` must be greater than 0",
-                );
-                return None;
-            }
-        }
         Some(rules)
     }
 
@@ -988,24 +926,16 @@ impl Core {
                 );
                 return None;
             };
-            if let Err(e) = crate::pattern::Pattern::new(p) {
-                let first = e.to_string();
-                let first = first.lines().last().unwrap_or("");
-                self.error(
-                    &format!("{ptr}/pattern"),
-                    Some("pattern"),
-                    format!(
-                        "the pattern {p:?} is not supported by the linear-time regex engine ({})",
-                        first.trim()
-                    ),
-                );
-                return None;
-            }
-            rules.pattern = Some(Spanned::new(p.to_string(), Default::default()));
+            // Whether the engine takes the pattern is the checker's to say.
+            let tag = self.origins.keyword(format!("{ptr}/pattern"));
+            rules.pattern = Some(Spanned::new(p.to_string(), tag));
         }
         if let Some(f) = s.get("format") {
             match f.as_str().map(|n| (n, Format::from_name(n))) {
-                Some((_, Some(f))) => rules.format = Some(Spanned::new(f, Default::default())),
+                Some((_, Some(f))) => {
+                    let tag = self.origins.keyword(format!("{ptr}/format"));
+                    rules.format = Some(Spanned::new(f, tag))
+                }
                 Some((n, None)) => {
                     self.warn(&format!("{ptr}/format"), format!("the format `{n}` is unknown to the language and was dropped (formats are annotations in JSON Schema)"));
                 }
@@ -1047,7 +977,10 @@ impl Core {
         };
         let unique = match s.get("uniqueItems") {
             None => None,
-            Some(Value::Bool(true)) => Some(Spanned::new(true, Default::default())),
+            Some(Value::Bool(true)) => Some(Spanned::new(
+                true,
+                self.origins.keyword(format!("{ptr}/uniqueItems")),
+            )),
             Some(Value::Bool(false)) => None,
             Some(other) => {
                 self.error(
@@ -1158,40 +1091,16 @@ impl Core {
                 .get("description")
                 .and_then(Value::as_str)
                 .and_then(|d| self.description(d, &format!("{pptr}/description")));
-            let mut default = None;
-            if let Some(d) = p.get("default") {
-                let dptr = format!("{pptr}/default");
-                if is_required {
-                    self.warn(
-                        &dptr,
-                        "a default on a required property never applies; it was dropped",
-                    );
-                } else if let Some(why) = self.violation(&ty, d) {
-                    self.warn(
-                        &dptr,
-                        format!("the default {d} does not fit the type ({why}); it was dropped"),
-                    );
-                } else if matches!(d, Value::Array(_) | Value::Object(_))
-                    && crate::check::MAX_VALUE_DEPTH <= value_depth(d)
-                {
-                    self.warn(&dptr, "the default nests too deeply; it was dropped");
-                } else if self.folded_value_ok(d, &dptr, Folded::Default) {
-                    default = Some(d.clone());
-                }
-            }
+            // Whether the default and the examples fit, and whether the name is one a field
+            // may have, is the checker's to say (the importer drops what it refuses).
             let mut examples = Vec::new();
+            let mut example_pointers = Vec::new();
             if let Some(ex) = p.get("examples") {
                 match ex.as_array() {
                     Some(list) => {
                         for (i, e) in list.iter().enumerate() {
-                            let eptr = format!("{pptr}/examples/{i}");
-                            if let Some(why) = self.violation(&ty, e) {
-                                self.warn(&eptr, format!("the example {e} does not fit the type ({why}); it was dropped"));
-                            } else if value_depth(e) < crate::check::MAX_VALUE_DEPTH
-                                && self.folded_value_ok(e, &eptr, Folded::Example)
-                            {
-                                examples.push(e.clone());
-                            }
+                            examples.push(e.clone());
+                            example_pointers.push(format!("{pptr}/examples/{i}"));
                         }
                     }
                     None => self.warn(
@@ -1200,33 +1109,20 @@ impl Core {
                     ),
                 }
             }
-            if name.is_empty() {
-                self.error(
-                    &pptr,
-                    Some("properties"),
-                    "a property name cannot be empty in the language",
-                );
-                failed = true;
-                continue;
-            }
-            if let Some(h) = hidden::find(name, Text::Line) {
-                self.error(
-                    &pptr,
-                    Some("properties"),
-                    format!("the property name contains the invisible or control character {}, which field names refuse (it could hide text from reviewers)", h.code_point()),
-                );
-                failed = true;
-                continue;
-            }
+            let origin = FieldOrigin {
+                members: enum_pointers(&ty, p, &pptr),
+                pointer: pptr,
+                examples: example_pointers,
+            };
             fields.push(Field {
                 name: name.clone(),
                 description,
                 required: is_required,
                 ty,
-                default,
+                default: p.get("default").cloned(),
                 examples,
                 deprecated: p.get("deprecated") == Some(&Value::Bool(true)),
-                span: Default::default(),
+                span: self.origins.field(origin),
             });
         }
         if failed {
@@ -1280,7 +1176,7 @@ impl Core {
                 });
             }
         }
-        let rules = self.key_rules(s, ptr, &fields)?;
+        let rules = self.key_rules(s, ptr)?;
         Some(Ty::Object(Box::new(ObjectTy {
             fields,
             additional,
@@ -1290,12 +1186,7 @@ impl Core {
 
     /// `minProperties`, `maxProperties` and `dependentRequired` (whose names must be declared
     /// properties: the language states rules over its fields).
-    fn key_rules(
-        &mut self,
-        s: &Map<String, Value>,
-        ptr: &str,
-        fields: &[Field],
-    ) -> Option<KeyRules> {
+    fn key_rules(&mut self, s: &Map<String, Value>, ptr: &str) -> Option<KeyRules> {
         let mut rules = KeyRules {
             min_properties: self.count(s, "minProperties", ptr)?,
             max_properties: self.count(s, "maxProperties", ptr)?,
@@ -1313,7 +1204,6 @@ impl Core {
             );
             return None;
         };
-        let declared = |n: &str| fields.iter().any(|f| f.name == n);
         for (key, needs) in dependent {
             let names: Option<Vec<String>> = needs
                 .as_array()
@@ -1322,23 +1212,17 @@ impl Core {
                 self.error(&at, Some("dependentRequired"), format!("`dependentRequired` lists the names `{key}` asks for, in an array of strings, not {needs}"));
                 return None;
             };
-            if let Some(n) = std::iter::once(key).chain(&names).find(|n| !declared(n)) {
-                self.error(
-                    &at,
-                    Some("dependentRequired"),
-                    format!(
-                        "`{n}` is not a declared property; rules across keys name declared fields"
-                    ),
-                );
-                return None;
-            }
+            // Whether the names are declared fields is the checker's to say.
             let needs: Vec<String> = names.into_iter().filter(|n| n != key).collect();
             if !needs.is_empty() {
                 let group = KeyGroup::Requires {
                     key: key.clone(),
                     needs,
                 };
-                rules.groups.push(Spanned::new(group, Default::default()));
+                let tag = self
+                    .origins
+                    .keyword(format!("{at}/{}", pointer_escape(key)));
+                rules.groups.push(Spanned::new(group, tag));
             }
         }
         Some(rules)
@@ -1359,14 +1243,6 @@ pub(crate) fn named_kind(ty: &Ty) -> NamedKind {
             NamedKind::Enum
         }
         _ => NamedKind::Alias,
-    }
-}
-
-fn value_depth(v: &Value) -> usize {
-    match v {
-        Value::Array(a) => 1 + a.iter().map(value_depth).max().unwrap_or(0),
-        Value::Object(m) => 1 + m.values().map(value_depth).max().unwrap_or(0),
-        _ => 0,
     }
 }
 

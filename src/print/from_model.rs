@@ -63,10 +63,15 @@ fn doc(text: &Option<String>) -> Option<Doc> {
 }
 
 fn attr(n: &str, args: Option<Vec<AttrArg>>) -> Attribute {
+    attr_at(n, args, sp())
+}
+
+/// An attribute that keeps the span of the model's constraint it prints.
+fn attr_at(n: &str, args: Option<Vec<AttrArg>>, span: Span) -> Attribute {
     Attribute {
         name: name(n),
         args,
-        span: sp(),
+        span,
     }
 }
 
@@ -311,7 +316,7 @@ impl ToAst<'_> {
                 ty: self.ty(&f.ty)?,
                 annotations,
                 default: f.default.as_ref().map(value),
-                span: sp(),
+                span: f.span,
             });
         }
         let (open, rest) = match &o.additional {
@@ -396,9 +401,10 @@ impl ToAst<'_> {
                 ];
                 for (n, b) in bounds {
                     if let Some(b) = b {
-                        attrs.push(attr(
+                        attrs.push(attr_at(
                             n,
                             Some(vec![arg(val(&Value::Number(b.value.clone())))]),
+                            b.span,
                         ));
                     }
                 }
@@ -407,25 +413,32 @@ impl ToAst<'_> {
             Ty::String(r) => {
                 let mut attrs = Vec::new();
                 if let Some(n) = &r.min_length {
-                    attrs.push(attr(
+                    attrs.push(attr_at(
                         "min_length",
                         Some(vec![arg(val(&Value::from(n.value)))]),
+                        n.span,
                     ));
                 }
                 if let Some(n) = &r.max_length {
-                    attrs.push(attr(
+                    attrs.push(attr_at(
                         "max_length",
                         Some(vec![arg(val(&Value::from(n.value)))]),
+                        n.span,
                     ));
                 }
                 if let Some(p) = &r.pattern {
-                    attrs.push(attr(
+                    attrs.push(attr_at(
                         "pattern",
                         Some(vec![arg(val(&Value::String(p.value.clone())))]),
+                        p.span,
                     ));
                 }
                 if let Some(f) = &r.format {
-                    attrs.push(attr("format", Some(vec![arg(word(f.value.as_str()))])));
+                    attrs.push(attr_at(
+                        "format",
+                        Some(vec![arg(word(f.value.as_str()))]),
+                        f.span,
+                    ));
                 }
                 Ok(constrained(expr(TypeKind::Named(name("string"))), attrs))
             }
@@ -518,22 +531,28 @@ fn array_attrs(
 ) -> Vec<Attribute> {
     let mut attrs = Vec::new();
     if let Some(n) = min {
-        attrs.push(attr(
+        attrs.push(attr_at(
             "min_items",
             Some(vec![arg(val(&Value::from(n.value)))]),
+            n.span,
         ));
     }
     if let Some(n) = max {
-        attrs.push(attr(
+        attrs.push(attr_at(
             "max_items",
             Some(vec![arg(val(&Value::from(n.value)))]),
+            n.span,
         ));
     }
     if let Some(u) = unique {
         if u.value {
-            attrs.push(attr("unique", None));
+            attrs.push(attr_at("unique", None, u.span));
         } else {
-            attrs.push(attr("unique", Some(vec![arg(val(&Value::Bool(false)))])));
+            attrs.push(attr_at(
+                "unique",
+                Some(vec![arg(val(&Value::Bool(false)))]),
+                u.span,
+            ));
         }
     }
     attrs
@@ -555,7 +574,11 @@ fn key_rule_attrs(rules: &model::KeyRules) -> Vec<Attribute> {
         ("max_properties", &rules.max_properties),
     ] {
         if let Some(n) = n {
-            attrs.push(attr(key, Some(vec![arg(val(&Value::from(n.value)))])));
+            attrs.push(attr_at(
+                key,
+                Some(vec![arg(val(&Value::from(n.value)))]),
+                n.span,
+            ));
         }
     }
     for g in &rules.groups {
@@ -568,7 +591,7 @@ fn key_rule_attrs(rules: &model::KeyRules) -> Vec<Attribute> {
                 vec![named_arg(key, AttrValue::List { items, span: sp() })]
             }
         };
-        attrs.push(attr(g.value.attribute(), Some(args)));
+        attrs.push(attr_at(g.value.attribute(), Some(args), g.span));
     }
     attrs
 }

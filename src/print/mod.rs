@@ -60,6 +60,13 @@ pub fn format(source: &str) -> Result<String, Errors> {
 #[error("{0}")]
 pub struct Unprintable(pub String);
 
+/// The syntax tree a model prints as: [`Module::to_source`] is [`file`] of it. The tree keeps the
+/// spans of the model's fields and constraints, which the importer uses as tags
+/// (`import::origins`); the printer reads no span of a tree it did not parse.
+pub(crate) fn syntax_tree(m: &Module) -> Result<File, Unprintable> {
+    to_ast(m)
+}
+
 impl Module {
     /// Prints the model as canonical source: named types and enums first, then the tools (in
     /// source order when the model was compiled from a source). The printed source compiles
