@@ -57,6 +57,7 @@ mod number;
 mod reader;
 pub(crate) mod reading;
 mod single_pass;
+use single_pass::Read;
 mod walk;
 
 use std::borrow::Cow;
@@ -594,29 +595,38 @@ impl Validator {
                 .validate(self, Arguments::Text(text))
                 .map(Validated::into_owned);
         }
-        match self.single_pass(text, mode) {
-            Some(valid) => Ok(valid),
-            None => self
-                .validate_full(Arguments::Text(text), mode)
-                .map(Validated::into_owned),
+        if text.len() <= self.limits.max_bytes {
+            let lax = mode == Mode::Lax;
+            match single_pass::validate(&self.program, self.root, text, self.limits.max_depth, lax)
+            {
+                Read::Valid(arguments, coercions) => {
+                    return Ok(Validated {
+                        arguments: Cow::Owned(arguments),
+                        coercions,
+                        repairs: Vec::new(),
+                    })
+                }
+                Read::Invalid(value) => {
+                    if let Some(invalid) = self.problems(&value, mode) {
+                        return Err(invalid);
+                    }
+                }
+                Read::Unsure => {}
+            }
         }
+        self.validate_full(Arguments::Text(text), mode)
+            .map(Validated::into_owned)
     }
 
-    /// The single pass over text (read, check, coerce and normalize at once): `Some` when the
-    /// text is valid, `None` when the full path must decide (it reports every problem).
-    #[inline]
-    fn single_pass(&self, text: &str, mode: Mode) -> Option<Validated<'static>> {
-        if text.len() > self.limits.max_bytes {
-            return None;
-        }
-        let lax = mode == Mode::Lax;
-        let (arguments, coercions) =
-            single_pass::validate(&self.program, self.root, text, self.limits.max_depth, lax)?;
-        Some(Validated {
-            arguments: Cow::Owned(arguments),
-            coercions,
-            repairs: Vec::new(),
-        })
+    /// The problems of a value that the single pass read whole and found invalid in strict mode
+    /// (the text is not read again). `None` if the run finds none, which leaves the call to the
+    /// full path.
+    #[cold]
+    #[inline(never)]
+    fn problems(&self, value: &Value, mode: Mode) -> Option<Invalid> {
+        let mut run = walk::Run::errors_only(&self.program, false);
+        run.walk(self.root, value);
+        (!run.errors.is_empty()).then(|| self.invalid(mode, run.errors, run.coercions))
     }
 
     /// Validates a parsed value in the given mode. Valid arguments borrow `value` when it is
@@ -639,14 +649,11 @@ impl Validator {
         if let Some(shown) = self.shown_for(mode) {
             return shown.validate(self, args);
         }
-        if let Arguments::Text(text) = args {
-            // Valid text takes the single pass; anything else is decided by the full path
-            // below, which reports every problem.
-            if let Some(valid) = self.single_pass(text, mode) {
-                return Ok(valid);
-            }
+        match args {
+            // Text takes the single pass, which reads it once, valid or not.
+            Arguments::Text(text) => self.validate_str(text, mode),
+            Arguments::Value(_) => self.validate_full(args, mode),
         }
-        self.validate_full(args, mode)
     }
 
     /// [`Validator::validate`] without the single pass over text: the text is parsed, then
@@ -904,7 +911,7 @@ impl Validator {
             (Arguments::Text(text), Mode::Strict) => {
                 let max_depth = self.limits.max_depth;
                 text.len() <= self.limits.max_bytes
-                    && (single_pass::validate(&self.program, self.root, text, max_depth, false).is_some()
+                    && (single_pass::is_valid(&self.program, self.root, text, max_depth)
                         // Deeper than the single pass goes: the full path's reader decides.
                         || (max_depth > single_pass::DEPTH_CAP
                             && reader::parse(text, max_depth).is_ok_and(|p| {

@@ -1,13 +1,18 @@
 //! The single pass over argument text: a serde [`DeserializeSeed`] driven by the compiled
 //! program reads the text with serde_json's `Deserializer`, checks every value against its node
-//! while it is read, coerces in lax mode, and builds the normalized arguments directly (declared
-//! keys in declaration order, then other keys as they came, defaults filled in).
+//! while it is read, coerces in lax mode, and builds the arguments as they were sent (keys in the
+//! order they came). When that is not their normalized form (a declared key out of order, a
+//! default to fill in, `2.0` for an integer), the value is normalized once at the end by
+//! [`walk::normalize`], the one place for that rule.
 //!
-//! The pass only says yes or "not sure": on the first problem (text that is not JSON, a
-//! duplicate key, nesting too deep, a value that breaks a rule and that lax mode cannot coerce)
-//! it stops, and the caller runs the full path (parse, then the run that collects every error),
-//! so errors read exactly as they always have. What it accepts, it returns exactly as the full
-//! path would: the same normalized value and the same coercions, in the same order.
+//! Text is read once, valid or not. When strict mode finds a problem (a value that breaks a
+//! rule, a missing field, an unknown key, a count), the pass stops checking and reads the rest
+//! as it is; the whole value as sent goes to the run that collects every problem
+//! ([`Read::Invalid`]), so errors read exactly as on the full path, without reading the text a
+//! second time. Only what the pass cannot carry on from leaves the call to the full path
+//! ([`Read::Unsure`]): text that is not JSON, a duplicate key, nesting too deep, and in lax
+//! mode a value no coercion mends. What it accepts, it returns exactly as the full path would:
+//! the same normalized value and the same coercions, in the same order.
 //!
 //! Numbers come from the same deserializer as the full path's reader, through the same
 //! conversions (an integer beyond `u64` and `-0` read as doubles), so they keep their meaning.
@@ -34,9 +39,19 @@ use super::walk;
 /// than that reader.
 pub(crate) const DEPTH_CAP: usize = 256;
 
-/// Reads, checks and normalizes `text` against node `root`. `Some` with the normalized value and
-/// the coercions applied (lax mode only) when the text is valid; `None` when the full path must
-/// decide (the text is invalid, or the pass cannot tell).
+/// What the pass made of a text.
+pub(crate) enum Read {
+    /// Valid: the normalized arguments and the coercions applied (lax mode only).
+    Valid(Value, Vec<Coercion>),
+    /// Invalid in strict mode: the value as sent, read whole (every key, every item), for the
+    /// run that collects the problems, so that the text is read once.
+    Invalid(Value),
+    /// The full path must decide: text that is not JSON, a duplicate key, nesting too deep, or
+    /// a lax value that no coercion mends.
+    Unsure,
+}
+
+/// Reads and checks `text` against node `root`, in one pass.
 #[inline]
 pub(crate) fn validate(
     prog: &Program,
@@ -44,12 +59,36 @@ pub(crate) fn validate(
     text: &str,
     max_depth: usize,
     lax: bool,
-) -> Option<(Value, Vec<Coercion>)> {
+) -> Read {
+    read(prog, root, text, max_depth, lax, true)
+}
+
+/// Whether `text` is valid in strict mode: the pass stops at the first problem.
+#[inline]
+pub(crate) fn is_valid(prog: &Program, root: NodeId, text: &str, max_depth: usize) -> bool {
+    matches!(
+        read(prog, root, text, max_depth, false, false),
+        Read::Valid(..)
+    )
+}
+
+#[inline]
+fn read(
+    prog: &Program,
+    root: NodeId,
+    text: &str,
+    max_depth: usize,
+    lax: bool,
+    salvage: bool,
+) -> Read {
     let mut pass = Pass {
         prog,
         max_depth: max_depth.min(DEPTH_CAP),
         lax,
         coercions: Vec::new(),
+        normal: true,
+        salvage,
+        failed: false,
     };
     let mut de = serde_json::Deserializer::from_str(text);
     // The pass counts depth itself and stops at `max_depth`.
@@ -61,10 +100,21 @@ pub(crate) fn validate(
         depth: 0,
         absent_if_null: false,
     }
-    .deserialize(&mut de)
-    .ok()??;
-    de.end().ok()?;
-    Some((value, pass.coercions))
+    .deserialize(&mut de);
+    let Ok(Some(mut value)) = value else {
+        return Read::Unsure;
+    };
+    if de.end().is_err() {
+        return Read::Unsure;
+    }
+    if pass.failed {
+        return Read::Invalid(value);
+    }
+    // (A caller that only asks whether the text is valid has no use for the value.)
+    if !pass.normal && salvage {
+        walk::normalize(prog, root, &mut value, true);
+    }
+    Read::Valid(value, pass.coercions)
 }
 
 /// The error that stops the pass; never shown (the full path reports the problem).
@@ -81,6 +131,17 @@ struct Pass<'p> {
     /// container prepends its own segment on the way back up, so nothing is spent on paths
     /// while no coercion happens.
     coercions: Vec<Coercion>,
+    /// Whether the value read so far is normalized as it was sent (declared keys in order,
+    /// every default given, integers and enum values as declared); when not, the whole value is
+    /// normalized once at the end ([`walk::normalize`], the one place for that rule).
+    normal: bool,
+    /// Whether a strict problem lets the pass read on and return the value as sent
+    /// ([`Read::Invalid`]) rather than stop at once ([`Read::Unsure`]), for a caller that only
+    /// asks whether the text is valid.
+    salvage: bool,
+    /// Whether strict mode found a problem: the rest is read as it is (no more checks), so that
+    /// the run that collects the problems gets the whole value without reading the text again.
+    failed: bool,
 }
 
 impl Pass<'_> {
@@ -88,22 +149,24 @@ impl Pass<'_> {
     /// the full run (which coerces) when the check fails.
     #[cold]
     #[inline(never)]
-    fn judge<E: de::Error>(&mut self, id: NodeId, mut value: Value) -> Result<Value, E> {
-        if walk::accepts(self.prog, id, &value) {
-            walk::normalize(self.prog, id, &mut value, true);
+    fn judge<E: de::Error>(&mut self, id: NodeId, value: Value) -> Result<Value, E> {
+        let (valid, normal) = walk::accepts_normal(self.prog, id, &value, usize::MAX);
+        if valid {
+            self.normal &= normal;
             return Ok(value);
         }
-        self.coerce(id, &value)
+        self.coerce(id, value)
     }
 
     /// A value strict mode rejects: in lax mode, the full run over it, kept when it succeeds
     /// (with its coercions, whose paths are relative to the value).
     #[cold]
     #[inline(never)]
-    fn coerce<E: de::Error>(&mut self, id: NodeId, value: &Value) -> Result<Value, E> {
+    fn coerce<E: de::Error>(&mut self, id: NodeId, value: Value) -> Result<Value, E> {
         if !self.lax {
-            return Err(reject());
+            return self.fail(value);
         }
+        let value = &value;
         // The run records its coercions after the pass's, at paths relative to the value.
         let before = self.coercions.len();
         let mut run = walk::Run::at_value(self.prog, std::mem::take(&mut self.coercions));
@@ -118,6 +181,30 @@ impl Pass<'_> {
         }
     }
 
+    /// A value strict mode rejects, kept as it was sent: the pass reads on without checking.
+    #[cold]
+    #[inline(never)]
+    fn fail<E: de::Error>(&mut self, value: Value) -> Result<Value, E> {
+        if !self.salvage {
+            return Err(reject());
+        }
+        self.failed = true;
+        Ok(value)
+    }
+
+    /// A container breaks a rule of its own (a count, uniqueness, a missing field, a rule
+    /// across keys): in strict mode it is kept as it was sent and the pass reads on; lax mode
+    /// mends none of these, and leaves the call to the full path.
+    #[cold]
+    #[inline(never)]
+    fn broken<E: de::Error>(&mut self) -> Result<(), E> {
+        if self.lax || !self.salvage {
+            return Err(reject());
+        }
+        self.failed = true;
+        Ok(())
+    }
+
     /// Prepends `/segment` to the paths of the coercions recorded since `since`.
     #[cold]
     #[inline(never)]
@@ -125,6 +212,14 @@ impl Pass<'_> {
         for c in &mut self.coercions[since..] {
             c.path.insert_str(0, segment);
             c.path.insert(0, '/');
+        }
+    }
+
+    /// The reader of a value as it is, in a container at `depth`.
+    fn plain(&self, depth: usize) -> Plain {
+        Plain {
+            depth,
+            max_depth: self.max_depth,
         }
     }
 
@@ -153,6 +248,9 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
     type Value = Option<Value>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Value>, D::Error> {
+        if self.pass.failed {
+            return self.pass.plain(self.depth).deserialize(d).map(Some);
+        }
         if self.leaf != Leaf::Other {
             return d.deserialize_any(LeafVisitor(self));
         }
@@ -343,14 +441,17 @@ impl NodeVisitor<'_, '_> {
         ) {
             return self.pass.judge(self.id, value).map(Some);
         }
-        self.pass.coerce(self.id, &value).map(Some)
+        self.pass.coerce(self.id, value).map(Some)
     }
 
     fn number<E: de::Error>(self, n: Number) -> Result<Option<Value>, E> {
         match &self.pass.prog.nodes[self.node] {
             Node::Integer(c) if number::is_integer(&n) => {
-                let n = number::normalize_integer(&n).unwrap_or(n);
                 if c.accepts(&n) {
+                    // `2.0` is the integer 2, written so when normalized.
+                    if number::normalize_integer(&n).is_some() {
+                        self.pass.normal = false;
+                    }
                     return Ok(Some(Value::Number(n)));
                 }
                 self.mismatch(Value::Number(n))
@@ -401,7 +502,8 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
             Node::Null => Ok(Some(Value::Null)),
             Node::Const(_) | Node::Enum(_) => self.pass.judge(self.id, Value::Null).map(Some),
             // No rule coerces null; an optional field's null is handled by its object.
-            _ => Err(reject()),
+            _ if self.pass.lax => Err(reject()),
+            _ => self.pass.fail(Value::Null).map(Some),
         }
     }
 
@@ -467,7 +569,11 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                 .visit_seq(seq)?;
                 return self.pass.judge(self.id, value).map(Some);
             }
-            _ => return Err(reject()),
+            _ if self.pass.lax => return Err(reject()),
+            _ => {
+                let value = self.pass.plain(self.depth).visit_seq(seq)?;
+                return self.pass.fail(value).map(Some);
+            }
         };
         let depth = self.pass.enter(self.depth)?;
         let mut items = Vec::new();
@@ -486,21 +592,21 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                         self.pass.prefix(since, &items.len().to_string());
                     }
                     items.push(v);
-                    if c.too_many(items.len() as u64) {
-                        return Err(reject());
+                    if c.too_many(items.len() as u64) && !self.pass.failed {
+                        self.pass.broken()?;
                     }
                 }
                 Some(None) => return Err(reject()),
                 None => break,
             }
         }
-        if c.too_few(items.len() as u64) {
-            return Err(reject());
-        }
-        // No default can be filled in below (see `Typed`), so the items as normalized are
-        // equal exactly when the items as sent (coerced) are.
-        if c.unique && walk::first_duplicate(&items).is_some() {
-            return Err(reject());
+        if !self.pass.failed
+            && (c.too_few(items.len() as u64)
+                || (c.unique && walk::first_duplicate(&items).is_some()))
+        {
+            // The items are as sent (coerced): no default is filled in below (see `Typed`), so
+            // they are equal exactly when the items as normalized are.
+            self.pass.broken()?;
         }
         Ok(Some(Value::Array(items)))
     }
@@ -510,36 +616,33 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         let c = match &prog.nodes[self.node] {
             Node::Object(c) => c,
             Node::Const(_) | Node::Enum(_) => {
-                let value = Plain {
-                    depth: self.depth,
-                    max_depth: self.pass.max_depth,
-                }
-                .visit_map(map)?;
+                let value = self.pass.plain(self.depth).visit_map(map)?;
                 return self.pass.judge(self.id, value).map(Some);
             }
-            _ => return Err(reject()),
+            _ if self.pass.lax => return Err(reject()),
+            _ => {
+                let value = self.pass.plain(self.depth).visit_map(map)?;
+                return self.pass.fail(value).map(Some);
+            }
         };
         let depth = self.pass.enter(self.depth)?;
         let lax = self.pass.lax;
         let n = c.fields.len();
-        // Declared fields go straight into the output, kept in declaration order: a field's
-        // absent predecessors get their defaults when it arrives (replaced if they come
-        // later), and a field that comes late is put in its place.
+        // The keys go into the output as they were sent; when they are not in the normalized
+        // order, or a default is to be filled in, the pass's value is normalized at the end.
         // Sized for the usual small object; a larger one grows. (Entries are 112 bytes: eight
         // keep the first allocation within the sizes allocators serve fastest.)
         let mut out = Map::with_capacity(n.min(8));
-        // Keys sent (for duplicates and required fields), and fields in `out`.
+        // Declared keys sent (for duplicates and required fields), and fields given a value
+        // (not a `null` read as absent).
         let mut seen = Bits::new(n);
-        let mut placed = Bits::new(n);
+        let mut given = Bits::new(n);
         // How many required fields were sent.
         let mut required = 0;
-        // Fields whose `null` read as absent, kept only for the rules across keys, which do not
-        // count them.
-        let mut nulled = c.rules().map(|_| Bits::new(n));
-        // Fields before `next` have been passed: sent, or defaulted when a later one came.
+        // Fields before `next` have been passed.
         let mut next = 0;
-        // Other keys, in a map of their own made when the first comes.
-        let mut extras: Option<Map<String, Value>> = None;
+        // How many other keys were sent.
+        let mut extras = 0usize;
         let start = self.pass.coercions.len();
         // The coercions of each key (declaration order, then other keys as they came), when
         // there are any: the full run lists them in that order.
@@ -557,65 +660,54 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     }
                     seen.set(i);
                     required += usize::from(f.required);
-                    let mut value = map.next_value_seed(Typed {
+                    // Declared keys out of order, or after another key: reordered.
+                    if i < next || extras > 0 {
+                        self.pass.normal = false;
+                    }
+                    next = next.max(i + 1);
+                    let value = map.next_value_seed(Typed {
                         pass: &mut *self.pass,
                         id: f.node(),
                         leaf: f.leaf,
                         depth,
                         absent_if_null: f.null_is_absent(lax),
                     })?;
-                    if value.is_none() {
-                        if let Some(nulled) = &mut nulled {
-                            nulled.set(i);
+                    match value {
+                        Some(v) => {
+                            given.set(i);
+                            out.insert(key, v);
                         }
-                        self.pass.coercions.push(Coercion {
-                            path: String::new(),
-                            rule: CoercionRule::NullAsAbsent,
-                            from: Value::Null,
-                            to: f.default.as_deref().cloned(),
-                        });
-                        value = f.default.as_deref().cloned();
+                        None => {
+                            // The default, if any, is filled in by the normalization.
+                            self.pass.normal = false;
+                            self.pass.coercions.push(Coercion {
+                                path: String::new(),
+                                rule: CoercionRule::NullAsAbsent,
+                                from: Value::Null,
+                                to: f.default.as_deref().cloned(),
+                            });
+                        }
                     }
                     if self.pass.coercions.len() > since {
                         self.pass.prefix(since, &f.texts.pointer);
                         groups.push((i, since, self.pass.coercions.len()));
                     }
-                    if i >= next {
-                        for j in next..i {
-                            if let Some(d) = c.fields[j].default.as_deref() {
-                                out.insert(c.fields[j].key(), d.clone());
-                                placed.set(j);
-                            }
-                        }
-                        next = i + 1;
-                        if let Some(v) = value {
-                            out.insert(key, v);
-                            placed.set(i);
-                        }
-                    } else if placed.get(i) {
-                        // Defaulted when a later field came; `null` read as absent keeps it.
-                        if let (Some(v), Some(slot)) = (value, out.get_mut(&*f.name)) {
-                            *slot = v;
-                        }
-                    } else if let Some(v) = value {
-                        let at = (0..i).filter(|&j| placed.get(j)).count();
-                        out.shift_insert(at, key, v);
-                        placed.set(i);
-                    }
                 }
                 Key::Extra(k) => {
-                    let extras = extras.get_or_insert_with(Map::new);
-                    let at = n + extras.len();
-                    let slot = match extras.entry(k) {
+                    let at = n + extras;
+                    extras += 1;
+                    let slot = match out.entry(k) {
                         serde_json::map::Entry::Vacant(e) => e,
                         serde_json::map::Entry::Occupied(_) => return Err(reject()),
                     };
                     let value = match &c.extra {
-                        Extra::Closed => return Err(reject()),
-                        Extra::Open => map.next_value_seed(Plain {
-                            depth,
-                            max_depth: self.pass.max_depth,
-                        })?,
+                        Extra::Open => map.next_value_seed(self.pass.plain(depth))?,
+                        Extra::Closed => {
+                            if !self.pass.failed {
+                                self.pass.broken()?;
+                            }
+                            map.next_value_seed(self.pass.plain(depth))?
+                        }
                         Extra::Schema(node) => map
                             .next_value_seed(Typed {
                                 pass: &mut *self.pass,
@@ -643,42 +735,22 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     .extend_from_slice(&recorded[from - start..to - start]);
             }
         }
-        if let (Some(rules), Some(nulled)) = (c.rules(), &nulled) {
-            let given = |i: usize| seen.get(i) && !nulled.get(i);
-            let count = (0..n).filter(|&i| given(i)).count() + extras.as_ref().map_or(0, Map::len);
-            if !rules.hold(count as u64, given) {
-                return Err(reject());
-            }
+        if self.pass.failed {
+            // The problems are the full run's to find.
+            return Ok(Some(Value::Object(out)));
         }
-        if n == 0 {
-            return Ok(Some(Value::Object(extras.unwrap_or_default())));
+        if let Some(rules) = c.rules() {
+            let count = (0..n).filter(|&i| given.get(i)).count() + extras;
+            if !rules.hold(count as u64, |i| given.get(i)) {
+                self.pass.broken()?;
+            }
         }
         if required < c.required {
-            return Err(reject());
+            self.pass.broken()?;
         }
-        // The defaults of the fields after the last one sent.
-        if n <= 64 {
-            let mut rest = if next >= 64 {
-                0
-            } else {
-                c.defaults >> next << next
-            };
-            while rest != 0 {
-                let f = &c.fields[rest.trailing_zeros() as usize];
-                rest &= rest - 1;
-                if let Some(d) = f.default.as_deref() {
-                    out.insert(f.key(), d.clone());
-                }
-            }
-        } else {
-            for f in &c.fields[next.min(n)..] {
-                if let Some(d) = f.default.as_deref() {
-                    out.insert(f.key(), d.clone());
-                }
-            }
-        }
-        if let Some(extras) = extras {
-            out.extend(extras);
+        // A default to fill in (or too many fields to tell cheaply).
+        if n > 64 || c.defaults & !given.low != 0 {
+            self.pass.normal = false;
         }
         Ok(Some(Value::Object(out)))
     }
