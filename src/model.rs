@@ -255,6 +255,17 @@ pub struct NumberBound<'a> {
     pub exclusive: bool,
 }
 
+/// `5`, or `5 (exclusive)`.
+impl std::fmt::Display for NumberBound<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.exclusive {
+            write!(f, "{} (exclusive)", self.value.value)
+        } else {
+            write!(f, "{}", self.value.value)
+        }
+    }
+}
+
 impl NumberRules {
     /// The lower bound that binds: of `@min` and `@exclusive_min`, the greater (the exclusive
     /// one when they are equal), compared exactly as numbers.

@@ -14,8 +14,8 @@ use std::collections::HashSet;
 use serde_json::{Number, Value};
 
 use crate::model::{
-    Additional, ArrayTy, Field, Formats, KeyRules, Module, NumberRules, ObjectTy, Spanned,
-    StringRules, TupleTy, Ty,
+    Additional, ArrayTy, Field, Formats, KeyRules, Module, NumberBound, NumberRules, ObjectTy,
+    Spanned, StringRules, TupleTy, Ty,
 };
 use crate::validate::{cmp_numbers, first_violation, is_multiple_of};
 
@@ -453,27 +453,10 @@ fn has_format(module: &Module, ty: &Ty) -> bool {
     false
 }
 
-/// A bound on numbers: its value, and whether the value itself is excluded.
-#[derive(Clone, Copy)]
-struct Bound<'n> {
-    value: &'n Number,
-    exclusive: bool,
-}
-
-impl std::fmt::Display for Bound<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.exclusive {
-            write!(f, "{} (exclusive)", self.value)
-        } else {
-            write!(f, "{}", self.value)
-        }
-    }
-}
-
 /// Whether `new` lets through every number `old` does, on the side where `outward` is the
 /// direction of a looser bound.
-fn bound_covers(old: Bound<'_>, new: Bound<'_>, outward: Ordering) -> bool {
-    match cmp_numbers(new.value, old.value) {
+fn bound_covers(old: NumberBound<'_>, new: NumberBound<'_>, outward: Ordering) -> bool {
+    match cmp_numbers(&new.value.value, &old.value.value) {
         Ordering::Equal => !new.exclusive || old.exclusive,
         o => o == outward,
     }
@@ -483,27 +466,8 @@ fn value(n: &Option<crate::model::Spanned<Number>>) -> Option<&Number> {
     n.as_ref().map(|s| &s.value)
 }
 
-/// The lower bound that binds.
-fn lower(r: &NumberRules) -> Option<Bound<'_>> {
-    r.lower().map(Bound::from)
-}
-
-/// The upper bound that binds.
-fn upper(r: &NumberRules) -> Option<Bound<'_>> {
-    r.upper().map(Bound::from)
-}
-
-impl<'n> From<crate::model::NumberBound<'n>> for Bound<'n> {
-    fn from(b: crate::model::NumberBound<'n>) -> Self {
-        Bound {
-            value: &b.value.value,
-            exclusive: b.exclusive,
-        }
-    }
-}
-
 fn numbers(old: &NumberRules, new: &NumberRules, old_integer: bool) -> Result<(), Why> {
-    match (lower(old), lower(new)) {
+    match (old.lower(), new.lower()) {
         (_, None) => {}
         (None, Some(n)) => return Err(Why::exactly(format!("minimum {n} added"))),
         (Some(o), Some(n)) if !bound_covers(o, n, Ordering::Less) => {
@@ -511,7 +475,7 @@ fn numbers(old: &NumberRules, new: &NumberRules, old_integer: bool) -> Result<()
         }
         _ => {}
     }
-    match (upper(old), upper(new)) {
+    match (old.upper(), new.upper()) {
         (_, None) => {}
         (None, Some(n)) => return Err(Why::exactly(format!("maximum {n} added"))),
         (Some(o), Some(n)) if !bound_covers(o, n, Ordering::Greater) => {
