@@ -645,14 +645,11 @@ impl Validator {
         args: impl Into<Arguments<'a>>,
         mode: Mode,
     ) -> Result<Validated<'a>, Invalid> {
-        let args = args.into();
-        if let Some(shown) = self.shown_for(mode) {
-            return shown.validate(self, args);
-        }
-        match args {
+        // Each path asks for the target's reading itself.
+        match args.into() {
             // Text takes the single pass, which reads it once, valid or not.
             Arguments::Text(text) => self.validate_str(text, mode),
-            Arguments::Value(_) => self.validate_full(args, mode),
+            args @ Arguments::Value(_) => self.validate_full(args, mode),
         }
     }
 
