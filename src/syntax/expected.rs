@@ -17,7 +17,7 @@ use pest_meta::ast::{Expr, Rule, RuleType};
 use pest_vm::Vm;
 
 /// The punctuation worth naming in "expected ..." messages.
-pub(super) const TOKENS: &[&str] = &[
+const TOKENS: &[&str] = &[
     ":", "?", "=", "|", ",", "->", "...", "{", "}", "(", ")", "[", "]", ">",
 ];
 

@@ -267,11 +267,7 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
         let whole = match &prog.nodes[node] {
             Node::Any => {
                 // Anything fits (nested no deeper than the limit): nothing to check or change.
-                let value = Plain {
-                    depth: self.depth,
-                    max_depth: self.pass.max_depth,
-                }
-                .deserialize(d)?;
+                let value = self.pass.plain(self.depth).deserialize(d)?;
                 return Ok(Some(value));
             }
             Node::AnyOf(_) | Node::Ref(_) | Node::Nullable(_) => true,
@@ -280,11 +276,7 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
             _ => false,
         };
         if whole {
-            let value = Plain {
-                depth: self.depth,
-                max_depth: self.pass.max_depth,
-            }
-            .deserialize(d)?;
+            let value = self.pass.plain(self.depth).deserialize(d)?;
             if self.absent_if_null && value.is_null() {
                 return Ok(None);
             }
@@ -562,11 +554,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         let c = match &prog.nodes[self.node] {
             Node::Array(c) => c,
             Node::Const(_) | Node::Enum(_) => {
-                let value = Plain {
-                    depth: self.depth,
-                    max_depth: self.pass.max_depth,
-                }
-                .visit_seq(seq)?;
+                let value = self.pass.plain(self.depth).visit_seq(seq)?;
                 return self.pass.judge(self.id, value).map(Some);
             }
             _ if self.pass.lax => return Err(reject()),
