@@ -305,11 +305,19 @@ fn to_source_shape(module: &Module, ty: &Ty, value: &mut Value) {
     match (module.resolve(ty), value) {
         (Ty::Nullable(inner), v) if !v.is_null() => to_source_shape(module, inner, v),
         (Ty::AnyOf(members), v) => {
-            let read = members.iter().find_map(|m| {
+            // The member the target's shape names first: an object member is sent with every
+            // one of its keys, so a member whose keys the call does not hold is ruled out there
+            // even when the call, without its nulls, would fit it. Then any member that fits.
+            let read = |m: &Ty| {
                 let mut c = v.clone();
                 to_source_shape(module, m, &mut c);
                 fits(module, m, &c).then_some(c)
-            });
+            };
+            let read = members
+                .iter()
+                .filter(|m| has_every_key(module, m, v))
+                .find_map(&read)
+                .or_else(|| members.iter().find_map(&read));
             if let Some(c) = read {
                 *v = c;
             }
@@ -331,6 +339,49 @@ fn to_source_shape(module: &Module, ty: &Ty, value: &mut Value) {
             }
         }
         _ => {}
+    }
+}
+
+/// Whether somewhere in `value` (in the target's shape) a union is left only with members that
+/// break the source's rules: the members whose keys the value holds (the ones the target's
+/// schema can take) all reject it, though another member, one the target's shape rules out by
+/// a key the value leaves out, would take it without its nulls. There the schema took a member
+/// whose folded constraint the validator applies.
+fn forced_member(module: &Module, ty: &Ty, value: &Value) -> bool {
+    match (module.resolve(ty), value) {
+        (Ty::Nullable(inner), v) if !v.is_null() => forced_member(module, inner, v),
+        (Ty::AnyOf(members), v) => {
+            let keyed: Vec<&Ty> = members
+                .iter()
+                .filter(|m| has_every_key(module, m, v))
+                .collect();
+            let fits_bare = |m: &Ty| {
+                let mut c = v.clone();
+                to_source_shape(module, m, &mut c);
+                fits(module, m, &c)
+            };
+            if !keyed.is_empty() && !keyed.iter().any(|m| fits_bare(m)) {
+                return true;
+            }
+            keyed.iter().any(|m| forced_member(module, m, v))
+        }
+        (Ty::Array(a), Value::Array(items)) => items
+            .iter()
+            .any(|item| forced_member(module, &a.items, item)),
+        (Ty::Object(o), Value::Object(map)) => o.fields.iter().any(|f| {
+            map.get(&f.name)
+                .is_some_and(|v| !v.is_null() && forced_member(module, &f.ty, v))
+        }),
+        _ => false,
+    }
+}
+
+/// Whether `value` holds a key for every field of `ty`, when `ty` is an object: what the
+/// target's shape asks of a member of a union (every key sent, `null` for an absent one).
+fn has_every_key(module: &Module, ty: &Ty, value: &Value) -> bool {
+    match (module.resolve(ty), value) {
+        (Ty::Object(o), Value::Object(map)) => o.fields.iter().all(|f| map.contains_key(&f.name)),
+        _ => true,
     }
 }
 
@@ -756,8 +807,9 @@ impl<'m> Case<'m> {
                     let codes: Vec<ErrorCode> = invalid.errors.iter().map(|e| e.code).collect();
                     let explained = self.folded
                         && codes.iter().all(|c| FOLDED_CODES.contains(c))
-                        && !self.source.is_valid(&bare, Mode::Strict)
-                        && !self.source_schema.is_valid(&bare);
+                        && (forced_member(self.module, &self.params, call)
+                            || (!self.source.is_valid(&bare, Mode::Strict)
+                                && !self.source_schema.is_valid(&bare)));
                     if !explained {
                         return Err(format!(
                             "the validator rejects what the schema accepts: {codes:?} {message}\n{}",
@@ -969,16 +1021,7 @@ fn generated() -> impl Strategy<Value = (Spec, Value, u64)> {
 
 #[test]
 fn generated_tools_agree_with_the_strict_schema() {
-    // A fixed seed: with random ones, about one run in ten met a case the explanation below
-    // does not cover yet (a union member the target shape rules out by a key the call leaves
-    // out, while a folded constraint rejects the member the schema took). The same 300 cases
-    // run every time until that is settled.
-    let mut runner = TestRunner::new_with_rng(
-        config(300),
-        proptest::test_runner::TestRng::deterministic_rng(
-            proptest::test_runner::RngAlgorithm::ChaCha,
-        ),
-    );
+    let mut runner = TestRunner::new(config(300));
     let total = std::cell::RefCell::new(Counts::default());
     let refused = std::cell::Cell::new(0usize);
     let result = runner.run(&generated(), |(spec, args, seed)| {
