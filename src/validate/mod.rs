@@ -608,7 +608,10 @@ impl Validator {
                 }
                 Read::Invalid(value) => {
                     if let Some(invalid) = self.problems(&value, mode) {
-                        return Err(invalid);
+                        return match self.lowered_in_lax(Arguments::Text(text), mode) {
+                            Some(valid) => Ok(valid.into_owned()),
+                            None => Err(invalid),
+                        };
                     }
                 }
                 Read::Unsure => {}
@@ -618,13 +621,13 @@ impl Validator {
             .map(Validated::into_owned)
     }
 
-    /// The problems of a value that the single pass read whole and found invalid in strict mode
-    /// (the text is not read again). `None` if the run finds none, which leaves the call to the
-    /// full path.
+    /// The problems (and, in lax mode, the coercions) of a value that the single pass read
+    /// whole, as sent, and found invalid (the text is not read again). `None` if the run finds
+    /// none, which leaves the call to the full path.
     #[cold]
     #[inline(never)]
     fn problems(&self, value: &Value, mode: Mode) -> Option<Invalid> {
-        let mut run = walk::Run::errors_only(&self.program, false);
+        let mut run = walk::Run::errors_only(&self.program, mode == Mode::Lax);
         run.walk(self.root, value);
         (!run.errors.is_empty()).then(|| self.invalid(mode, run.errors, run.coercions))
     }

@@ -5,14 +5,15 @@
 //! default to fill in, `2.0` for an integer), the value is normalized once at the end by
 //! [`walk::normalize`], the one place for that rule.
 //!
-//! Text is read once, valid or not. When strict mode finds a problem (a value that breaks a
-//! rule, a missing field, an unknown key, a count), the pass stops checking and reads the rest
-//! as it is; the whole value as sent goes to the run that collects every problem
+//! Text is read once, valid or not. When the pass finds a problem no coercion mends (a value
+//! that breaks a rule, a missing field, an unknown key, a count), it stops checking and reads
+//! the rest as it is; the whole value as sent goes to the run that collects every problem
 //! ([`Read::Invalid`]), so errors read exactly as on the full path, without reading the text a
 //! second time. Only what the pass cannot carry on from leaves the call to the full path
 //! ([`Read::Unsure`]): text that is not JSON, a duplicate key, nesting too deep, and in lax
-//! mode a value no coercion mends. What it accepts, it returns exactly as the full path would:
-//! the same normalized value and the same coercions, in the same order.
+//! mode a problem found after a coercion (the value is then no longer as sent). What it
+//! accepts, it returns exactly as the full path would: the same normalized value and the same
+//! coercions, in the same order.
 //!
 //! Numbers come from the same deserializer as the full path's reader, through the same
 //! conversions (an integer beyond `u64` and `-0` read as doubles), so they keep their meaning.
@@ -43,11 +44,11 @@ pub(crate) const DEPTH_CAP: usize = 256;
 pub(crate) enum Read {
     /// Valid: the normalized arguments and the coercions applied (lax mode only).
     Valid(Value, Vec<Coercion>),
-    /// Invalid in strict mode: the value as sent, read whole (every key, every item), for the
-    /// run that collects the problems, so that the text is read once.
+    /// Invalid: the value as sent, read whole (every key, every item), for the run that
+    /// collects the problems, so that the text is read once.
     Invalid(Value),
     /// The full path must decide: text that is not JSON, a duplicate key, nesting too deep, or
-    /// a lax value that no coercion mends.
+    /// in lax mode a problem after a coercion.
     Unsure,
 }
 
@@ -89,6 +90,7 @@ fn read(
         normal: true,
         salvage,
         failed: false,
+        rewritten: false,
     };
     let mut de = serde_json::Deserializer::from_str(text);
     // The pass counts depth itself and stops at `max_depth`.
@@ -108,6 +110,12 @@ fn read(
         return Read::Unsure;
     }
     if pass.failed {
+        // Lax mode's value is as sent only while nothing was coerced before the problem; a
+        // coerced part would read as valid to the run that collects the problems, which must
+        // record its coercions, so such a call goes to the full path.
+        if pass.rewritten || !pass.coercions.is_empty() {
+            return Read::Unsure;
+        }
         return Read::Invalid(value);
     }
     // (A caller that only asks whether the text is valid has no use for the value.)
@@ -139,9 +147,12 @@ struct Pass<'p> {
     /// ([`Read::Invalid`]) rather than stop at once ([`Read::Unsure`]), for a caller that only
     /// asks whether the text is valid.
     salvage: bool,
-    /// Whether strict mode found a problem: the rest is read as it is (no more checks), so that
-    /// the run that collects the problems gets the whole value without reading the text again.
+    /// Whether the pass found a problem that no coercion mends: the rest is read as it is (no
+    /// more checks), so that the run that collects the problems gets the whole value without
+    /// reading the text again.
     failed: bool,
+    /// Whether a part of the value was replaced by its coerced form (lax mode).
+    rewritten: bool,
 }
 
 impl Pass<'_> {
@@ -166,17 +177,19 @@ impl Pass<'_> {
         if !self.lax {
             return self.fail(value);
         }
-        let value = &value;
         // The run records its coercions after the pass's, at paths relative to the value.
         let before = self.coercions.len();
         let mut run = walk::Run::at_value(self.prog, std::mem::take(&mut self.coercions));
-        let out = run.walk(id, value);
+        let out = run.walk(id, &value);
         self.coercions = run.coercions;
         match out {
-            Some(v) if run.errors.is_empty() => Ok(v),
+            Some(v) if run.errors.is_empty() => {
+                self.rewritten = true;
+                Ok(v)
+            }
             _ => {
                 self.coercions.truncate(before);
-                Err(reject())
+                self.fail(value)
             }
         }
     }
@@ -193,12 +206,11 @@ impl Pass<'_> {
     }
 
     /// A container breaks a rule of its own (a count, uniqueness, a missing field, a rule
-    /// across keys): in strict mode it is kept as it was sent and the pass reads on; lax mode
-    /// mends none of these, and leaves the call to the full path.
+    /// across keys), which no coercion mends: it is kept as it was sent and the pass reads on.
     #[cold]
     #[inline(never)]
     fn broken<E: de::Error>(&mut self) -> Result<(), E> {
-        if self.lax || !self.salvage {
+        if !self.salvage {
             return Err(reject());
         }
         self.failed = true;
@@ -494,7 +506,6 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
             Node::Null => Ok(Some(Value::Null)),
             Node::Const(_) | Node::Enum(_) => self.pass.judge(self.id, Value::Null).map(Some),
             // No rule coerces null; an optional field's null is handled by its object.
-            _ if self.pass.lax => Err(reject()),
             _ => self.pass.fail(Value::Null).map(Some),
         }
     }
@@ -557,10 +568,9 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                 let value = self.pass.plain(self.depth).visit_seq(seq)?;
                 return self.pass.judge(self.id, value).map(Some);
             }
-            _ if self.pass.lax => return Err(reject()),
             _ => {
                 let value = self.pass.plain(self.depth).visit_seq(seq)?;
-                return self.pass.fail(value).map(Some);
+                return self.pass.coerce(self.id, value).map(Some);
             }
         };
         let depth = self.pass.enter(self.depth)?;
@@ -607,10 +617,9 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                 let value = self.pass.plain(self.depth).visit_map(map)?;
                 return self.pass.judge(self.id, value).map(Some);
             }
-            _ if self.pass.lax => return Err(reject()),
             _ => {
                 let value = self.pass.plain(self.depth).visit_map(map)?;
-                return self.pass.fail(value).map(Some);
+                return self.pass.coerce(self.id, value).map(Some);
             }
         };
         let depth = self.pass.enter(self.depth)?;
