@@ -10,10 +10,10 @@
 //! the rest as it is; the whole value as sent goes to the run that collects every problem
 //! ([`Read::Invalid`]), so errors read exactly as on the full path, without reading the text a
 //! second time. Only what the pass cannot carry on from leaves the call to the full path
-//! ([`Read::Unsure`]): text that is not JSON, a duplicate key, nesting too deep, and in lax
-//! mode a problem found after a coercion (the value is then no longer as sent). What it
-//! accepts, it returns exactly as the full path would: the same normalized value and the same
-//! coercions, in the same order.
+//! ([`Read::Unsure`]): text that is not JSON, a duplicate key, and nesting too deep. In lax mode,
+//! what the pass coerced before the problem is put back as it was sent (it keeps each original
+//! part beside its coercion). What it accepts, it returns exactly as the full path would: the
+//! same normalized value and the same coercions, in the same order.
 //!
 //! Numbers come from the same deserializer as the full path's reader, through the same
 //! conversions (an integer beyond `u64` and `-0` read as doubles), so they keep their meaning.
@@ -47,8 +47,7 @@ pub(crate) enum Read {
     /// Invalid: the value as sent, read whole (every key, every item), for the run that
     /// collects the problems, so that the text is read once.
     Invalid(Value),
-    /// The full path must decide: text that is not JSON, a duplicate key, nesting too deep, or
-    /// in lax mode a problem after a coercion.
+    /// The full path must decide: text that is not JSON, a duplicate key, or nesting too deep.
     Unsure,
 }
 
@@ -90,7 +89,8 @@ fn read(
         normal: true,
         salvage,
         failed: false,
-        rewritten: false,
+        originals: Vec::new(),
+        lost: false,
     };
     let mut de = serde_json::Deserializer::from_str(text);
     // The pass counts depth itself and stops at `max_depth`.
@@ -110,10 +110,9 @@ fn read(
         return Read::Unsure;
     }
     if pass.failed {
-        // Lax mode's value is as sent only while nothing was coerced before the problem; a
-        // coerced part would read as valid to the run that collects the problems, which must
-        // record its coercions, so such a call goes to the full path.
-        if pass.rewritten || !pass.coercions.is_empty() {
+        // What lax mode coerced before the problem is put back as it was sent: the run that
+        // collects the problems records the coercions itself.
+        if pass.lost || !restore(&mut value, pass.originals) {
             return Read::Unsure;
         }
         return Read::Invalid(value);
@@ -123,6 +122,48 @@ fn read(
         walk::normalize(prog, root, &mut value, true);
     }
     Read::Valid(value, pass.coercions)
+}
+
+/// A part of the value as it was sent, where lax mode changed it.
+struct Original {
+    /// A JSON pointer to the value replaced, or to the key left out.
+    path: String,
+    /// The index of the coercion recorded with it (its paths are prefixed with the coercion's).
+    coercion: usize,
+    sent: Sent,
+}
+
+enum Sent {
+    /// The value as sent, replaced by its coerced form.
+    Value(Value),
+    /// A key whose `null` was read as absent, and its place among the object's keys.
+    Null { key: String, at: usize },
+}
+
+/// Puts back what lax mode changed, in the order it was recorded (a key left out goes back to
+/// its place among the keys sent before it). `false` if a path no longer leads anywhere, which
+/// the pass never records.
+#[cold]
+#[inline(never)]
+fn restore(value: &mut Value, originals: Vec<Original>) -> bool {
+    for o in originals {
+        let path = match o.sent {
+            Sent::Value(_) => &o.path[..],
+            // The object the key was left out of.
+            Sent::Null { .. } => &o.path[..o.path.rfind('/').unwrap_or(0)],
+        };
+        let Some(target) = value.pointer_mut(path) else {
+            return false;
+        };
+        match (o.sent, target) {
+            (Sent::Value(v), target) => *target = v,
+            (Sent::Null { key, at }, Value::Object(map)) if at <= map.len() => {
+                map.shift_insert(at, key, Value::Null);
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// The error that stops the pass; never shown (the full path reports the problem).
@@ -151,8 +192,14 @@ struct Pass<'p> {
     /// more checks), so that the run that collects the problems gets the whole value without
     /// reading the text again.
     failed: bool,
-    /// Whether a part of the value was replaced by its coerced form (lax mode).
-    rewritten: bool,
+    /// The parts of the value as they were sent where lax mode replaced them (a coerced value,
+    /// a `null` read as absent), with paths relative to the container being read, like the
+    /// coercions: put back when a problem sends the value as sent to the run that collects
+    /// the problems.
+    originals: Vec<Original>,
+    /// Whether lax mode replaced a part without recording it (never expected: a value strict
+    /// mode rejects and lax mode accepts was coerced); such a value cannot be put back.
+    lost: bool,
 }
 
 impl Pass<'_> {
@@ -184,7 +231,16 @@ impl Pass<'_> {
         self.coercions = run.coercions;
         match out {
             Some(v) if run.errors.is_empty() => {
-                self.rewritten = true;
+                // Strict mode rejected the value, so lax mode coerced something in it.
+                if self.coercions.len() > before {
+                    self.originals.push(Original {
+                        path: String::new(),
+                        coercion: before,
+                        sent: Sent::Value(value),
+                    });
+                } else {
+                    self.lost = true;
+                }
                 Ok(v)
             }
             _ => {
@@ -217,13 +273,24 @@ impl Pass<'_> {
         Ok(())
     }
 
-    /// Prepends `/segment` to the paths of the coercions recorded since `since`.
+    /// Prepends `/segment` to the paths of the coercions recorded since `since`, and of the
+    /// originals recorded with them (each has a coercion of its own, so they are the last
+    /// originals, and their coercions come at `since` or later).
     #[cold]
     #[inline(never)]
     fn prefix(&mut self, since: usize, segment: &str) {
-        for c in &mut self.coercions[since..] {
-            c.path.insert_str(0, segment);
-            c.path.insert(0, '/');
+        let originals = self.originals.iter_mut().rev();
+        let paths = self.coercions[since..]
+            .iter_mut()
+            .map(|c| &mut c.path)
+            .chain(
+                originals
+                    .take_while(|o| o.coercion >= since)
+                    .map(|o| &mut o.path),
+            );
+        for path in paths {
+            path.insert_str(0, segment);
+            path.insert(0, '/');
         }
     }
 
@@ -644,6 +711,8 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         // The coercions of each key (declaration order, then other keys as they came), when
         // there are any: the full run lists them in that order.
         let mut groups: Vec<(usize, usize, usize)> = Vec::new();
+        // How many keys lax mode left out, their `null` read as absent.
+        let mut nulls = 0;
         while let Some(key) = map.next_key_seed(KeySeed {
             check: c,
             hint: next,
@@ -677,6 +746,15 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                         None => {
                             // The default, if any, is filled in by the normalization.
                             self.pass.normal = false;
+                            self.pass.originals.push(Original {
+                                path: String::new(),
+                                coercion: self.pass.coercions.len(),
+                                sent: Sent::Null {
+                                    key,
+                                    at: out.len() + nulls,
+                                },
+                            });
+                            nulls += 1;
                             self.pass.coercions.push(Coercion {
                                 path: String::new(),
                                 rule: CoercionRule::NullAsAbsent,
