@@ -142,6 +142,19 @@ fn every_error_code_has_a_fixture() {
         tooldef::Code::UnresolvedImport,
         tooldef::Code::ImportCycle,
         tooldef::Code::UnusedImport,
+        // `tooldef import` reads JSON, not `.tool` source: tests/import_codes.rs.
+        tooldef::Code::ImportNotJson,
+        tooldef::Code::ImportDuplicateKey,
+        tooldef::Code::ImportWrongFormat,
+        tooldef::Code::ImportNotASchema,
+        tooldef::Code::ImportInvalidKeyword,
+        tooldef::Code::ImportInvalidTool,
+        tooldef::Code::ImportUnsupported,
+        tooldef::Code::ImportUnresolvedRef,
+        tooldef::Code::ImportUnsatisfiable,
+        tooldef::Code::ImportDropped,
+        tooldef::Code::ImportClosedObject,
+        tooldef::Code::ImportInterpreted,
     ];
     for code in tooldef::Code::ALL {
         assert!(
