@@ -165,6 +165,21 @@ fn every_error_code_has_a_fixture() {
 }
 
 #[test]
+fn every_code_is_documented() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    let docs: String = ["language.md", "targets.md"]
+        .iter()
+        .map(|f| std::fs::read_to_string(root.join(f)).expect("read docs"))
+        .collect();
+    for code in tooldef::Code::ALL {
+        assert!(
+            docs.contains(&format!("`{code}`")),
+            "`{code}` is described in neither docs/language.md nor docs/targets.md"
+        );
+    }
+}
+
+#[test]
 fn examples_compile_to_meta_valid_schemas() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let mut count = 0;
