@@ -121,7 +121,8 @@ pub enum Code {
     TupleOrder,
     /// A union with a repeated or redundant member.
     RedundantUnion,
-    /// The inlined schema of a tool is nested deeper than the limit.
+    /// The inlined schema of a tool is nested deeper than the limit; on import, also a schema of
+    /// the input that nests deeper than the importer follows.
     SchemaTooDeep,
     /// The inlined schema of a tool has more subschemas than the limit.
     SchemaTooLarge,
@@ -144,6 +145,47 @@ pub enum Code {
     ImportCycle,
     /// An imported name that the file never uses (a warning).
     UnusedImport,
+    /// `tooldef import`: the input is neither JSON nor JSON Lines.
+    ImportNotJson,
+    /// `tooldef import`: an object of the input repeats a key (JSON readers keep one of the two,
+    /// silently, so the import does not guess which was meant).
+    ImportDuplicateKey,
+    /// `tooldef import`: the document is in another format than `--from` says (a list of OpenAI
+    /// tools read as JSON Schema); the message names the `--from` that reads it.
+    ImportWrongFormat,
+    /// `tooldef import`: a value where a schema belongs (the document, a property, `items`, a
+    /// branch, a tool's parameters) is not a schema: neither an object nor a boolean (a tool's
+    /// parameter schema must be an object).
+    ImportNotASchema,
+    /// `tooldef import`: a JSON Schema keyword whose value is not one the keyword takes: the
+    /// wrong JSON type (`"required": "a"`), an unknown type name, a count that is not a whole
+    /// number.
+    ImportInvalidKeyword,
+    /// `tooldef import`: an entry of a tool format that cannot be a tool: it has no `name`, or
+    /// its parameter schema does not describe an object.
+    ImportInvalidTool,
+    /// `tooldef import`: valid input that the language cannot express (`not`, `allOf`,
+    /// `if`/`then`/`else`, an external `$ref`, a keyword beside `$ref`, overlapping `oneOf`
+    /// branches, an OpenAI tool that is not a function).
+    ImportUnsupported,
+    /// `tooldef import`: a local `$ref` that names no definition.
+    ImportUnresolvedRef,
+    /// `tooldef import`: a schema no value can fit, where a mistake is more likely than `never`
+    /// (an empty `anyOf`/`oneOf` or `type` list, a required name that is not a property of a
+    /// closed object).
+    ImportUnsatisfiable,
+    /// `tooldef import`: something the input says was left out, with a warning: an annotation
+    /// or keyword the language has no place for, an unknown `format`, a malformed annotation,
+    /// an `enum` value that can never match.
+    ImportDropped,
+    /// `tooldef import`: a tool format's objects that declare properties but say nothing about
+    /// other keys were closed (a warning; `--keep-open` keeps them open).
+    ImportClosedObject,
+    /// `tooldef import`: input that is non-standard or leaves something open was read in the way
+    /// the warning says (BFCL's type names and `optional` key, a tool without a parameter
+    /// schema, a required name without a property, a schema that is not an object made a named
+    /// type).
+    ImportInterpreted,
 }
 
 impl Code {
@@ -180,6 +222,18 @@ impl Code {
         Code::UnresolvedImport,
         Code::ImportCycle,
         Code::UnusedImport,
+        Code::ImportNotJson,
+        Code::ImportDuplicateKey,
+        Code::ImportWrongFormat,
+        Code::ImportNotASchema,
+        Code::ImportInvalidKeyword,
+        Code::ImportInvalidTool,
+        Code::ImportUnsupported,
+        Code::ImportUnresolvedRef,
+        Code::ImportUnsatisfiable,
+        Code::ImportDropped,
+        Code::ImportClosedObject,
+        Code::ImportInterpreted,
     ];
 
     /// The stable kebab-case name of the code.
@@ -216,6 +270,18 @@ impl Code {
             Code::UnresolvedImport => "unresolved-import",
             Code::ImportCycle => "import-cycle",
             Code::UnusedImport => "unused-import",
+            Code::ImportNotJson => "import-not-json",
+            Code::ImportDuplicateKey => "import-duplicate-key",
+            Code::ImportWrongFormat => "import-wrong-format",
+            Code::ImportNotASchema => "import-not-a-schema",
+            Code::ImportInvalidKeyword => "import-invalid-keyword",
+            Code::ImportInvalidTool => "import-invalid-tool",
+            Code::ImportUnsupported => "import-unsupported",
+            Code::ImportUnresolvedRef => "import-unresolved-ref",
+            Code::ImportUnsatisfiable => "import-unsatisfiable",
+            Code::ImportDropped => "import-dropped",
+            Code::ImportClosedObject => "import-closed-object",
+            Code::ImportInterpreted => "import-interpreted",
         }
     }
 }

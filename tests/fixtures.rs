@@ -142,11 +142,39 @@ fn every_error_code_has_a_fixture() {
         tooldef::Code::UnresolvedImport,
         tooldef::Code::ImportCycle,
         tooldef::Code::UnusedImport,
+        // `tooldef import` reads JSON, not `.tool` source: tests/import_codes.rs.
+        tooldef::Code::ImportNotJson,
+        tooldef::Code::ImportDuplicateKey,
+        tooldef::Code::ImportWrongFormat,
+        tooldef::Code::ImportNotASchema,
+        tooldef::Code::ImportInvalidKeyword,
+        tooldef::Code::ImportInvalidTool,
+        tooldef::Code::ImportUnsupported,
+        tooldef::Code::ImportUnresolvedRef,
+        tooldef::Code::ImportUnsatisfiable,
+        tooldef::Code::ImportDropped,
+        tooldef::Code::ImportClosedObject,
+        tooldef::Code::ImportInterpreted,
     ];
     for code in tooldef::Code::ALL {
         assert!(
             covered.contains(code) || elsewhere.contains(code),
             "no invalid fixture produces `{code}`"
+        );
+    }
+}
+
+#[test]
+fn every_code_is_documented() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    let docs: String = ["language.md", "targets.md"]
+        .iter()
+        .map(|f| std::fs::read_to_string(root.join(f)).expect("read docs"))
+        .collect();
+    for code in tooldef::Code::ALL {
+        assert!(
+            docs.contains(&format!("`{code}`")),
+            "`{code}` is described in neither docs/language.md nor docs/targets.md"
         );
     }
 }

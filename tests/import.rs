@@ -1,5 +1,6 @@
-//! The importers on hostile and arbitrary input: an error or an import, never a panic; and
-//! whatever imports prints canonical source that compiles to the imported model.
+//! The importers on hostile and arbitrary input: an error or an import, never a panic; every
+//! issue and warning shows its code; and whatever imports prints canonical source that compiles
+//! to the imported model.
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -81,7 +82,20 @@ fn check(doc: &Value) -> Result<(), TestCaseError> {
                 keep_open,
                 ..Default::default()
             };
-            if let Ok(m) = import::import(doc, d, &options) {
+            let result = import::import(doc, d, &options);
+            // Every problem and every warning names its code, shown as `[code]`.
+            let said: Vec<(String, tooldef::Code)> = match &result {
+                Ok(m) => m.warnings.iter().map(|w| (w.to_string(), w.code)).collect(),
+                Err(e) => e.issues.iter().map(|i| (i.to_string(), i.code)).collect(),
+            };
+            for (text, code) in &said {
+                prop_assert!(
+                    text.starts_with("at ") && text.contains(&format!(": [{code}] ")),
+                    "{}",
+                    text
+                );
+            }
+            if let Ok(m) = result {
                 let compiled = tooldef::compile(&m.source);
                 prop_assert!(
                     compiled.is_ok(),

@@ -22,19 +22,18 @@ fn deny() -> Options {
 }
 
 /// The pointer and code of each issue.
-fn issues(err: &ImportError) -> Vec<(&str, Option<Code>)> {
+fn issues(err: &ImportError) -> Vec<(&str, Code)> {
     err.issues
         .iter()
         .map(|i| (i.pointer.as_str(), i.code))
         .collect()
 }
 
-/// The pointer and code of each warning the checker gave.
-fn checked_warnings(imported: &Imported) -> Vec<(&str, Option<Code>)> {
+/// The pointer and code of each warning.
+fn warnings(imported: &Imported) -> Vec<(&str, Code)> {
     imported
         .warnings
         .iter()
-        .filter(|w| w.code.is_some())
         .map(|w| (w.pointer.as_str(), w.code))
         .collect()
 }
@@ -52,7 +51,7 @@ fn a_bad_tool_name_is_the_checkers_invalid_name_at_the_name() {
         {"name": "not fine!", "description": "Do it.", "inputSchema": {"type": "object"}},
     ]});
     let err = refused(&doc, &Options::default());
-    assert_eq!(issues(&err), [("/tools/1/name", Some(Code::InvalidName))]);
+    assert_eq!(issues(&err), [("/tools/1/name", Code::InvalidName)]);
     // The message is the checker's own, shown with the pointer and the code.
     let text = err.to_string();
     assert_eq!(
@@ -66,7 +65,7 @@ fn a_repeated_tool_name_is_the_checkers_duplicate_name() {
     let tool = json!({"name": "same", "description": "Do it.", "inputSchema": {"type": "object"}});
     let doc = json!({"tools": [tool.clone(), tool]});
     let err = refused(&doc, &Options::default());
-    assert_eq!(issues(&err), [("/tools/1/name", Some(Code::DuplicateName))]);
+    assert_eq!(issues(&err), [("/tools/1/name", Code::DuplicateName)]);
 }
 
 #[test]
@@ -87,14 +86,14 @@ fn a_forbidden_character_in_a_description_is_the_checkers() {
     assert_eq!(
         got,
         [
-            ("/tools/0/description", Some(Code::ForbiddenCharacter)),
+            ("/tools/0/description", Code::ForbiddenCharacter),
             (
                 "/tools/0/inputSchema/$defs/Kind/description",
-                Some(Code::ForbiddenCharacter)
+                Code::ForbiddenCharacter
             ),
             (
                 "/tools/0/inputSchema/properties/outer/properties/inner/description",
-                Some(Code::ForbiddenCharacter)
+                Code::ForbiddenCharacter
             ),
         ]
     );
@@ -113,7 +112,7 @@ fn a_bad_property_name_is_the_checkers_at_the_property() {
         issues(&err),
         [(
             "/tools/0/inputSchema/properties/list/items/properties/a\u{0007}",
-            Some(Code::ForbiddenCharacter)
+            Code::ForbiddenCharacter
         )]
     );
 }
@@ -131,7 +130,7 @@ fn a_schema_too_deep_is_the_checkers_at_the_tool() {
             {"type": "object", "properties": {"x": schema}}},
     ]});
     let err = refused(&doc, &Options::default());
-    assert_eq!(issues(&err), [("/tools/1", Some(Code::SchemaTooDeep))]);
+    assert_eq!(issues(&err), [("/tools/1", Code::SchemaTooDeep)]);
 }
 
 #[test]
@@ -147,14 +146,16 @@ fn a_default_that_does_not_fit_is_dropped_with_the_checkers_reason() {
     let imported = import::import_mcp(&doc, &Options::default()).unwrap();
     let p = "/tools/0/inputSchema/properties";
     assert_eq!(
-        checked_warnings(&imported),
+        warnings(&imported),
         [
-            (&*format!("{p}/n/default"), Some(Code::InvalidDefault)),
+            // The importer's own warning first, then the checker's.
+            ("", Code::ImportClosedObject),
+            (&*format!("{p}/n/default"), Code::InvalidDefault),
             (
                 &*format!("{p}/deep/properties/s/default"),
-                Some(Code::InvalidDefault)
+                Code::InvalidDefault
             ),
-            (&*format!("{p}/r/default"), Some(Code::DefaultOnRequired)),
+            (&*format!("{p}/r/default"), Code::DefaultOnRequired),
         ]
     );
     let n = &imported
@@ -186,11 +187,14 @@ fn an_example_that_does_not_fit_is_dropped_at_its_index() {
         "examples": ["abc", "abcd", "ab"]}));
     let imported = import::import_mcp(&doc, &Options::default()).unwrap();
     assert_eq!(
-        checked_warnings(&imported),
-        [(
-            "/tools/0/inputSchema/properties/x/examples/1",
-            Some(Code::InvalidExample)
-        )]
+        warnings(&imported),
+        [
+            ("", Code::ImportClosedObject),
+            (
+                "/tools/0/inputSchema/properties/x/examples/1",
+                Code::InvalidExample
+            )
+        ]
     );
     assert!(
         imported
@@ -210,11 +214,14 @@ fn a_value_too_deep_is_the_checkers_nesting_limit() {
     let doc = one_property(json!({"default": deep}));
     let imported = import::import_mcp(&doc, &Options::default()).unwrap();
     assert_eq!(
-        checked_warnings(&imported),
-        [(
-            "/tools/0/inputSchema/properties/x/default",
-            Some(Code::NestingTooDeep)
-        )]
+        warnings(&imported),
+        [
+            ("", Code::ImportClosedObject),
+            (
+                "/tools/0/inputSchema/properties/x/default",
+                Code::NestingTooDeep
+            )
+        ]
     );
 }
 
@@ -227,7 +234,7 @@ fn a_folded_enum_value_with_a_hidden_character_points_at_the_value() {
         issues(&err),
         [(
             "/tools/0/inputSchema/properties/x/enum/3",
-            Some(Code::ForbiddenCharacter)
+            Code::ForbiddenCharacter
         )]
     );
     // In a named type too.
@@ -240,7 +247,7 @@ fn a_folded_enum_value_with_a_hidden_character_points_at_the_value() {
         issues(&err),
         [(
             "/tools/0/inputSchema/$defs/Level/enum/1",
-            Some(Code::ForbiddenCharacter)
+            Code::ForbiddenCharacter
         )]
     );
 }
@@ -258,13 +265,13 @@ fn constraints_the_checker_refuses_point_at_their_keyword() {
     let mut got = issues(&err);
     got.sort_by_key(|(p, _)| *p);
     let mut want = [
-        (format!("{p}/l/items/maxLength"), Some(Code::InvalidRange)),
-        (format!("{p}/m/multipleOf"), Some(Code::InvalidRange)),
-        (format!("{p}/p/pattern"), Some(Code::InvalidPattern)),
-        (format!("{p}/r/maximum"), Some(Code::InvalidRange)),
+        (format!("{p}/l/items/maxLength"), Code::InvalidRange),
+        (format!("{p}/m/multipleOf"), Code::InvalidRange),
+        (format!("{p}/p/pattern"), Code::InvalidPattern),
+        (format!("{p}/r/maximum"), Code::InvalidRange),
     ];
     want.sort_by(|a, b| a.0.cmp(&b.0));
-    let want: Vec<(&str, Option<Code>)> = want.iter().map(|(p, c)| (p.as_str(), *c)).collect();
+    let want: Vec<(&str, Code)> = want.iter().map(|(p, c)| (p.as_str(), *c)).collect();
     assert_eq!(got, want);
 }
 
@@ -273,7 +280,7 @@ fn a_bare_schemas_title_that_is_no_tool_name_is_renamed() {
     let schema = json!({"title": "Get weather!", "description": "Weather.", "type": "object"});
     let imported = import::import_json_schema(&schema, &Options::default()).unwrap();
     assert_eq!(imported.module.tools[0].name, "Get_weather_");
-    assert_eq!(checked_warnings(&imported), [("", Some(Code::InvalidName))]);
+    assert_eq!(warnings(&imported), [("", Code::InvalidName)]);
     assert!(
         imported.warnings[0]
             .message

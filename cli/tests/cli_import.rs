@@ -114,8 +114,19 @@ fn import_errors_name_the_keyword_and_pointer() {
     let (code, out, err) = run_stdin(&["import", "-", "--from", "json-schema"], schema);
     assert_eq!(code, 1);
     assert!(out.is_empty());
-    assert!(err.contains("/properties/a/not"), "{err}");
-    assert!(err.contains("`not`"), "{err}");
+    // The pointer, the code, the message and the keyword at fault.
+    assert_eq!(
+        err,
+        "error: <stdin>: at /properties/a/not: [import-unsupported] the keyword `not` has no equivalent in the language [not]\n"
+    );
+    // Text that is not JSON has its code too.
+    let (code, out, err) = run_stdin(&["import", "-", "--from", "json-schema"], "{");
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(
+        err.starts_with("error: <stdin>: at /: [import-not-json] not JSON: "),
+        "{err}"
+    );
 }
 
 #[test]
@@ -126,6 +137,12 @@ fn tool_dialects_close_objects_unless_kept_open() {
     assert_eq!(code, 0, "{err}");
     assert!(!closed.contains("..."), "{closed}");
     assert_eq!(err.matches("--keep-open").count(), 1, "{err}");
+    assert!(
+        err.contains(
+            "warning: <stdin>: at /: [import-closed-object] objects that declare properties"
+        ),
+        "{err}"
+    );
     let (code, open, _) = run_stdin(&["import", "-", "--from", "openai", "--keep-open"], tools);
     assert_eq!(code, 0);
     assert!(open.contains("..."), "{open}");
@@ -240,7 +257,7 @@ fn import_deny_hidden_turns_the_hidden_character_warning_into_exit_code_1() {
     let (code, out, err) = run_stdin(&["import", "--from", "mcp", "-"], &poisoned);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("warning: <stdin>: at /tools/0/description: the description contains the invisible or control character U+E0100; it was removed"),
+        err.contains("warning: <stdin>: at /tools/0/description: [forbidden-character] the description contains the invisible or control character U+E0100; it was removed"),
         "{err}"
     );
     assert!(out.contains("/// Do it.\n"), "{out}");

@@ -8,6 +8,7 @@ use super::origins::{enum_pointers, ToolOrigin, TypeOrigin};
 use super::schema::{named_kind, type_name, Core, Rules};
 use super::ToolSpec;
 use super::{entries, finish, str_at, tools, Dialect, ImportError, Imported, Issue, Options};
+use crate::diagnostic::Code;
 use crate::model::{Module, NamedType, Tool, Ty, TypeId};
 
 /// Faithful rules: objects stay open unless they say otherwise.
@@ -95,6 +96,7 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
         return Err(ImportError {
             issues: vec![Issue::reading(
                 listed[i].0.clone(),
+                Code::ImportWrongFormat,
                 format!(
                     "this is a tool in the {} format, not a JSON Schema; import it with `--from {}`",
                     dialect.as_str(),
@@ -184,6 +186,7 @@ fn schemas(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
                     None => {
                         core.warn(
                             &ptr,
+                            Code::MissingDescription,
                             "the schema has no description; the tool's name was used",
                         );
                         name.clone()
@@ -201,7 +204,7 @@ fn schemas(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
             }
             other => {
                 let tname = core.fresh_type_name(&name);
-                core.warn(&ptr, format!("the schema does not describe an object, so it cannot be a tool's parameters; it became the named type `{tname}`"));
+                core.warn(&ptr, Code::ImportInterpreted, format!("the schema does not describe an object, so it cannot be a tool's parameters; it became the named type `{tname}`"));
                 push_named(&mut core, tname, other, schema, &ptr);
             }
         }
@@ -270,6 +273,7 @@ pub(super) fn import_type(schema: &Value, name: &str) -> Result<(Imported, TypeI
         None => Err(ImportError {
             issues: vec![Issue::reading(
                 "",
+                Code::ImportUnsupported,
                 format!("the type `{tname}` was lost in printing"),
             )],
         }),

@@ -9,6 +9,9 @@
 //! itself only reads JSON (a keyword of the wrong JSON type, one the language cannot express, a
 //! `$ref` that does not resolve) and makes the repairs it announces: a default or example that
 //! the checker refuses is dropped with a warning, as is a hidden character in a description.
+//! What it finds carries a code too: its own (`import-not-json`, `import-unsupported`,
+//! `import-dropped`, …, see [`Code`]), or the checker's where the checker has one for the same
+//! thing (`schema-too-deep`, `missing-description`, `forbidden-character`).
 //!
 //! Rules (docs/language.md, "Open objects and JSON Schema interop"):
 //! - Keywords the language cannot express (`not`, `if`/`then`/`else`, `allOf`,
@@ -99,8 +102,11 @@ pub struct Options {
 pub struct Warning {
     /// Where, as a JSON pointer (RFC 6901) into the input document.
     pub pointer: String,
-    /// The code of the checker's diagnostic behind it, when the checker found it.
-    pub code: Option<Code>,
+    /// What kind of change it is: the code of the checker's diagnostic behind it when the
+    /// checker found it (a default that does not fit, dropped), else one of the importer's own
+    /// (`import-dropped`, `import-closed-object`, …) or of a checker's rule it repaired
+    /// (`forbidden-character` for a hidden character removed).
+    pub code: Code,
     /// What happened.
     pub message: String,
 }
@@ -112,20 +118,25 @@ pub struct Issue {
     pub pointer: String,
     /// The JSON Schema keyword at fault, when one is.
     pub keyword: Option<String>,
-    /// The code of the checker's diagnostic, when the imported definitions break a rule of the
-    /// language; `None` when the input cannot be read as JSON Schema at all.
-    pub code: Option<Code>,
+    /// What kind of problem it is: the code of the checker's diagnostic when the imported
+    /// definitions break a rule of the language, else one of the importer's own
+    /// (`import-not-json`, `import-unsupported`, …) when the input cannot be read.
+    pub code: Code,
     /// What is wrong.
     pub message: String,
 }
 
 impl Issue {
-    /// An issue found while reading the input (no checker code).
-    pub(crate) fn reading(pointer: impl Into<String>, message: impl Into<String>) -> Issue {
+    /// An issue found while reading the input, before the checker sees it.
+    pub(crate) fn reading(
+        pointer: impl Into<String>,
+        code: Code,
+        message: impl Into<String>,
+    ) -> Issue {
         Issue {
             pointer: pointer.into(),
             keyword: None,
-            code: None,
+            code,
             message: message.into(),
         }
     }
@@ -135,14 +146,11 @@ impl Issue {
 fn located(
     f: &mut std::fmt::Formatter<'_>,
     pointer: &str,
-    code: Option<Code>,
+    code: Code,
     message: &str,
 ) -> std::fmt::Result {
     let at = if pointer.is_empty() { "/" } else { pointer };
-    match code {
-        Some(c) => write!(f, "at {at}: [{c}] {message}"),
-        None => write!(f, "at {at}: {message}"),
-    }
+    write!(f, "at {at}: [{code}] {message}")
 }
 
 impl std::fmt::Display for Issue {
@@ -179,7 +187,7 @@ pub struct Imported {
 /// Reads an input document: JSON, or JSON Lines (one value per line, collected into a list).
 pub fn parse_input(text: &str) -> Result<Value, ImportError> {
     let one = |message: String| ImportError {
-        issues: vec![Issue::reading("", message)],
+        issues: vec![Issue::reading("", Code::ImportNotJson, message)],
     };
     match serde_json::from_str::<Value>(text) {
         Ok(v) => {
@@ -234,6 +242,7 @@ fn refuse_duplicate_keys(text: &str, prefix: &str) -> Result<(), ImportError> {
                 let key = key.replace("~1", "/").replace("~0", "~");
                 Issue::reading(
                     format!("{prefix}{}", d.path),
+                    Code::ImportDuplicateKey,
                     format!(
                         "the key `{key}` appears twice in this object; a JSON reader keeps only one of the two, so the import will not guess which was meant"
                     ),
@@ -363,13 +372,19 @@ pub(crate) fn tools(
     for spec in specs {
         let ptr = spec.pointer.clone();
         let Some(name) = spec.name else {
-            core.error(&ptr, None, "the tool has no `name`");
+            core.error(
+                &ptr,
+                None,
+                Code::ImportInvalidTool,
+                "the tool has no `name`",
+            );
             continue;
         };
         // Whether the name is valid, and unique, is the checker's to say.
         if name.contains('.') {
             core.warn(
                 &format!("{ptr}/name"),
+                Code::InvalidName,
                 format!("the tool name `{}` contains `.`, which OpenAI, Anthropic and Gemini reject; those targets will refuse it until it is renamed", crate::hidden::reveal(name)),
             );
         }
@@ -389,6 +404,7 @@ pub(crate) fn tools(
             None => {
                 core.warn(
                     &format!("{ptr}/description"),
+                    Code::MissingDescription,
                     "the tool has no description; its name was used (models choose tools by their descriptions: write one)",
                 );
                 name.to_string()
@@ -402,13 +418,19 @@ pub(crate) fn tools(
             None => {
                 core.warn(
                     &input_ptr,
+                    Code::ImportInterpreted,
                     "the tool has no parameter schema; it takes no parameters",
                 );
                 &empty
             }
         };
         let Some(input_map) = input.as_object() else {
-            core.error(&input_ptr, None, "the parameter schema must be an object");
+            core.error(
+                &input_ptr,
+                None,
+                Code::ImportNotASchema,
+                "the parameter schema must be an object",
+            );
             continue;
         };
         let mut input_map = input_map.clone();
@@ -438,7 +460,12 @@ pub(crate) fn tools(
                 *o
             }
             Some(_) => {
-                core.error(&input_ptr, None, "the parameters must be an object schema");
+                core.error(
+                    &input_ptr,
+                    None,
+                    Code::ImportInvalidTool,
+                    "the parameters must be an object schema",
+                );
                 continue;
             }
             None => continue,
@@ -476,6 +503,7 @@ pub(crate) fn tools(
                                     }
                                     (Some(t), Some(existing)) if t != existing => core.warn(
                                         &format!("{aptr}/title"),
+                                        Code::ImportDropped,
                                         "the annotation title differs from the tool's title; the tool's title was kept",
                                     ),
                                     _ => {}
@@ -483,7 +511,7 @@ pub(crate) fn tools(
                                 None
                             }
                             _ => {
-                                core.warn(&format!("{aptr}/{k}"), format!("the annotation `{k}` has no place in the language and was dropped"));
+                                core.warn(&format!("{aptr}/{k}"), Code::ImportDropped, format!("the annotation `{k}` has no place in the language and was dropped"));
                                 None
                             }
                         };
@@ -492,18 +520,24 @@ pub(crate) fn tools(
                                 Some(b) => *slot = Some(b),
                                 None => core.warn(
                                     &format!("{aptr}/{k}"),
+                                    Code::ImportDropped,
                                     format!("`{k}` is not a boolean; it was dropped"),
                                 ),
                             }
                         }
                     }
                 }
-                None => core.warn(&aptr, "`annotations` is not an object; it was dropped"),
+                None => core.warn(
+                    &aptr,
+                    Code::ImportDropped,
+                    "`annotations` is not an object; it was dropped",
+                ),
             }
         }
         if hints.read_only == Some(true) && hints.destructive == Some(true) {
             core.warn(
                 &format!("{ptr}/annotations"),
+                Code::ConflictingAttributes,
                 "a read-only tool cannot be destructive; `destructiveHint` was dropped",
             );
             hints.destructive = None;
@@ -519,6 +553,7 @@ pub(crate) fn tools(
     if core.closed_by_default {
         core.warn(
             "",
+            Code::ImportClosedObject,
             "objects that declare properties but say nothing about other keys were closed (an unknown argument is a model mistake); pass --keep-open to keep them open",
         );
     }
@@ -554,7 +589,8 @@ pub(crate) fn finish(
 ) -> Result<Imported, ImportError> {
     for round in 0..REPAIR_ROUNDS {
         let built = crate::print::syntax_tree(&module).map_err(|e| ImportError {
-            issues: vec![Issue::reading("", e.0)],
+            // The model has no spelling in the language.
+            issues: vec![Issue::reading("", Code::ImportUnsupported, e.0)],
         })?;
         let source = crate::print::file(&built);
         let parsed = crate::syntax::parse_recovering(&source);
@@ -573,7 +609,7 @@ pub(crate) fn finish(
             if !d.is_error() {
                 notes.push(Warning {
                     pointer,
-                    code: Some(d.code),
+                    code: d.code,
                     message: d.message.clone(),
                 });
                 continue;
@@ -595,7 +631,7 @@ pub(crate) fn finish(
                         };
                         repaired.push(Warning {
                             pointer,
-                            code: Some(d.code),
+                            code: d.code,
                             message: format!("{}; {done}", d.message),
                         });
                         repairs.push(r);
@@ -604,7 +640,7 @@ pub(crate) fn finish(
                 None => issues.push(Issue {
                     pointer,
                     keyword: None,
-                    code: Some(d.code),
+                    code: d.code,
                     message: d.message.clone(),
                 }),
             }
@@ -629,6 +665,7 @@ pub(crate) fn finish(
     Err(ImportError {
         issues: vec![Issue::reading(
             "",
+            Code::ImportUnsupported,
             "the imported definitions could not be repaired",
         )],
     })

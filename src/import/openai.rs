@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::schema::Rules;
 use super::{entries, str_at, tools, ImportError, Imported, Issue, Options, ToolSpec};
+use crate::diagnostic::Code;
 
 pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
     let mut specs = Vec::new();
@@ -14,6 +15,7 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
             if t != "function" {
                 errors.push(Issue::reading(
                     format!("{ptr}/type"),
+                    Code::ImportUnsupported,
                     format!("only function tools can be imported, not `{t}` tools"),
                 ));
                 continue;

@@ -11,6 +11,7 @@ use serde_json::{Map, Number, Value};
 
 use super::origins::{enum_pointers, FieldOrigin, Origins, TypeOrigin};
 use super::{Issue, Warning};
+use crate::diagnostic::Code;
 use crate::hidden::{self, Text};
 use crate::model::*;
 
@@ -152,10 +153,10 @@ impl Core {
         }
     }
 
-    pub(crate) fn warn(&mut self, pointer: &str, message: impl Into<String>) {
+    pub(crate) fn warn(&mut self, pointer: &str, code: Code, message: impl Into<String>) {
         self.warnings.push(Warning {
             pointer: pointer.to_string(),
-            code: None,
+            code,
             message: message.into(),
         });
     }
@@ -164,11 +165,12 @@ impl Core {
         &mut self,
         pointer: &str,
         keyword: Option<&str>,
+        code: Code,
         message: impl Into<String>,
     ) {
         self.errors.push(Issue {
             keyword: keyword.map(str::to_string),
-            ..Issue::reading(pointer, message)
+            ..Issue::reading(pointer, code, message)
         });
     }
 
@@ -194,6 +196,7 @@ impl Core {
                             self.error(
                                 &format!("{root_ptr}/{key}"),
                                 Some(key),
+                                Code::ImportUnsupported,
                                 "both `$defs` and `definitions` are given; use one",
                             );
                         }
@@ -207,6 +210,7 @@ impl Core {
                     None => self.error(
                         &format!("{root_ptr}/{key}"),
                         Some(key),
+                        Code::ImportInvalidKeyword,
                         format!("`{key}` must be an object"),
                     ),
                 }
@@ -319,6 +323,7 @@ impl Core {
         };
         self.warn(
             ptr,
+            Code::ForbiddenCharacter,
             format!(
                 "the {what} contains the invisible or control character {}; it was removed",
                 h.code_point()
@@ -344,6 +349,7 @@ impl Core {
             self.error(
                 ptr,
                 None,
+                Code::SchemaTooDeep,
                 format!("the schema nests deeper than {MAX_DEPTH} levels"),
             );
             return None;
@@ -368,6 +374,7 @@ impl Core {
                 self.error(
                     ptr,
                     None,
+                    Code::ImportNotASchema,
                     format!("a schema must be an object or a boolean, not {other}"),
                 );
                 return None;
@@ -378,6 +385,7 @@ impl Core {
                 self.error(
                     &format!("{ptr}/{}", pointer_escape(key)),
                     Some(key),
+                    Code::ImportUnsupported,
                     format!("the keyword `{key}` has no equivalent in the language"),
                 );
             }
@@ -393,6 +401,7 @@ impl Core {
                 self.error(
                     ptr,
                     Some("oneOf"),
+                    Code::ImportUnsupported,
                     "`anyOf` and `oneOf` together cannot be expressed",
                 );
                 return None;
@@ -426,13 +435,19 @@ impl Core {
                 self.error(
                     &format!("{ptr}/{}", pointer_escape(key)),
                     Some(key),
+                    Code::ImportUnsupported,
                     format!("`{key}` beside `$ref` cannot be expressed; only annotations may sit beside a reference"),
                 );
                 return None;
             }
         }
         let Some(text) = r.as_str() else {
-            self.error(&rptr, Some("$ref"), "`$ref` must be a string");
+            self.error(
+                &rptr,
+                Some("$ref"),
+                Code::ImportInvalidKeyword,
+                "`$ref` must be a string",
+            );
             return None;
         };
         let def = text
@@ -442,6 +457,7 @@ impl Core {
             self.error(
                 &rptr,
                 Some("$ref"),
+                Code::ImportUnsupported,
                 format!("the reference `{text}` is not to a local `#/$defs/...` definition; external and root references are not supported"),
             );
             return None;
@@ -451,6 +467,7 @@ impl Core {
             self.error(
                 &rptr,
                 Some("$ref"),
+                Code::ImportUnsupported,
                 format!("the reference `{text}` points inside a definition"),
             );
             return None;
@@ -461,6 +478,7 @@ impl Core {
                 self.error(
                     &rptr,
                     Some("$ref"),
+                    Code::ImportUnresolvedRef,
                     format!("the reference `{text}` names no definition"),
                 );
                 None
@@ -471,13 +489,19 @@ impl Core {
     fn branches(&mut self, s: &Map<String, Value>, key: &str, b: &Value, ptr: &str) -> Option<Ty> {
         let bptr = format!("{ptr}/{key}");
         let Some(list) = b.as_array() else {
-            self.error(&bptr, Some(key), format!("`{key}` must be an array"));
+            self.error(
+                &bptr,
+                Some(key),
+                Code::ImportInvalidKeyword,
+                format!("`{key}` must be an array"),
+            );
             return None;
         };
         if list.is_empty() {
             self.error(
                 &bptr,
                 Some(key),
+                Code::ImportUnsatisfiable,
                 format!("an empty `{key}` accepts no value"),
             );
             return None;
@@ -508,6 +532,7 @@ impl Core {
             self.error(
                 &format!("{ptr}/{}", pointer_escape(k)),
                 Some(k),
+                Code::ImportUnsupported,
                 format!("`{k}` beside `{key}` cannot be expressed; move it into every branch"),
             );
             return None;
@@ -526,6 +551,7 @@ impl Core {
                     self.error(
                         &format!("{bptr}/{i}/type"),
                         Some("type"),
+                        Code::ImportUnsupported,
                         format!("the branch's `type` differs from the `type` beside `{key}`; the intersection cannot be expressed"),
                     );
                     return None;
@@ -539,7 +565,7 @@ impl Core {
         for (i, branch) in list.iter().enumerate() {
             let p = format!("{bptr}/{i}");
             if branch.get("description").is_some() {
-                self.warn(&p, "the description of a union branch has no place in the language and was dropped");
+                self.warn(&p, Code::ImportDropped, "the description of a union branch has no place in the language and was dropped");
             }
             members.push(self.ty(branch, &p)?);
             kinds.push(branch_types(branch));
@@ -556,6 +582,7 @@ impl Core {
                     self.error(
                         &format!("{bptr}/{i}"),
                         Some("oneOf"),
+                        Code::ImportUnsupported,
                         "`oneOf` is only supported when every branch has a `type` and no two branches share one (then it equals `anyOf`)",
                     );
                     return None;
@@ -568,6 +595,7 @@ impl Core {
                         self.error(
                             &format!("{bptr}/{i}"),
                             Some("oneOf"),
+                            Code::ImportUnsupported,
                             format!("`oneOf` branches that overlap (both accept {t}) cannot be expressed"),
                         );
                         return None;
@@ -621,12 +649,13 @@ impl Core {
                 if DROPPED_ANNOTATIONS.contains(&key.as_str()) {
                     self.warn(
                         &p,
+                        Code::ImportDropped,
                         format!(
                             "the annotation `{key}` has no place in the language and was dropped"
                         ),
                     );
                 } else {
-                    self.warn(&p, format!("the unknown keyword `{key}` was ignored (JSON Schema ignores unknown keywords too)"));
+                    self.warn(&p, Code::ImportDropped, format!("the unknown keyword `{key}` was ignored (JSON Schema ignores unknown keywords too)"));
                 }
             }
         }
@@ -644,6 +673,7 @@ impl Core {
                         self.error(
                             &format!("{ptr}/type"),
                             Some("type"),
+                            Code::ImportInvalidKeyword,
                             format!("`type` must name types, not {n}"),
                         );
                         return None;
@@ -694,6 +724,7 @@ impl Core {
                 if !matches!(n, "dict" | "float" | "tuple") {
                     self.warn(
                         &format!("{ptr}/type"),
+                        Code::ImportInterpreted,
                         format!("the type name `{n}` was read as `{t}`"),
                     );
                 }
@@ -703,6 +734,7 @@ impl Core {
         self.error(
             &format!("{ptr}/type"),
             Some("type"),
+            Code::ImportInvalidKeyword,
             format!("unknown type `{n}`"),
         );
         None
@@ -771,6 +803,7 @@ impl Core {
             self.error(
                 &format!("{ptr}/type"),
                 Some("type"),
+                Code::ImportUnsatisfiable,
                 "an empty `type` list accepts no value",
             );
             return None;
@@ -782,7 +815,7 @@ impl Core {
                 if self.violation(&ty, &v).is_none() {
                     kept.push(v);
                 } else {
-                    self.warn(ptr, format!("the value {v} of `enum`/`const` does not fit the rest of the schema and can never match; it was left out"));
+                    self.warn(ptr, Code::ImportDropped, format!("the value {v} of `enum`/`const` does not fit the rest of the schema and can never match; it was left out"));
                 }
             }
             // OpenAPI's `nullable: true` admits null beside the enum's values (as the gemini
@@ -797,6 +830,7 @@ impl Core {
             if kept.is_empty() && self.rules.bfcl {
                 self.warn(
                     &format!("{ptr}/enum"),
+                    Code::ImportDropped,
                     "no value of `enum` fits the type; the enum was dropped and the type kept",
                 );
             } else {
@@ -816,6 +850,7 @@ impl Core {
                     self.error(
                         &format!("{ptr}/enum"),
                         Some("enum"),
+                        Code::ImportInvalidKeyword,
                         "`enum` must be an array",
                     );
                     return None;
@@ -852,6 +887,7 @@ impl Core {
                 self.error(
                     &format!("{ptr}/{key}"),
                     Some(key),
+                    Code::ImportInvalidKeyword,
                     format!("`{key}` must be a number, not {other}"),
                 );
                 None
@@ -882,6 +918,7 @@ impl Core {
                         self.error(
                             &format!("{ptr}/{key}"),
                             Some(key),
+                            Code::ImportInvalidKeyword,
                             format!("`{key}` must be a whole number, not {n}"),
                         );
                         None
@@ -892,6 +929,7 @@ impl Core {
                 self.error(
                     &format!("{ptr}/{key}"),
                     Some(key),
+                    Code::ImportInvalidKeyword,
                     format!("`{key}` must be a whole number, not {other}"),
                 );
                 None
@@ -922,6 +960,7 @@ impl Core {
                 self.error(
                     &format!("{ptr}/pattern"),
                     Some("pattern"),
+                    Code::ImportInvalidKeyword,
                     "`pattern` must be a string",
                 );
                 return None;
@@ -937,12 +976,13 @@ impl Core {
                     rules.format = Some(Spanned::new(f, tag))
                 }
                 Some((n, None)) => {
-                    self.warn(&format!("{ptr}/format"), format!("the format `{n}` is unknown to the language and was dropped (formats are annotations in JSON Schema)"));
+                    self.warn(&format!("{ptr}/format"), Code::ImportDropped, format!("the format `{n}` is unknown to the language and was dropped (formats are annotations in JSON Schema)"));
                 }
                 None => {
                     self.error(
                         &format!("{ptr}/format"),
                         Some("format"),
+                        Code::ImportInvalidKeyword,
                         "`format` must be a string",
                     );
                     return None;
@@ -970,6 +1010,7 @@ impl Core {
                 self.error(
                     &format!("{ptr}/prefixItems"),
                     Some("prefixItems"),
+                    Code::ImportInvalidKeyword,
                     format!("`prefixItems` must be a non-empty array of schemas, not {other}"),
                 );
                 return None;
@@ -986,6 +1027,7 @@ impl Core {
                 self.error(
                     &format!("{ptr}/uniqueItems"),
                     Some("uniqueItems"),
+                    Code::ImportInvalidKeyword,
                     format!("`uniqueItems` must be a boolean, not {other}"),
                 );
                 return None;
@@ -1030,6 +1072,7 @@ impl Core {
                 self.error(
                     &format!("{ptr}/properties"),
                     Some("properties"),
+                    Code::ImportInvalidKeyword,
                     format!("`properties` must be an object, not {other}"),
                 );
                 return None;
@@ -1046,6 +1089,7 @@ impl Core {
                             self.error(
                                 &format!("{ptr}/required"),
                                 Some("required"),
+                                Code::ImportInvalidKeyword,
                                 format!("`required` lists names, not {v}"),
                             );
                             return None;
@@ -1060,6 +1104,7 @@ impl Core {
                 self.error(
                     &format!("{ptr}/required"),
                     Some("required"),
+                    Code::ImportInvalidKeyword,
                     format!("`required` must be an array, not {other}"),
                 );
                 return None;
@@ -1078,10 +1123,11 @@ impl Core {
             let is_required = required_set.contains(name.as_str());
             if self.rules.bfcl {
                 if let Some(Value::Bool(opt)) = p.get("optional") {
-                    self.warn(&format!("{pptr}/optional"), "the non-standard `optional` key was read: the parameter is optional when it is true and `required` does not list it");
+                    self.warn(&format!("{pptr}/optional"), Code::ImportInterpreted, "the non-standard `optional` key was read: the parameter is optional when it is true and `required` does not list it");
                     if *opt && is_required {
                         self.warn(
                             &format!("{pptr}/optional"),
+                            Code::ImportInterpreted,
                             "`optional: true` contradicts `required`; the parameter stays required",
                         );
                     }
@@ -1105,6 +1151,7 @@ impl Core {
                     }
                     None => self.warn(
                         &format!("{pptr}/examples"),
+                        Code::ImportDropped,
                         "`examples` is not an array; it was dropped",
                     ),
                 }
@@ -1142,6 +1189,7 @@ impl Core {
                 self.error(
                     &format!("{ptr}/additionalProperties"),
                     Some("additionalProperties"),
+                    Code::ImportNotASchema,
                     format!("`additionalProperties` must be a schema, not {other}"),
                 );
                 return None;
@@ -1156,14 +1204,14 @@ impl Core {
         for r in &required {
             if !props.contains_key(r) && added.insert(r.as_str()) {
                 if additional == Additional::Closed {
-                    self.error(&format!("{ptr}/required"), Some("required"), format!("`{r}` is required but not a property of a closed object, so no value fits"));
+                    self.error(&format!("{ptr}/required"), Some("required"), Code::ImportUnsatisfiable, format!("`{r}` is required but not a property of a closed object, so no value fits"));
                     return None;
                 }
                 let ty = match &additional {
                     Additional::Schema(t) => t.clone(),
                     _ => Ty::Any,
                 };
-                self.warn(&format!("{ptr}/required"), format!("`{r}` is required but has no property schema; it was declared as a field of the type other keys hold"));
+                self.warn(&format!("{ptr}/required"), Code::ImportInterpreted, format!("`{r}` is required but has no property schema; it was declared as a field of the type other keys hold"));
                 fields.push(Field {
                     name: r.clone(),
                     description: None,
@@ -1200,6 +1248,7 @@ impl Core {
             self.error(
                 &at,
                 Some("dependentRequired"),
+                Code::ImportInvalidKeyword,
                 format!("`dependentRequired` must be an object, not {dependent}"),
             );
             return None;
@@ -1209,7 +1258,7 @@ impl Core {
                 .as_array()
                 .and_then(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect());
             let Some(names) = names else {
-                self.error(&at, Some("dependentRequired"), format!("`dependentRequired` lists the names `{key}` asks for, in an array of strings, not {needs}"));
+                self.error(&at, Some("dependentRequired"), Code::ImportInvalidKeyword, format!("`dependentRequired` lists the names `{key}` asks for, in an array of strings, not {needs}"));
                 return None;
             };
             // Whether the names are declared fields is the checker's to say.
