@@ -308,16 +308,12 @@ fn to_source_shape(module: &Module, ty: &Ty, value: &mut Value) {
             // The member the target's shape names first: an object member is sent with every
             // one of its keys, so a member whose keys the call does not hold is ruled out there
             // even when the call, without its nulls, would fit it. Then any member that fits.
-            let read = |m: &Ty| {
-                let mut c = v.clone();
-                to_source_shape(module, m, &mut c);
-                fits(module, m, &c).then_some(c)
-            };
+            let read = |m: &Ty| read_as(module, m, v);
             let read = members
                 .iter()
                 .filter(|m| has_every_key(module, m, v))
-                .find_map(&read)
-                .or_else(|| members.iter().find_map(&read));
+                .find_map(read)
+                .or_else(|| members.iter().find_map(read));
             if let Some(c) = read {
                 *v = c;
             }
@@ -355,12 +351,7 @@ fn forced_member(module: &Module, ty: &Ty, value: &Value) -> bool {
                 .iter()
                 .filter(|m| has_every_key(module, m, v))
                 .collect();
-            let fits_bare = |m: &Ty| {
-                let mut c = v.clone();
-                to_source_shape(module, m, &mut c);
-                fits(module, m, &c)
-            };
-            if !keyed.is_empty() && !keyed.iter().any(|m| fits_bare(m)) {
+            if !keyed.is_empty() && !keyed.iter().any(|m| read_as(module, m, v).is_some()) {
                 return true;
             }
             keyed.iter().any(|m| forced_member(module, m, v))
@@ -374,6 +365,13 @@ fn forced_member(module: &Module, ty: &Ty, value: &Value) -> bool {
         }),
         _ => false,
     }
+}
+
+/// `value` in the source's shape as member `ty` reads it, if it fits that member there.
+fn read_as(module: &Module, ty: &Ty, value: &Value) -> Option<Value> {
+    let mut c = value.clone();
+    to_source_shape(module, ty, &mut c);
+    fits(module, ty, &c).then_some(c)
 }
 
 /// Whether `value` holds a key for every field of `ty`, when `ty` is an object: what the
