@@ -608,10 +608,10 @@ impl Validator {
                 }
                 Read::Invalid(value) => {
                     if let Some(invalid) = self.problems(&value, mode) {
-                        return match self.lowered_in_lax(Arguments::Text(text), mode) {
-                            Some(valid) => Ok(valid.into_owned()),
-                            None => Err(invalid),
-                        };
+                        return self
+                            .lowered_in_lax(Arguments::Text(text), mode)
+                            .map(Validated::into_owned)
+                            .ok_or(invalid);
                     }
                 }
                 Read::Unsure => {}

@@ -217,7 +217,8 @@ impl Pass<'_> {
     }
 
     /// A value strict mode rejects: in lax mode, the full run over it, kept when it succeeds
-    /// (with its coercions, whose paths are relative to the value).
+    /// (with its coercions, whose paths are relative to the value, and the value as sent among
+    /// the originals); otherwise, as in strict mode, a problem ([`Pass::fail`]).
     #[cold]
     #[inline(never)]
     fn coerce<E: de::Error>(&mut self, id: NodeId, value: Value) -> Result<Value, E> {
