@@ -2,7 +2,9 @@
 //! other and to themselves, long alias chains, deeply nested objects and arrays, wide objects
 //! and enums, unions, maps, tuples, literals and constraints), rendered to text. Byte fuzzing
 //! rarely gets past the parser to shapes this large; here most inputs compile. Every source
-//! that compiles passes the `compile` target's checks (`common::check_module`). Sizes stay
+//! that compiles passes the `compile` target's checks (`common::check_module_for`), with one
+//! target's emission a run, chosen by the input (each emission inlines the named types again,
+//! and emitting all of them made most of a run's cost; a campaign covers them all). Sizes stay
 //! below the limits' neighbourhood (chains, widths and enums under 64, nesting under 72), and
 //! long chains, widths and enums are rarer than short ones (see `length`), so that a run
 //! reaches millions of inputs; growth at scale is the hostile tests' and the
@@ -30,6 +32,8 @@ struct Spec {
     depth: u8,
     /// A tool of this many fields (below 64, see [`length`]).
     width: u8,
+    /// The target this run emits for (an index into `Target::ALL`).
+    target: u8,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -348,6 +352,8 @@ fn render(spec: &Spec) -> String {
 fuzz_target!(|spec: Spec| {
     let source = render(&spec);
     if let Ok(compiled) = tooldef::compile(&source) {
-        common::check_module(&compiled.module);
+        let all = tooldef::emit::Target::ALL;
+        let target = all[usize::from(spec.target) % all.len()];
+        common::check_module_for(&compiled.module, &[target]);
     }
 });
