@@ -181,16 +181,16 @@ fn check_session(out: &Value, stderr: &str) {
         show("unbound")
     );
 
-    // Timeout: 1.5 s allowed, 5 s asked; the handler's process is gone.
+    // Timeout: 3 s allowed, 5 s asked; the handler's process is gone.
     let t = &out["timeout"];
     assert_eq!(t["is_error"], true, "{}", show("timeout"));
     assert!(
-        text(t).contains("did not finish within 1500 ms"),
+        text(t).contains("did not finish within 3000 ms"),
         "{}",
         show("timeout")
     );
     let secs = t["seconds"].as_f64().unwrap();
-    assert!((1.4..4.0).contains(&secs), "{}", show("timeout"));
+    assert!((2.9..4.9).contains(&secs), "{}", show("timeout"));
     assert_eq!(t["pid_seen"], true, "{}", show("timeout"));
     assert_eq!(t["killed"], true, "the timed-out handler still runs");
 

@@ -121,7 +121,7 @@ async def scenario(session, approver, out):
     except MCPError as e:
         out["unknown"] = {"code": e.code, "message": e.message}
 
-    # Timeout: the binding allows 1.5 s; the handler would sleep 5.
+    # Timeout: the binding allows 3 s; the handler would sleep 5.
     before = pids()
     start = time.monotonic()
     r = await session.call_tool("slow", {"seconds": 5})
