@@ -4,16 +4,10 @@ use tooldef::emit::{self, Options, Target};
 use tooldef::validate::{Mode, Validator};
 use tooldef::Module;
 
-/// Every target emits or fails cleanly, every validator builds or fails cleanly (and runs on
+/// Each of `targets` emits or fails cleanly, every validator builds or fails cleanly (and runs on
 /// `{}`), and the printed model compiles to a model that prints the same and emits the same
 /// `json-schema` document.
-#[allow(dead_code)]
-pub fn check_module(m: &Module) {
-    check_module_for(m, Target::ALL);
-}
-
-/// [`check_module`] with only `targets` emitted (besides the `json-schema` round trip).
-pub fn check_module_for(m: &Module, targets: &[Target]) {
+pub fn check_module(m: &Module, targets: &[Target]) {
     let options = Options { warnings: true };
     for &target in targets {
         let _ = emit::tools(m, target, &options);

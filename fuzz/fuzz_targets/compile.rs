@@ -12,6 +12,6 @@ mod common;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(compiled) = tooldef::compile_bytes(data) {
-        common::check_module(&compiled.module);
+        common::check_module(&compiled.module, tooldef::emit::Target::ALL);
     }
 });

@@ -2,7 +2,7 @@
 //! other and to themselves, long alias chains, deeply nested objects and arrays, wide objects
 //! and enums, unions, maps, tuples, literals and constraints), rendered to text. Byte fuzzing
 //! rarely gets past the parser to shapes this large; here most inputs compile. Every source
-//! that compiles passes the `compile` target's checks (`common::check_module_for`), with one
+//! that compiles passes the `compile` target's checks (`common::check_module`), with one
 //! target's emission a run, chosen by the input (each emission inlines the named types again,
 //! and emitting all of them made most of a run's cost; a campaign covers them all). Sizes stay
 //! below the limits' neighbourhood (chains, widths and enums under 64, nesting under 72), and
@@ -267,8 +267,7 @@ impl Out {
 
 /// A chain's, a width's or an enum's length from one byte: any length below 64 for a quarter of
 /// the bytes, one below 16 for the rest. Every length stays reachable, while the average source
-/// stays small enough for a campaign of millions of runs (each run compiles the source twice and
-/// emits it for every target).
+/// stays small enough for a campaign of millions of runs (each run compiles the source twice).
 fn length(byte: u8) -> usize {
     match byte {
         192.. => usize::from(byte - 192),
@@ -354,6 +353,6 @@ fuzz_target!(|spec: Spec| {
     if let Ok(compiled) = tooldef::compile(&source) {
         let all = tooldef::emit::Target::ALL;
         let target = all[usize::from(spec.target) % all.len()];
-        common::check_module_for(&compiled.module, &[target]);
+        common::check_module(&compiled.module, &[target]);
     }
 });
