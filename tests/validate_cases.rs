@@ -37,6 +37,7 @@ tool t {
   np?: Point | null
   ns?: string | null
   u2?: string | integer
+  ps?: Point | string
   mp?: map<integer>
   open?: { a: integer, ... }
   anything?: any
@@ -872,8 +873,20 @@ fn first_violation_speaks_to_the_author() {
         check("one", json!(8)),
         Some("expected 7, got number 8".into())
     );
-    assert!(
-        check("u2", json!(true)).is_some_and(|m| m.starts_with("matches no member of the union ("))
+    // A union no member of which fits says why its first member does not.
+    assert_eq!(
+        check("u2", json!(true)),
+        Some("matches no member of the union (expected a string, got boolean true)".into())
+    );
+    // The author reads the problems the model is shown, in the same order: here those of the
+    // one member of the value's kind, and the items' problems before the array's.
+    assert_eq!(
+        check("ps", json!({"x": "a", "y": 1})),
+        Some("at /x: expected a number, got string \"a\"".into())
+    );
+    assert_eq!(
+        check("u", json!([1, "a", 1])),
+        Some("at /1: expected an integer, got string \"a\"".into())
     );
     assert_eq!(check("r", json!(3)), None);
 }

@@ -371,11 +371,8 @@ pub(crate) enum Problem {
     NotAllowed {
         long: Option<String>,
     },
-    /// No member of a union accepts the value; `reason` is the first problem of the first
-    /// member tried, for the author of a definition.
-    NoMatch {
-        reason: Option<String>,
-    },
+    /// No member of a union accepts the value.
+    NoMatch,
     /// A value where no value is allowed (`never`).
     Never,
     /// Field `field` of an `Object` node is missing; `root` when the object is the arguments.
@@ -479,6 +476,15 @@ impl ValidationError {
             }),
             omit_null: false,
             rendered: OnceLock::new(),
+        }
+    }
+
+    /// The node that found the problem and the problem, as typed data (for wording it for
+    /// another reader); `None` for problems with the text itself and limits.
+    pub(crate) fn found_by(&self) -> Option<(&Program, NodeId, &Problem)> {
+        match &self.detail {
+            Detail::Node(d) => Some((&d.program, d.node, &d.problem)),
+            Detail::Text { .. } => None,
         }
     }
 
@@ -722,7 +728,7 @@ impl NodeDetail {
                 }
             }
             Problem::Never => out.push_str("no value is allowed here; leave it out"),
-            Problem::NoMatch { .. } => {
+            Problem::NoMatch => {
                 let expected = self
                     .program
                     .expected

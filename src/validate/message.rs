@@ -647,6 +647,229 @@ pub(crate) enum Subject {
     Value,
 }
 
+/// A broken rule across the keys of object `o`, for the model and for the author alike:
+/// `` `card` and `invoice` were both given; give exactly one of `card`, `invoice` ``.
+pub(crate) fn write_key_break(out: &mut String, o: &ObjectCheck, b: &KeyBreak) {
+    let Some(rules) = o.rules() else { return };
+    let name = |i: usize| o.fields.get(i).map_or("", |f| &*f.name);
+    let names = |out: &mut String, fields: &[usize], last: &str| {
+        for (n, &i) in fields.iter().enumerate() {
+            if n > 0 {
+                out.push_str(if n + 1 == fields.len() { last } else { ", " });
+            }
+            out.push('`');
+            out.push_str(name(i));
+            out.push('`');
+        }
+    };
+    let group = |g: &usize| rules.groups.get(*g);
+    match b {
+        KeyBreak::TooFewKeys { count } | KeyBreak::TooManyKeys { count } => {
+            let few = matches!(b, KeyBreak::TooFewKeys { .. });
+            let bound = if few {
+                rules.min_keys
+            } else {
+                rules.max_keys.unwrap_or_default()
+            };
+            out.push_str(if few {
+                "must have at least "
+            } else {
+                "must have at most "
+            });
+            push_count(out, bound);
+            out.push_str(if bound == 1 {
+                " key, got "
+            } else {
+                " keys, got "
+            });
+            push_count(out, *count);
+        }
+        KeyBreak::NoneOf { group: g } => {
+            if let Some(KeyGroupCheck::ExactlyOneOf(fields)) = group(g) {
+                out.push_str("give exactly one of ");
+                names(out, fields, " or ");
+                out.push_str("; none was given");
+            }
+        }
+        KeyBreak::Several { group: g, given } => {
+            let (exactly, fields) = match group(g) {
+                Some(KeyGroupCheck::ExactlyOneOf(f)) => (true, f),
+                Some(KeyGroupCheck::AtMostOneOf(f)) => (false, f),
+                _ => return,
+            };
+            names(out, given, " and ");
+            out.push_str(if given.len() == 2 {
+                " were both given; give "
+            } else {
+                " were given together; give "
+            });
+            out.push_str(if exactly { "exactly" } else { "at most" });
+            out.push_str(" one of ");
+            names(out, fields, " or ");
+        }
+        KeyBreak::Needs { group: g, missing } => {
+            let Some(KeyGroupCheck::Requires { key, .. }) = group(g) else {
+                return;
+            };
+            let Some(f) = o.fields.get(*missing) else {
+                return;
+            };
+            out.push_str("missing field `");
+            out.push_str(&f.name);
+            out.push_str("` of type `");
+            out.push_str(&f.texts.type_text);
+            out.push_str("`, required when `");
+            out.push_str(name(*key));
+            out.push_str("` is given");
+            if let Some(d) = &f.texts.description {
+                out.push_str(": ");
+                out.push_str(d.trim());
+            }
+        }
+    }
+}
+
+/// A problem found by `node` in `value`, worded for the author of a definition:
+/// `expected an integer, got string "1"`.
+/// `reason` is, for a union no member of which accepts the value, why its first member does not.
+pub(super) fn for_author(
+    node: Option<&Node>,
+    value: &Value,
+    problem: &Problem,
+    reason: Option<&str>,
+) -> String {
+    let s = value.as_str().unwrap_or_default();
+    let len = |v: &Value| match v {
+        Value::String(s) => s.chars().count(),
+        Value::Array(items) => items.len(),
+        _ => 0,
+    };
+    match (problem, node) {
+        (Problem::WrongType { want, .. }, _) | (Problem::NotCoercible { want, .. }, _) => {
+            format!("expected {}, got {}", an_plain(want), describe(value))
+        }
+        (Problem::Number { rule, n }, Some(Node::Integer(c) | Node::Number(c))) => {
+            let words = match rule {
+                NumberRule::Minimum => "at least",
+                NumberRule::ExclusiveMinimum => "more than",
+                NumberRule::Maximum => "at most",
+                NumberRule::ExclusiveMaximum => "less than",
+                NumberRule::MultipleOf => "a multiple of",
+            };
+            let bound = c.bound(*rule).map(plain).unwrap_or_default();
+            format!("expected {words} {bound}, got {n}")
+        }
+        (Problem::TooShort { len }, Some(Node::String(c))) => format!(
+            "expected at least {} characters, got {len}",
+            c.min_length.unwrap_or_default()
+        ),
+        (Problem::TooLong { len }, Some(Node::String(c))) => format!(
+            "expected at most {} characters, got {len}",
+            c.max_length.unwrap_or_default()
+        ),
+        (Problem::Pattern { .. }, Some(Node::String(c))) => {
+            let text = c.pattern.as_ref().map(|p| p.as_str()).unwrap_or_default();
+            format!("expected a string matching /{text}/, got {s:?}")
+        }
+        (Problem::Format { .. }, Some(Node::String(c))) => match c.format {
+            Some(f) => format!(
+                "expected {} (e.g. {:?}), got {s:?}",
+                format::described(f),
+                format::example(f)
+            ),
+            None => format!("expected a string of its format, got {s:?}"),
+        },
+        (Problem::TooFewItems { .. }, Some(Node::Array(c))) => format!(
+            "expected at least {} items, got {}",
+            c.min_items,
+            len(value)
+        ),
+        (Problem::TooManyItems { .. }, Some(Node::Array(c))) => format!(
+            "expected at most {} items, got {}",
+            c.max_items.unwrap_or_default(),
+            len(value)
+        ),
+        (Problem::Duplicate { b, .. }, _) => {
+            let repeated = value.get(*b).map(json_text).unwrap_or_default();
+            format!("items must be unique, but {repeated} repeats")
+        }
+        (Problem::NotAllowed { .. }, node) => {
+            let allowed: &[Value] = match node {
+                Some(Node::Const(c)) => std::slice::from_ref(&**c),
+                Some(Node::Enum(e)) => &e.values,
+                _ => &[],
+            };
+            match allowed {
+                [one] => format!("expected {one}, got {}", describe(value)),
+                _ => {
+                    let values: Vec<String> = allowed.iter().map(Value::to_string).collect();
+                    format!(
+                        "expected one of {}, got {}",
+                        values.join(", "),
+                        describe(value)
+                    )
+                }
+            }
+        }
+        (Problem::NoMatch, _) => format!(
+            "matches no member of the union ({})",
+            reason.unwrap_or_default()
+        ),
+        (Problem::Never, _) => "expected no value (`never`)".to_string(),
+        (Problem::Missing { field, .. }, Some(Node::Object(o))) => format!(
+            "missing required field `{}`",
+            o.fields.get(*field).map_or("", |f| &*f.name)
+        ),
+        (Problem::Unknown { key, .. }, _) => format!("unknown field `{key}`"),
+        (Problem::Keys(b), Some(Node::Object(o))) => {
+            let mut out = String::new();
+            write_key_break(&mut out, o, b);
+            out
+        }
+        // Each problem comes from a node of its kind.
+        (_, _) => format!("does not fit its type, got {}", describe(value)),
+    }
+}
+
+/// `an integer`, `a string`: the article and the kind, for an author's messages.
+fn an_plain(kind: &str) -> &'static str {
+    match kind {
+        "integer" => "an integer",
+        "number" => "a number",
+        "string" => "a string",
+        "boolean" => "a boolean",
+        "array" => "an array",
+        "object" | "map" => "an object",
+        "null" => "null",
+        _ => "a value of the right type",
+    }
+}
+
+/// A value for an author's messages: its kind (`number` for all numbers) and its JSON,
+/// shortened to 40 characters.
+fn describe(value: &Value) -> String {
+    let kind = match value {
+        Value::Null => return "null".into(),
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let text = value.to_string();
+    let short: String = text.chars().take(40).collect();
+    if short.len() < text.len() {
+        format!("{kind} {short}…")
+    } else {
+        format!("{kind} {short}")
+    }
+}
+
+/// A bound as an author's messages print it (as a double: `10`, `0.5`).
+fn plain(n: &serde_json::Number) -> String {
+    n.as_f64().map_or_else(|| n.to_string(), |f| f.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -749,230 +972,4 @@ mod tests {
             assert_eq!(shorten(&v), shorten_whole(&v), "{v}");
         }
     }
-}
-
-/// Who reads a problem: the model that sent a value (messages that say what to send instead,
-/// written when asked for), or the author of a definition whose default or example breaks its
-/// own type (messages that say what the type expects, written at once).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Reader {
-    Model,
-    Author,
-}
-
-/// A broken rule across the keys of object `o`, for the model and for the author alike:
-/// `` `card` and `invoice` were both given; give exactly one of `card`, `invoice` ``.
-pub(crate) fn write_key_break(out: &mut String, o: &ObjectCheck, b: &KeyBreak) {
-    let Some(rules) = o.rules() else { return };
-    let name = |i: usize| o.fields.get(i).map_or("", |f| &*f.name);
-    let names = |out: &mut String, fields: &[usize], last: &str| {
-        for (n, &i) in fields.iter().enumerate() {
-            if n > 0 {
-                out.push_str(if n + 1 == fields.len() { last } else { ", " });
-            }
-            out.push('`');
-            out.push_str(name(i));
-            out.push('`');
-        }
-    };
-    let group = |g: &usize| rules.groups.get(*g);
-    match b {
-        KeyBreak::TooFewKeys { count } | KeyBreak::TooManyKeys { count } => {
-            let few = matches!(b, KeyBreak::TooFewKeys { .. });
-            let bound = if few {
-                rules.min_keys
-            } else {
-                rules.max_keys.unwrap_or_default()
-            };
-            out.push_str(if few {
-                "must have at least "
-            } else {
-                "must have at most "
-            });
-            push_count(out, bound);
-            out.push_str(if bound == 1 {
-                " key, got "
-            } else {
-                " keys, got "
-            });
-            push_count(out, *count);
-        }
-        KeyBreak::NoneOf { group: g } => {
-            if let Some(KeyGroupCheck::ExactlyOneOf(fields)) = group(g) {
-                out.push_str("give exactly one of ");
-                names(out, fields, " or ");
-                out.push_str("; none was given");
-            }
-        }
-        KeyBreak::Several { group: g, given } => {
-            let (exactly, fields) = match group(g) {
-                Some(KeyGroupCheck::ExactlyOneOf(f)) => (true, f),
-                Some(KeyGroupCheck::AtMostOneOf(f)) => (false, f),
-                _ => return,
-            };
-            names(out, given, " and ");
-            out.push_str(if given.len() == 2 {
-                " were both given; give "
-            } else {
-                " were given together; give "
-            });
-            out.push_str(if exactly { "exactly" } else { "at most" });
-            out.push_str(" one of ");
-            names(out, fields, " or ");
-        }
-        KeyBreak::Needs { group: g, missing } => {
-            let Some(KeyGroupCheck::Requires { key, .. }) = group(g) else {
-                return;
-            };
-            let Some(f) = o.fields.get(*missing) else {
-                return;
-            };
-            out.push_str("missing field `");
-            out.push_str(&f.name);
-            out.push_str("` of type `");
-            out.push_str(&f.texts.type_text);
-            out.push_str("`, required when `");
-            out.push_str(name(*key));
-            out.push_str("` is given");
-            if let Some(d) = &f.texts.description {
-                out.push_str(": ");
-                out.push_str(d.trim());
-            }
-        }
-    }
-}
-
-/// A problem found by `node` in `value`, worded for the author of a definition:
-/// `expected an integer, got string "1"`.
-pub(super) fn for_author(node: Option<&Node>, value: &Value, problem: &Problem) -> String {
-    let s = value.as_str().unwrap_or_default();
-    let len = |v: &Value| match v {
-        Value::String(s) => s.chars().count(),
-        Value::Array(items) => items.len(),
-        _ => 0,
-    };
-    match (problem, node) {
-        (Problem::WrongType { want, .. }, _) | (Problem::NotCoercible { want, .. }, _) => {
-            format!("expected {}, got {}", an_plain(want), describe(value))
-        }
-        (Problem::Number { rule, n }, Some(Node::Integer(c) | Node::Number(c))) => {
-            let words = match rule {
-                NumberRule::Minimum => "at least",
-                NumberRule::ExclusiveMinimum => "more than",
-                NumberRule::Maximum => "at most",
-                NumberRule::ExclusiveMaximum => "less than",
-                NumberRule::MultipleOf => "a multiple of",
-            };
-            let bound = c.bound(*rule).map(plain).unwrap_or_default();
-            format!("expected {words} {bound}, got {n}")
-        }
-        (Problem::TooShort { len }, Some(Node::String(c))) => format!(
-            "expected at least {} characters, got {len}",
-            c.min_length.unwrap_or_default()
-        ),
-        (Problem::TooLong { len }, Some(Node::String(c))) => format!(
-            "expected at most {} characters, got {len}",
-            c.max_length.unwrap_or_default()
-        ),
-        (Problem::Pattern { .. }, Some(Node::String(c))) => {
-            let text = c.pattern.as_ref().map(|p| p.as_str()).unwrap_or_default();
-            format!("expected a string matching /{text}/, got {s:?}")
-        }
-        (Problem::Format { .. }, Some(Node::String(c))) => match c.format {
-            Some(f) => format!(
-                "expected {} (e.g. {:?}), got {s:?}",
-                format::described(f),
-                format::example(f)
-            ),
-            None => format!("expected a string of its format, got {s:?}"),
-        },
-        (Problem::TooFewItems { .. }, Some(Node::Array(c))) => format!(
-            "expected at least {} items, got {}",
-            c.min_items,
-            len(value)
-        ),
-        (Problem::TooManyItems { .. }, Some(Node::Array(c))) => format!(
-            "expected at most {} items, got {}",
-            c.max_items.unwrap_or_default(),
-            len(value)
-        ),
-        (Problem::Duplicate { b, .. }, _) => {
-            let repeated = value.get(*b).map(json_text).unwrap_or_default();
-            format!("items must be unique, but {repeated} repeats")
-        }
-        (Problem::NotAllowed { .. }, node) => {
-            let allowed: &[Value] = match node {
-                Some(Node::Const(c)) => std::slice::from_ref(&**c),
-                Some(Node::Enum(e)) => &e.values,
-                _ => &[],
-            };
-            match allowed {
-                [one] => format!("expected {one}, got {}", describe(value)),
-                _ => {
-                    let values: Vec<String> = allowed.iter().map(Value::to_string).collect();
-                    format!(
-                        "expected one of {}, got {}",
-                        values.join(", "),
-                        describe(value)
-                    )
-                }
-            }
-        }
-        (Problem::NoMatch { reason }, _) => format!(
-            "matches no member of the union ({})",
-            reason.as_deref().unwrap_or_default()
-        ),
-        (Problem::Never, _) => "expected no value (`never`)".to_string(),
-        (Problem::Missing { field, .. }, Some(Node::Object(o))) => format!(
-            "missing required field `{}`",
-            o.fields.get(*field).map_or("", |f| &*f.name)
-        ),
-        (Problem::Unknown { key, .. }, _) => format!("unknown field `{key}`"),
-        (Problem::Keys(b), Some(Node::Object(o))) => {
-            let mut out = String::new();
-            write_key_break(&mut out, o, b);
-            out
-        }
-        // Each problem comes from a node of its kind.
-        (_, _) => format!("does not fit its type, got {}", describe(value)),
-    }
-}
-
-/// `an integer`, `a string`: the article and the kind, for an author's messages.
-fn an_plain(kind: &str) -> &'static str {
-    match kind {
-        "integer" => "an integer",
-        "number" => "a number",
-        "string" => "a string",
-        "boolean" => "a boolean",
-        "array" => "an array",
-        "object" | "map" => "an object",
-        "null" => "null",
-        _ => "a value of the right type",
-    }
-}
-
-/// A value for an author's messages: its kind (`number` for all numbers) and its JSON,
-/// shortened to 40 characters.
-fn describe(value: &Value) -> String {
-    let kind = match value {
-        Value::Null => return "null".into(),
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    };
-    let text = value.to_string();
-    let short: String = text.chars().take(40).collect();
-    if short.len() < text.len() {
-        format!("{kind} {short}…")
-    } else {
-        format!("{kind} {short}")
-    }
-}
-
-/// A bound as an author's messages print it (as a double: `10`, `0.5`).
-fn plain(n: &serde_json::Number) -> String {
-    n.as_f64().map_or_else(|| n.to_string(), |f| f.to_string())
 }

@@ -83,6 +83,7 @@ pub use walk::json_equal;
 pub(crate) use walk::json_hash;
 
 use compile::{Compiler, NodeId, Program};
+use error::Problem;
 
 /// Whether a number is an integer an `integer` field accepts: one held exactly (an `i64`, a
 /// `u64`, or a double with a zero fractional part within ±2^53; a double beyond that may be a
@@ -111,22 +112,44 @@ pub fn first_violation(module: &Module, ty: &Ty, value: &Value) -> Option<String
     let mut compiler = Compiler::new(module);
     let root = compiler.ty(ty);
     let program = compiler.finish();
-    let mut run = walk::Run::for_definitions(&program);
-    run.walk(root, value);
-    run.errors.into_iter().next().map(|e| {
-        // A missing or unknown key is a problem of the object that holds it.
-        let path = match e.code {
-            ErrorCode::MissingField | ErrorCode::UnknownKey => {
-                e.path.rsplit_once('/').map_or("", |(parent, _)| parent)
-            }
-            _ => e.path.as_str(),
-        };
-        if path.is_empty() {
-            e.message().into_owned()
-        } else {
-            format!("at {path}: {}", e.message())
-        }
+    let (path, message) = for_author(&program, root, value)?;
+    Some(if path.is_empty() {
+        message
+    } else {
+        format!("at {path}: {message}")
     })
+}
+
+/// The first problem of `value` against node `id` in strict mode, worded for the author of a
+/// definition: where (a JSON pointer into `value`) and what. The run is the one that collects
+/// the problems for the model; only the wording differs.
+fn for_author(program: &Program, id: NodeId, value: &Value) -> Option<(String, String)> {
+    let mut run = walk::Run::errors_only(program, false);
+    run.walk(id, value);
+    let e = run.errors.into_iter().next()?;
+    // A missing or unknown key is a problem of the object that holds it.
+    let path = match e.code {
+        ErrorCode::MissingField | ErrorCode::UnknownKey => {
+            e.path.rsplit_once('/').map_or("", |(parent, _)| parent)
+        }
+        _ => e.path.as_str(),
+    };
+    let Some((program, node, problem)) = e.found_by() else {
+        return Some((path.to_string(), e.message().into_owned()));
+    };
+    let node = program.nodes.get(node);
+    // What the problem was found in (`null` for a missing field).
+    let found = value.pointer(&e.path).unwrap_or(&Value::Null);
+    // A union's problem says why its first member does not fit.
+    let reason = match (problem, node) {
+        (Problem::NoMatch, Some(compile::Node::AnyOf(members))) => members
+            .first()
+            .and_then(|&m| for_author(program, m, found))
+            .map(|(_, why)| why),
+        _ => None,
+    };
+    let message = message::for_author(node, found, problem, reason.as_deref());
+    Some((path.to_string(), message))
 }
 
 /// Limits on argument text and values.

@@ -15,7 +15,7 @@ use super::compile::{
 };
 use super::error::{escape_pointer, Clip, ErrorCode, Present, Problem, Shown, ValidationError};
 use super::kind::object::KeyBreak;
-use super::message::{self, shorten, Reader};
+use super::message::shorten;
 use super::number;
 
 /// JSON equality as JSON Schema defines it: numbers by value (1 equals 1.0), objects regardless
@@ -173,9 +173,6 @@ pub(crate) struct Run<'p> {
     pub errors: Vec<ValidationError>,
     pub coercions: Vec<Coercion>,
     path: String,
-    /// Who reads the problems: the model, or the author of a definition (the checker's
-    /// messages about defaults and examples).
-    reader: Reader,
     /// Whether absent optional fields get their defaults (off while judging `@unique` on the
     /// values as sent, see [`Run::walk`]).
     fill_defaults: bool,
@@ -211,7 +208,6 @@ impl<'p> Run<'p> {
             errors: Vec::new(),
             coercions,
             path: String::new(),
-            reader: Reader::Model,
             fill_defaults: true,
             build: true,
             level: 0,
@@ -227,16 +223,6 @@ impl<'p> Run<'p> {
         }
     }
 
-    /// A strict run whose messages speak to the author of a definition (`expected an integer,
-    /// got string "1"`), for checking defaults and examples. It builds no value.
-    pub(super) fn for_definitions(prog: &'p Program) -> Self {
-        Run {
-            reader: Reader::Author,
-            build: false,
-            ..Run::new(prog, false)
-        }
-    }
-
     /// Whether the run only collects problems, so that values the fast check accepts can be
     /// skipped (down to [`SKIP_VALID_LEVELS`]). Lax mode coerces only what strict mode rejects,
     /// so a value the strict check accepts has no problem and no coercion in either mode.
@@ -247,7 +233,7 @@ impl<'p> Run<'p> {
     /// After a field's value failed: a `null` sent for an optional field that does not take it
     /// gets a message that says to leave the key out.
     fn omit_null_hint(&mut self, f: &FieldCheck, v: &Value) {
-        if v.is_null() && !f.required && !f.accepts_null && self.reader == Reader::Model {
+        if v.is_null() && !f.required && !f.accepts_null {
             if let Some(e) = self.errors.last_mut() {
                 e.set_omit_null();
             }
@@ -267,8 +253,8 @@ impl<'p> Run<'p> {
         self.errors.push(error);
     }
 
-    /// A problem as its reader reads it: a model's message is written when asked for, an
-    /// author's at once (it needs the whole value, which the error does not keep).
+    /// A problem found by node `id` in `value`, at `path`: typed data, worded when asked for
+    /// (by [`super::message`], for the model or for the author of a definition).
     #[inline(always)]
     fn problem(
         &self,
@@ -279,34 +265,7 @@ impl<'p> Run<'p> {
         problem: Problem,
     ) -> ValidationError {
         // A missing field's value is `null` (see `v_null`), shown as nothing.
-        let shown = Shown::new(value);
-        match self.reader {
-            Reader::Model => ValidationError::found(path, code, self.prog, id, shown, problem),
-            Reader::Author => self.for_author(path, id, code, value, shown, problem),
-        }
-    }
-
-    /// [`Run::problem`] for the author of a definition (the checker's cold path).
-    #[cold]
-    #[inline(never)]
-    fn for_author(
-        &self,
-        path: String,
-        id: NodeId,
-        code: ErrorCode,
-        value: &Value,
-        shown: Shown,
-        problem: Problem,
-    ) -> ValidationError {
-        let message = message::for_author(self.prog.nodes.get(id), value, &problem);
-        let found = ValidationError::found(path, code, self.prog, id, shown, problem);
-        ValidationError::new(
-            found.path.clone(),
-            code,
-            found.expected(),
-            found.got(),
-            message,
-        )
+        ValidationError::found(path, code, self.prog, id, Shown::new(value), problem)
     }
 
     fn wrong_type(&mut self, id: NodeId, want: &'static str, value: &Value) {
@@ -503,17 +462,6 @@ impl<'p> Run<'p> {
                     self.fail(id, ErrorCode::TooManyItems, value, problem);
                     ok = false;
                 }
-                // An author reads the array's own constraints before its items.
-                let mut unique_checked = false;
-                if check.unique && self.reader == Reader::Author {
-                    unique_checked = true;
-                    if let Some((a, b)) = first_duplicate(items) {
-                        let shown = shorten(&items[b]);
-                        let problem = Problem::Duplicate { a, b, shown };
-                        self.fail(id, ErrorCode::DuplicateItems, value, problem);
-                        ok = false;
-                    }
-                }
                 // Lax mode judges uniqueness on the coerced items, so they are built even in a
                 // run that builds nothing else.
                 let build = self.build || (check.unique && self.lax);
@@ -529,7 +477,7 @@ impl<'p> Run<'p> {
                     }
                 }
                 self.build = outer;
-                if check.unique && !unique_checked {
+                if check.unique {
                     // Without building, the run is strict: normalizing keeps equal items equal
                     // and distinct items distinct (defaults aside, see below), so the items as
                     // sent decide.
@@ -549,7 +497,6 @@ impl<'p> Run<'p> {
                             errors: Vec::new(),
                             coercions: Vec::new(),
                             path: String::new(),
-                            reader: self.reader,
                             fill_defaults: false,
                             build: true,
                             level: self.level,
@@ -653,14 +600,13 @@ impl<'p> Run<'p> {
     fn any_of(&mut self, id: NodeId, members: &[NodeId], value: &Value) -> Option<Value> {
         // A strict run that builds nothing only needs to know whether a member accepts the
         // value (the fast check is exactly that); the members' problems are not reported.
-        if !self.build && !self.lax && self.reader == Reader::Model {
+        if !self.build && !self.lax {
             if members.iter().any(|&m| accepts(self.prog, m, value)) {
                 return Some(Value::Null);
             }
         } else {
             // Without coercion first, so that lax mode prefers a member the value already fits.
             let passes: &[bool] = if self.lax { &[false, true] } else { &[false] };
-            let mut first_reason: Option<String> = None;
             for &lax in passes {
                 for &m in members {
                     let mut trial = Run {
@@ -669,7 +615,6 @@ impl<'p> Run<'p> {
                         errors: Vec::new(),
                         coercions: Vec::new(),
                         path: self.path.clone(),
-                        reader: self.reader,
                         fill_defaults: self.fill_defaults,
                         build: self.build || lax,
                         level: self.level,
@@ -680,21 +625,7 @@ impl<'p> Run<'p> {
                             return Some(v);
                         }
                     }
-                    if first_reason.is_none() {
-                        first_reason = trial
-                            .errors
-                            .into_iter()
-                            .next()
-                            .map(|e| e.message().into_owned());
-                    }
                 }
-            }
-            if self.reader == Reader::Author {
-                let problem = Problem::NoMatch {
-                    reason: first_reason,
-                };
-                self.fail(id, ErrorCode::NoMatch, value, problem);
-                return None;
             }
         }
         // A union told apart by a field: the member the tag picks has the useful errors, and a
@@ -733,12 +664,7 @@ impl<'p> Run<'p> {
                 return None;
             }
         }
-        self.fail(
-            id,
-            ErrorCode::NoMatch,
-            value,
-            Problem::NoMatch { reason: None },
-        );
+        self.fail(id, ErrorCode::NoMatch, value, Problem::NoMatch);
         None
     }
 
