@@ -57,6 +57,7 @@ mod number;
 mod reader;
 pub(crate) mod reading;
 mod single_pass;
+mod sink;
 use single_pass::Read;
 mod walk;
 
@@ -124,7 +125,7 @@ pub fn first_violation(module: &Module, ty: &Ty, value: &Value) -> Option<String
 /// definition: where (a JSON pointer into `value`) and what. The run is the one that collects
 /// the problems for the model; only the wording differs.
 fn for_author(program: &Program, id: NodeId, value: &Value) -> Option<(String, String)> {
-    let mut run = walk::Run::errors_only(program, false);
+    let mut run = walk::Run::<sink::Collect>::new(program);
     run.walk(id, value);
     let e = run.errors.into_iter().next()?;
     // A missing or unknown key is a problem of the object that holds it.
@@ -650,9 +651,11 @@ impl Validator {
     #[cold]
     #[inline(never)]
     fn problems(&self, value: &Value, mode: Mode) -> Option<Invalid> {
-        let mut run = walk::Run::errors_only(&self.program, mode == Mode::Lax);
-        run.walk(self.root, value);
-        (!run.errors.is_empty()).then(|| self.invalid(mode, run.errors, run.coercions))
+        let (_, errors, coercions) = match mode {
+            Mode::Strict => walk::Run::<sink::Collect>::new(&self.program).finish(self.root, value),
+            Mode::Lax => walk::Run::<sink::LaxCollect>::new(&self.program).finish(self.root, value),
+        };
+        (!errors.is_empty()).then(|| self.invalid(mode, errors, coercions))
     }
 
     /// Validates a parsed value in the given mode. Valid arguments borrow `value` when it is
@@ -820,20 +823,21 @@ impl Validator {
         // the single pass failed, so almost always with problems; without any, the run is
         // made again, building the arguments.
         let lax = mode == Mode::Lax;
-        let mut run = if lax && !from_text {
-            walk::Run::new(&self.program, true)
-        } else {
-            walk::Run::errors_only(&self.program, lax)
+        let (mut out, mut found, mut coercions) = match mode {
+            Mode::Lax if !from_text => {
+                walk::Run::<sink::LaxBuild>::new(&self.program).finish(self.root, value)
+            }
+            Mode::Lax => walk::Run::<sink::LaxCollect>::new(&self.program).finish(self.root, value),
+            Mode::Strict => walk::Run::<sink::Collect>::new(&self.program).finish(self.root, value),
         };
-        let mut out = run.walk(self.root, value);
-        if lax && from_text && out.is_some() && run.errors.is_empty() && errors.is_empty() {
-            run = walk::Run::new(&self.program, true);
-            out = run.walk(self.root, value);
+        if lax && from_text && out.is_some() && found.is_empty() && errors.is_empty() {
+            (out, found, coercions) =
+                walk::Run::<sink::LaxBuild>::new(&self.program).finish(self.root, value);
         }
         if errors.is_empty() {
-            errors = run.errors;
+            errors = found;
         } else {
-            errors.extend(run.errors);
+            errors.extend(found);
         }
         match out {
             Some(arguments) if errors.is_empty() => {
@@ -848,11 +852,11 @@ impl Validator {
                 };
                 Ok(Validated {
                     arguments: Cow::Owned(arguments),
-                    coercions: run.coercions,
+                    coercions,
                     repairs: Vec::new(),
                 })
             }
-            _ => Err(self.invalid(mode, errors, run.coercions)),
+            _ => Err(self.invalid(mode, errors, coercions)),
         }
     }
 

@@ -33,6 +33,7 @@ use super::compile::{Extra, Leaf, Node, NodeId, ObjectCheck, Program};
 use super::error::escape_pointer;
 use super::number;
 use super::reader::Plain;
+use super::sink::LaxBuild;
 use super::walk;
 
 /// The pass nests at most this deep, whatever the limits allow: deeper text (rejected by the
@@ -227,11 +228,11 @@ impl Pass<'_> {
         }
         // The run records its coercions after the pass's, at paths relative to the value.
         let before = self.coercions.len();
-        let mut run = walk::Run::at_value(self.prog, std::mem::take(&mut self.coercions));
-        let out = run.walk(id, &value);
-        self.coercions = run.coercions;
+        let run = walk::Run::<LaxBuild>::at_value(self.prog, std::mem::take(&mut self.coercions));
+        let (out, errors, coercions) = run.finish(id, &value);
+        self.coercions = coercions;
         match out {
-            Some(v) if run.errors.is_empty() => {
+            Some(v) if errors.is_empty() => {
                 // Strict mode rejected the value, so lax mode coerced something in it.
                 if self.coercions.len() > before {
                     self.originals.push(Original {

@@ -5,18 +5,20 @@ use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
 
 use serde_json::{Map, Number, Value};
 
 use super::coerce::{self, Coercion, CoercionRule};
 use super::compile::{
-    same_str, Extra, FieldCheck, KeyRulesCheck, Node, NodeId, NumberCheck, ObjectCheck, Program,
-    StringCheck,
+    same_str, ArrayCheck, Extra, FieldCheck, KeyRulesCheck, Node, NodeId, NumberCheck, ObjectCheck,
+    Program, StringCheck,
 };
 use super::error::{escape_pointer, Clip, ErrorCode, Present, Problem, Shown, ValidationError};
 use super::kind::object::KeyBreak;
 use super::message::shorten;
 use super::number;
+use super::sink::Sink;
 
 /// JSON equality as JSON Schema defines it: numbers by value (1 equals 1.0), objects regardless
 /// of key order.
@@ -166,22 +168,15 @@ fn push_index(path: &mut String, mut i: usize) {
     }
 }
 
-/// One full run over a value.
-pub(crate) struct Run<'p> {
+/// One run over a value, of the kind `S` (see [`super::sink`]).
+pub(crate) struct Run<'p, S: Sink> {
     prog: &'p Program,
-    lax: bool,
     pub errors: Vec<ValidationError>,
     pub coercions: Vec<Coercion>,
     path: String,
-    /// Whether absent optional fields get their defaults (off while judging `@unique` on the
-    /// values as sent, see [`Run::walk`]).
-    fill_defaults: bool,
-    /// Whether the normalized value is built. Off for strict runs that only collect the
-    /// problems (the walk then returns `Some(Value::Null)` for every valid value); lax runs
-    /// always build, since coercions decide uniqueness.
-    build: bool,
     /// How many containers deep the walk is.
     level: usize,
+    sink: PhantomData<S>,
 }
 
 /// Down to this many levels, a run that only collects strict problems first asks the fast
@@ -190,44 +185,73 @@ pub(crate) struct Run<'p> {
 /// times over.
 const SKIP_VALID_LEVELS: usize = 8;
 
-impl<'p> Run<'p> {
-    pub(super) fn new(prog: &'p Program, lax: bool) -> Self {
+impl<'p, S: Sink> Run<'p, S> {
+    pub(super) fn new(prog: &'p Program) -> Self {
         Run {
-            lax,
             path: String::with_capacity(64),
             ..Run::at_value(prog, Vec::new())
         }
     }
 
-    /// A lax run over one value, whose paths start at it, recording its coercions after
+    /// A run over one value, whose paths start at it, recording its coercions after
     /// `coercions`.
     pub(super) fn at_value(prog: &'p Program, coercions: Vec<Coercion>) -> Self {
         Run {
             prog,
-            lax: true,
             errors: Vec::new(),
             coercions,
             path: String::new(),
-            fill_defaults: true,
-            build: true,
             level: 0,
+            sink: PhantomData,
         }
     }
 
-    /// A run that only collects the problems (and, in lax mode, the coercions): the walk
-    /// returns `Some(Value::Null)` instead of the normalized value.
-    pub(super) fn errors_only(prog: &'p Program, lax: bool) -> Self {
+    /// Walks `value` against node `id` from the start: the normalized value when it is valid
+    /// (`Value::Null` in its place when the run builds nothing), the problems, the coercions.
+    pub(super) fn finish(
+        mut self,
+        id: NodeId,
+        value: &Value,
+    ) -> (Option<Value>, Vec<ValidationError>, Vec<Coercion>) {
+        let out = self.walk(id, value);
+        (out, self.errors, self.coercions)
+    }
+
+    /// A run of another kind at the same place, with nothing found yet.
+    fn fresh<T: Sink>(&self) -> Run<'p, T> {
         Run {
-            build: false,
-            ..Run::new(prog, lax)
+            prog: self.prog,
+            errors: Vec::new(),
+            coercions: Vec::new(),
+            path: self.path.clone(),
+            level: self.level,
+            sink: PhantomData,
         }
+    }
+
+    /// `f` run by a run of kind `T` that carries on from this one: same place, and what it
+    /// finds is this run's.
+    fn as_sink<T: Sink, R>(&mut self, f: impl FnOnce(&mut Run<'p, T>) -> R) -> R {
+        let mut other = Run {
+            prog: self.prog,
+            errors: std::mem::take(&mut self.errors),
+            coercions: std::mem::take(&mut self.coercions),
+            path: std::mem::take(&mut self.path),
+            level: self.level,
+            sink: PhantomData,
+        };
+        let r = f(&mut other);
+        self.errors = other.errors;
+        self.coercions = other.coercions;
+        self.path = other.path;
+        r
     }
 
     /// Whether the run only collects problems, so that values the fast check accepts can be
     /// skipped (down to [`SKIP_VALID_LEVELS`]). Lax mode coerces only what strict mode rejects,
     /// so a value the strict check accepts has no problem and no coercion in either mode.
     fn skips_valid(&self) -> bool {
-        !self.build
+        !S::BUILD
     }
 
     /// After a field's value failed: a `null` sent for an optional field that does not take it
@@ -242,7 +266,7 @@ impl<'p> Run<'p> {
 
     /// The output for a valid value: built by `f` when the run builds values.
     fn out(&self, f: impl FnOnce() -> Value) -> Option<Value> {
-        Some(if self.build { f() } else { Value::Null })
+        Some(if S::BUILD { f() } else { Value::Null })
     }
 
     /// A problem found by node `id` in `value`, at the run's path.
@@ -346,7 +370,7 @@ impl<'p> Run<'p> {
             }
             Node::Boolean => match value {
                 Value::Bool(_) => self.out(|| value.clone()),
-                Value::String(s) if self.lax => match coerce::boolean_from_str(s) {
+                Value::String(s) if S::LAX => match coerce::boolean_from_str(s) {
                     Ok(b) => {
                         Some(self.coerced(CoercionRule::BooleanFromString, value, Value::Bool(b)))
                     }
@@ -363,7 +387,7 @@ impl<'p> Run<'p> {
             Node::Integer(check) => {
                 let (n, from_string) = match value {
                     Value::Number(n) if number::is_integer(n) => (n.clone(), false),
-                    Value::String(s) if self.lax => match coerce::integer_from_str(s) {
+                    Value::String(s) if S::LAX => match coerce::integer_from_str(s) {
                         Ok(n) => (n, true),
                         Err(why) => {
                             self.not_coercible(id, "integer", value, why);
@@ -389,7 +413,7 @@ impl<'p> Run<'p> {
             Node::Number(check) => {
                 let (n, from_string) = match value {
                     Value::Number(n) => (n.clone(), false),
-                    Value::String(s) if self.lax => match coerce::number_from_str(s) {
+                    Value::String(s) if S::LAX => match coerce::number_from_str(s) {
                         Ok(n) => (n, true),
                         Err(why) => {
                             self.not_coercible(id, "number", value, why);
@@ -414,9 +438,7 @@ impl<'p> Run<'p> {
             Node::String(check) => {
                 let (s, from_number) = match value {
                     Value::String(s) => (Cow::Borrowed(s.as_str()), false),
-                    Value::Number(n) if self.lax => {
-                        (Cow::Owned(coerce::string_from_number(n)), true)
-                    }
+                    Value::Number(n) if S::LAX => (Cow::Owned(coerce::string_from_number(n)), true),
                     _ => {
                         self.wrong_type(id, "string", value);
                         return None;
@@ -462,68 +484,19 @@ impl<'p> Run<'p> {
                     self.fail(id, ErrorCode::TooManyItems, value, problem);
                     ok = false;
                 }
-                // Lax mode judges uniqueness on the coerced items, so they are built even in a
-                // run that builds nothing else.
-                let build = self.build || (check.unique && self.lax);
-                let outer = std::mem::replace(&mut self.build, build);
-                let mut out = Vec::with_capacity(if build { items.len() } else { 0 });
-                let mut items_ok = true;
-                let coercions_before = self.coercions.len();
-                for (i, item) in items.iter().enumerate() {
-                    match self.with_index(i, |r| r.walk(check.item(i), item)) {
-                        Some(v) if build => out.push(v),
-                        Some(_) => {}
-                        None => items_ok = false,
-                    }
-                }
-                self.build = outer;
-                if check.unique {
-                    // Without building, the run is strict: normalizing keeps equal items equal
-                    // and distinct items distinct (defaults aside, see below), so the items as
-                    // sent decide.
-                    let mut dup = if items_ok && build {
-                        first_duplicate(&out)
-                    } else {
-                        first_duplicate(items)
-                    };
-                    if items_ok && dup.is_some() && self.fill_defaults && build {
-                        // Defaults are annotations: items that differ only in a field one of
-                        // them leaves out are distinct, as JSON Schema judges them. Judge the
-                        // items as sent (coerced, without defaults), and if they are distinct,
-                        // return them so, since filling in defaults would make them equal.
-                        let mut bare = Run {
-                            prog: self.prog,
-                            lax: self.lax,
-                            errors: Vec::new(),
-                            coercions: Vec::new(),
-                            path: String::new(),
-                            fill_defaults: false,
-                            build: true,
-                            level: self.level,
-                        };
-                        let mut bare_items = Vec::with_capacity(items.len());
-                        for (i, item) in items.iter().enumerate() {
-                            bare.path = format!("{}/{i}", self.path);
-                            if let Some(v) = bare.walk(check.item(i), item) {
-                                bare_items.push(v);
-                            }
-                        }
-                        if bare_items.len() == items.len() && bare.errors.is_empty() {
-                            dup = first_duplicate(&bare_items);
-                            if dup.is_none() {
-                                out = bare_items;
-                                self.coercions.truncate(coercions_before);
-                                self.coercions.extend(bare.coercions);
-                            }
-                        }
-                    }
-                    if let Some((a, b)) = dup {
-                        let shown = shorten(&items[b]);
-                        let problem = Problem::Duplicate { a, b, shown };
-                        self.fail(id, ErrorCode::DuplicateItems, value, problem);
+                let (out, items_ok) = if check.unique {
+                    // Lax mode judges uniqueness on the coerced items, so they are built even
+                    // in a run that builds nothing else.
+                    let (out, items_ok) = self.as_sink(|r: &mut Run<'p, S::Items>| {
+                        r.unique_items(id, check, items, value)
+                    });
+                    if out.is_none() {
                         ok = false;
                     }
-                }
+                    (out.unwrap_or_default(), items_ok)
+                } else {
+                    self.items(check, items)
+                };
                 if !(ok && items_ok) {
                     return None;
                 }
@@ -531,6 +504,64 @@ impl<'p> Run<'p> {
             }
             Node::Object(check) => self.object(id, check, value),
         }
+    }
+
+    /// An array's items, walked: the built items (none when the run builds nothing) and
+    /// whether all are valid.
+    fn items(&mut self, check: &ArrayCheck, items: &[Value]) -> (Vec<Value>, bool) {
+        let mut out = Vec::with_capacity(if S::BUILD { items.len() } else { 0 });
+        let mut items_ok = true;
+        for (i, item) in items.iter().enumerate() {
+            match self.with_index(i, |r| r.walk(check.item(i), item)) {
+                Some(v) if S::BUILD => out.push(v),
+                Some(_) => {}
+                None => items_ok = false,
+            }
+        }
+        (out, items_ok)
+    }
+
+    /// A `@unique` array's items, walked and judged: as [`Run::items`], with `None` for the
+    /// items when two are equal (the problem is recorded).
+    fn unique_items(
+        &mut self,
+        id: NodeId,
+        check: &ArrayCheck,
+        items: &[Value],
+        value: &Value,
+    ) -> (Option<Vec<Value>>, bool) {
+        let coercions_before = self.coercions.len();
+        let (mut out, items_ok) = self.items(check, items);
+        // Without building, the run is strict: normalizing keeps equal items equal and
+        // distinct items distinct (defaults aside, see below), so the items as sent decide.
+        let mut dup = if items_ok && S::BUILD {
+            first_duplicate(&out)
+        } else {
+            first_duplicate(items)
+        };
+        if items_ok && dup.is_some() && S::FILL_DEFAULTS && S::BUILD {
+            // Defaults are annotations: items that differ only in a field one of them leaves
+            // out are distinct, as JSON Schema judges them. Judge the items as sent (coerced,
+            // without defaults), and if they are distinct, return them so, since filling in
+            // defaults would make them equal.
+            let mut bare: Run<'p, S::AsSent> = self.fresh();
+            let (bare_items, bare_ok) = bare.items(check, items);
+            if bare_ok && bare.errors.is_empty() {
+                dup = first_duplicate(&bare_items);
+                if dup.is_none() {
+                    out = bare_items;
+                    self.coercions.truncate(coercions_before);
+                    self.coercions.extend(bare.coercions);
+                }
+            }
+        }
+        if let Some((a, b)) = dup {
+            let shown = shorten(&items[b]);
+            let problem = Problem::Duplicate { a, b, shown };
+            self.fail(id, ErrorCode::DuplicateItems, value, problem);
+            return (None, items_ok);
+        }
+        (Some(out), items_ok)
     }
 
     fn not_coercible(&mut self, id: NodeId, want: &'static str, value: &Value, why: &'static str) {
@@ -574,7 +605,7 @@ impl<'p> Run<'p> {
         if let Some(m) = exact {
             return self.out(|| m.clone());
         }
-        if self.lax {
+        if S::LAX {
             for m in allowed {
                 if let Some((v, rule)) = coerce_like(m, value) {
                     if json_equal(&v, m) {
@@ -600,25 +631,24 @@ impl<'p> Run<'p> {
     fn any_of(&mut self, id: NodeId, members: &[NodeId], value: &Value) -> Option<Value> {
         // A strict run that builds nothing only needs to know whether a member accepts the
         // value (the fast check is exactly that); the members' problems are not reported.
-        if !self.build && !self.lax {
+        if !S::BUILD && !S::LAX {
             if members.iter().any(|&m| accepts(self.prog, m, value)) {
                 return Some(Value::Null);
             }
         } else {
             // Without coercion first, so that lax mode prefers a member the value already fits.
-            let passes: &[bool] = if self.lax { &[false, true] } else { &[false] };
-            for &lax in passes {
+            for &m in members {
+                let mut trial: Run<'p, S::Exact> = self.fresh();
+                if let Some(v) = trial.walk(m, value) {
+                    if trial.errors.is_empty() {
+                        self.coercions.extend(trial.coercions);
+                        return Some(v);
+                    }
+                }
+            }
+            if S::LAX {
                 for &m in members {
-                    let mut trial = Run {
-                        prog: self.prog,
-                        lax,
-                        errors: Vec::new(),
-                        coercions: Vec::new(),
-                        path: self.path.clone(),
-                        fill_defaults: self.fill_defaults,
-                        build: self.build || lax,
-                        level: self.level,
-                    };
+                    let mut trial: Run<'p, S::Coercing> = self.fresh();
                     if let Some(v) = trial.walk(m, value) {
                         if trial.errors.is_empty() {
                             self.coercions.extend(trial.coercions);
@@ -674,7 +704,7 @@ impl<'p> Run<'p> {
             return None;
         };
         let root = self.path.is_empty();
-        let mut out = if self.build {
+        let mut out = if S::BUILD {
             Map::with_capacity(check.fields.len().max(map.len()))
         } else {
             Map::new()
@@ -722,16 +752,16 @@ impl<'p> Run<'p> {
                 present |= 1 << i;
             }
             match sent {
-                Some(Value::Null) if f.null_is_absent(self.lax) => {
+                Some(Value::Null) if f.null_is_absent(S::LAX) => {
                     self.with_segment(&f.texts.pointer, |r| {
                         r.coercions.push(Coercion {
                             path: r.path.clone(),
                             rule: CoercionRule::NullAsAbsent,
                             from: Value::Null,
-                            to: f.default.as_deref().cloned().filter(|_| r.fill_defaults),
+                            to: f.default.as_deref().cloned().filter(|_| S::FILL_DEFAULTS),
                         })
                     });
-                    if let Some(d) = f.default.as_deref().filter(|_| self.fill_defaults) {
+                    if let Some(d) = f.default.as_deref().filter(|_| S::FILL_DEFAULTS) {
                         out.insert(f.key(), d.clone());
                     }
                 }
@@ -749,7 +779,7 @@ impl<'p> Run<'p> {
                 }
                 Some(v) => match self.with_segment(&f.texts.pointer, |r| r.walk(f.node(), v)) {
                     Some(x) => {
-                        if self.build {
+                        if S::BUILD {
                             out.insert(f.key(), x);
                         }
                     }
@@ -768,8 +798,8 @@ impl<'p> Run<'p> {
                     });
                 }
                 None => {
-                    if self.build {
-                        if let Some(d) = f.default.as_deref().filter(|_| self.fill_defaults) {
+                    if S::BUILD {
+                        if let Some(d) = f.default.as_deref().filter(|_| S::FILL_DEFAULTS) {
                             out.insert(f.key(), d.clone());
                         }
                     }
@@ -801,7 +831,7 @@ impl<'p> Run<'p> {
         slots: &[Option<&Value>],
         value: &Value,
     ) -> bool {
-        let lax = self.lax;
+        let lax = S::LAX;
         let absent = |i: usize| match (check.fields.get(i), slots.get(i)) {
             (Some(f), Some(Some(v))) => v.is_null() && f.null_is_absent(lax),
             _ => false,
@@ -852,14 +882,14 @@ impl<'p> Run<'p> {
             }
             match &check.extra {
                 Extra::Open => {
-                    if self.build {
+                    if S::BUILD {
                         out.insert(k.clone(), v.clone());
                     }
                 }
                 Extra::Schema(node) => {
                     match self.with_segment(&escape_pointer(k), |r| r.walk(*node, v)) {
                         Some(x) => {
-                            if self.build {
+                            if S::BUILD {
                                 out.insert(k.clone(), x);
                             }
                         }
@@ -1384,6 +1414,7 @@ mod tests {
 
     use super::*;
     use crate::validate::compile::Compiler;
+    use crate::validate::sink::{Build, LaxBuild};
 
     /// The fast path's normalization gives exactly what the full run returns, on valid values.
     #[test]
@@ -1446,10 +1477,19 @@ mod tests {
                 serde_json::to_string(&normalized).unwrap() == serde_json::to_string(&v).unwrap();
             assert!(ok, "{v}");
             assert_eq!(normal, same, "{v}");
-            for lax in [false, true] {
-                let mut run = Run::new(&prog, lax);
+            let strict = {
+                let mut run = Run::<Build>::new(&prog);
                 let walked = run.walk(root, &v);
                 assert!(run.errors.is_empty() && run.coercions.is_empty(), "{v}");
+                walked
+            };
+            let lax = {
+                let mut run = Run::<LaxBuild>::new(&prog);
+                let walked = run.walk(root, &v);
+                assert!(run.errors.is_empty() && run.coercions.is_empty(), "{v}");
+                walked
+            };
+            for walked in [strict, lax] {
                 let mut normalized = v.clone();
                 normalize(&prog, root, &mut normalized, true);
                 assert_eq!(walked.as_ref(), Some(&normalized), "{v}");
