@@ -51,8 +51,8 @@ for set in "${sets[@]}"; do
   case "$set" in
     compile/generated_1000) ops=(ours_compile_validators ours_compile ours_parse serde_json_parse_emitted); n=1 ;;
     compile/*) ops=(ours_compile_validators ours_compile ours_parse serde_json_parse_emitted); n=20 ;;
-    bfcl/*) ops=(ours_is_valid theirs_is_valid ours_validate_value theirs_iter_errors ours_validate_value_messages theirs_iter_errors_messages ours_validate_str_lax ours_validate_str_strict serde_json_from_str); n=2 ;;
-    *) ops=(ours_is_valid theirs_is_valid ours_validate_value theirs_iter_errors ours_validate_value_messages theirs_iter_errors_messages ours_validate_str_lax ours_validate_str_strict serde_json_from_str); n=200 ;;
+    bfcl/*) ops=(ours_is_valid theirs_is_valid ours_validate_value theirs_iter_errors ours_validate_value_messages theirs_iter_errors_messages ours_validate_str_lax ours_validate_str_strict serde_json_from_str loop_only); n=2 ;;
+    *) ops=(ours_is_valid theirs_is_valid ours_validate_value theirs_iter_errors ours_validate_value_messages theirs_iter_errors_messages ours_validate_str_lax ours_validate_str_strict serde_json_from_str loop_only); n=200 ;;
   esac
   for op in "${ops[@]}"; do
     printf '%-24s %-26s %12s\n' "$set" "$op" "$(count "$set" "$op" "$n")"
