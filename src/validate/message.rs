@@ -1,5 +1,7 @@
-//! Words for people and models: compact type texts, the tool's signature, shortened values, and
-//! the one message that lists every problem of a call.
+//! Words for people and models: each problem worded for its reader (the model that sent a value,
+//! or the author of a definition whose default or example breaks its type), compact type texts,
+//! the tool's signature, shortened values, and the one message that lists every problem of a
+//! call.
 
 use std::borrow::Cow;
 
@@ -7,9 +9,10 @@ use indexmap::IndexSet;
 use serde_json::Value;
 
 use crate::model::*;
+use crate::suggest::{did_you_mean, did_you_mean_tiered};
 
-use super::compile::{KeyGroupCheck, Node, ObjectCheck};
-use super::error::{ErrorCode, NumberRule, Problem, ValidationError};
+use super::compile::{FieldCheck, KeyGroupCheck, Node, ObjectCheck};
+use super::error::{ErrorCode, NodeDetail, NumberRule, Problem, Shown, ValidationError};
 use super::format;
 use super::kind::object::KeyBreak;
 
@@ -726,6 +729,254 @@ pub(crate) fn write_key_break(out: &mut String, o: &ObjectCheck, b: &KeyBreak) {
                 out.push_str(d.trim());
             }
         }
+    }
+}
+
+/// A problem a compiled node found, worded for the model that sent the value: what it must be,
+/// what was got, and what to send instead.
+impl NodeDetail {
+    pub(super) fn write_for_model(&self, out: &mut String) {
+        let node = self.program.nodes.get(self.node);
+        match &self.problem {
+            Problem::WrongType {
+                want,
+                root_object,
+                hint,
+            } => {
+                if *root_object {
+                    out.push_str("Arguments must be an object, got ");
+                    out.push_str(self.got.kind());
+                    out.push('.');
+                } else {
+                    self.must_be_got(out, an(want));
+                }
+                if let Some(hint) = hint {
+                    out.push_str("; ");
+                    out.push_str(hint);
+                }
+            }
+            Problem::NotCoercible { want, why } => {
+                self.must_be_got(out, an(want));
+                out.push_str(": ");
+                out.push_str(why);
+            }
+            Problem::Number { rule, n } => {
+                let check = match node {
+                    Some(Node::Integer(c) | Node::Number(c)) => Some(c),
+                    _ => None,
+                };
+                out.push_str(match rule {
+                    NumberRule::Minimum => "must be at least ",
+                    NumberRule::ExclusiveMinimum => "must be greater than ",
+                    NumberRule::Maximum => "must be at most ",
+                    NumberRule::ExclusiveMaximum => "must be less than ",
+                    NumberRule::MultipleOf => "must be a multiple of ",
+                });
+                if let Some(b) = check.and_then(|c| c.bound(*rule)) {
+                    push_number(out, b);
+                }
+                out.push_str(", got ");
+                push_number(out, n);
+            }
+            Problem::TooShort { len } | Problem::TooLong { len } => {
+                let short = matches!(self.problem, Problem::TooShort { .. });
+                let bound = match node {
+                    Some(Node::String(c)) if short => c.min_length,
+                    Some(Node::String(c)) => c.max_length,
+                    _ => None,
+                }
+                .unwrap_or(0);
+                out.push_str(if short {
+                    "must be at least "
+                } else {
+                    "must be at most "
+                });
+                push_count(out, bound);
+                out.push_str(if bound == 1 {
+                    " character"
+                } else {
+                    " characters"
+                });
+                out.push_str(" long, got ");
+                push_count(out, *len);
+            }
+            Problem::Pattern { s } => {
+                let pattern = match node {
+                    Some(Node::String(c)) => c.pattern.as_ref().map_or("", |p| p.as_str()),
+                    _ => "",
+                };
+                out.push_str("must match the pattern /");
+                out.push_str(pattern);
+                out.push_str("/, got ");
+                s.write_short(out);
+            }
+            Problem::Format { s } => {
+                let format = match node {
+                    Some(Node::String(c)) => c.format,
+                    _ => None,
+                };
+                match format {
+                    Some(f) => {
+                        out.push_str("must be ");
+                        out.push_str(super::format::described(f));
+                        out.push_str(", e.g. \"");
+                        out.push_str(super::format::example(f));
+                        out.push_str("\", got ");
+                    }
+                    None => out.push_str("must be a valid value of its format, got "),
+                }
+                s.write_short(out);
+            }
+            Problem::TooFewItems { len } | Problem::TooManyItems { len } => {
+                let few = matches!(self.problem, Problem::TooFewItems { .. });
+                let bound = match node {
+                    Some(Node::Array(c)) if few => Some(c.min_items),
+                    Some(Node::Array(c)) => c.max_items,
+                    _ => None,
+                }
+                .unwrap_or(0);
+                out.push_str(if few {
+                    "must have at least "
+                } else {
+                    "must have at most "
+                });
+                push_count(out, bound);
+                out.push_str(if bound == 1 { " item" } else { " items" });
+                out.push_str(", got ");
+                push_count(out, *len);
+            }
+            Problem::Duplicate { a, b, shown } => {
+                out.push_str("items must be unique, but items ");
+                push_count(out, *a);
+                out.push_str(" and ");
+                push_count(out, *b);
+                out.push_str(" are equal (");
+                out.push_str(shown);
+                out.push_str("); remove the repeats");
+            }
+            Problem::NotAllowed { long } => {
+                let allowed: &[Value] = match node {
+                    Some(Node::Const(c)) => std::slice::from_ref(c),
+                    Some(Node::Enum(e)) => &e.values,
+                    _ => &[],
+                };
+                out.push_str(if allowed.len() == 1 {
+                    "must be "
+                } else {
+                    "must be one of "
+                });
+                for (i, v) in allowed.iter().take(20).enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    write_short(out, v);
+                }
+                if allowed.len() > 20 {
+                    out.push_str(", …");
+                }
+                out.push_str(", got ");
+                self.got.write_got(out);
+                let sent = match (&self.got, long) {
+                    (_, Some(long)) => Some(long.as_str()),
+                    (Shown::Str(c), None) => Some(c.head.as_str()),
+                    _ => None,
+                };
+                if let Some(s) = sent {
+                    let names = allowed.iter().filter_map(Value::as_str);
+                    if let Some(close) = did_you_mean(s, names) {
+                        out.push_str("; did you mean ");
+                        write_json_str(out, close);
+                        out.push('?');
+                    }
+                }
+            }
+            Problem::Never => out.push_str("no value is allowed here; leave it out"),
+            Problem::NoMatch => {
+                let expected = self
+                    .program
+                    .expected
+                    .get(self.node)
+                    .map_or("", String::as_str);
+                self.must_be_got(out, expected);
+            }
+            Problem::Missing { field, root } => {
+                out.push_str("missing required ");
+                out.push_str(if *root { "parameter" } else { "field" });
+                let Some(Node::Object(o)) = node else {
+                    return;
+                };
+                let Some(f) = o.fields.get(*field) else {
+                    return;
+                };
+                out.push_str(" `");
+                out.push_str(&f.name);
+                out.push_str("` of type `");
+                out.push_str(&f.texts.type_text);
+                out.push('`');
+                if let Some(d) = &f.texts.description {
+                    out.push_str(": ");
+                    out.push_str(d.trim());
+                }
+            }
+            Problem::Keys(b) => {
+                if let Some(Node::Object(o)) = node {
+                    write_key_break(out, o, b);
+                }
+            }
+            Problem::Unknown { key, root, present } => {
+                let noun = if *root { "parameter" } else { "field" };
+                out.push_str("unknown ");
+                out.push_str(noun);
+                out.push(' ');
+                let start = out.len();
+                write_json_str(out, key);
+                if out.len() - start > 62 && out[start..].chars().count() > 62 {
+                    out.truncate(start);
+                    out.push_str(&shorten(&Value::String(key.clone())));
+                }
+                let fields: &[FieldCheck] = match node {
+                    Some(Node::Object(o)) => &o.fields,
+                    _ => &[],
+                };
+                // Likeliest first: required fields that are missing, then absent fields, then
+                // any.
+                let tiers = fields.iter().enumerate().map(|(i, f)| {
+                    let tier = match (present.has(i), f.required) {
+                        (false, true) => 0,
+                        (false, false) => 1,
+                        (true, _) => 2,
+                    };
+                    (&*f.name, tier)
+                });
+                match did_you_mean_tiered::<3>(key, tiers) {
+                    Some(c) => {
+                        out.push_str("; did you mean `");
+                        out.push_str(c);
+                        out.push_str("`?");
+                    }
+                    None if fields.is_empty() => out.push_str("; this object takes no keys"),
+                    None => {
+                        out.push_str("; the ");
+                        out.push_str(noun);
+                        out.push_str("s are: ");
+                        for (i, f) in fields.iter().take(30).enumerate() {
+                            if i > 0 {
+                                out.push_str(", ");
+                            }
+                            out.push_str(&f.name);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `must be {expected}, got {what was got}`.
+    fn must_be_got(&self, out: &mut String, expected: &str) {
+        out.push_str("must be ");
+        out.push_str(expected);
+        out.push_str(", got ");
+        self.got.write_got(out);
     }
 }
 

@@ -2,7 +2,8 @@
 //!
 //! A new numeric constraint is a field of [`NumberBounds`] (read in [`NumberCheck::new`]) and a
 //! [`NumberRule`] (its error code, its bound in [`NumberCheck::bound`], its comparison in
-//! [`NumberCheck::each_broken`]); its words are in `error.rs` (for a model) and `message.rs` (for an author).
+//! [`NumberCheck::each_broken`]); its words, for the model and for an author, are in
+//! `message.rs`.
 
 use serde_json::Number;
 
