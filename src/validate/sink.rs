@@ -69,3 +69,36 @@ sinks! {
     BareLaxBuild: lax true, build true, defaults false;
         items BareLaxBuild, as_sent BareLaxBuild, exact BareBuild, coercing BareLaxBuild;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kinds of run each sink hands values to differ from it in exactly what their names
+    /// say.
+    fn hands_on<S: Sink>() -> bool {
+        let items = S::Items::LAX == S::LAX
+            && S::Items::BUILD == (S::BUILD || S::LAX)
+            && S::Items::FILL_DEFAULTS == S::FILL_DEFAULTS;
+        let as_sent = S::AsSent::LAX == S::LAX && S::AsSent::BUILD && !S::AsSent::FILL_DEFAULTS;
+        let exact = !S::Exact::LAX
+            && S::Exact::BUILD == S::BUILD
+            && S::Exact::FILL_DEFAULTS == S::FILL_DEFAULTS;
+        let coercing = S::Coercing::LAX
+            && S::Coercing::BUILD
+            && S::Coercing::FILL_DEFAULTS == S::FILL_DEFAULTS;
+        // Defaults are left out only while building the items as sent.
+        let fills = S::FILL_DEFAULTS || S::BUILD;
+        items && as_sent && exact && coercing && fills
+    }
+
+    #[test]
+    fn each_sink_hands_values_to_the_runs_it_names() {
+        assert!(hands_on::<Collect>());
+        assert!(hands_on::<LaxCollect>());
+        assert!(hands_on::<Build>());
+        assert!(hands_on::<LaxBuild>());
+        assert!(hands_on::<BareBuild>());
+        assert!(hands_on::<BareLaxBuild>());
+    }
+}
