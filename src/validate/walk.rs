@@ -1,18 +1,16 @@
 //! Running a compiled program over a value: the full run, which collects every problem and
 //! builds the normalized arguments, and the fast accept/reject check, which builds nothing.
 
-use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 use super::coerce::{self, Coercion, CoercionRule};
 use super::compile::{
-    same_str, ArrayCheck, Extra, FieldCheck, KeyRulesCheck, Node, NodeId, NumberCheck, ObjectCheck,
-    Program, StringCheck,
+    same_str, ArrayCheck, Extra, FieldCheck, KeyRulesCheck, Node, NodeId, ObjectCheck, Program,
 };
 use super::error::{escape_pointer, Clip, ErrorCode, Present, Problem, Shown, ValidationError};
 use super::kind::object::KeyBreak;
@@ -265,13 +263,13 @@ impl<'p, S: Sink> Run<'p, S> {
     }
 
     /// The output for a valid value: built by `f` when the run builds values.
-    fn out(&self, f: impl FnOnce() -> Value) -> Option<Value> {
+    pub(super) fn out(&self, f: impl FnOnce() -> Value) -> Option<Value> {
         Some(if S::BUILD { f() } else { Value::Null })
     }
 
     /// A problem found by node `id` in `value`, at the run's path.
     #[inline(always)]
-    fn fail(&mut self, id: NodeId, code: ErrorCode, value: &Value, problem: Problem) {
+    pub(super) fn fail(&mut self, id: NodeId, code: ErrorCode, value: &Value, problem: Problem) {
         let path = self.path.clone();
         let error = self.problem(path, id, code, value, problem);
         self.errors.push(error);
@@ -292,7 +290,7 @@ impl<'p, S: Sink> Run<'p, S> {
         ValidationError::found(path, code, self.prog, id, Shown::new(value), problem)
     }
 
-    fn wrong_type(&mut self, id: NodeId, want: &'static str, value: &Value) {
+    pub(super) fn wrong_type(&mut self, id: NodeId, want: &'static str, value: &Value) {
         let problem = Problem::WrongType {
             want,
             root_object: self.path.is_empty() && want == "object",
@@ -301,7 +299,7 @@ impl<'p, S: Sink> Run<'p, S> {
         self.fail(id, ErrorCode::WrongType, value, problem);
     }
 
-    fn coerced(&mut self, rule: CoercionRule, from: &Value, to: Value) -> Value {
+    pub(super) fn coerced(&mut self, rule: CoercionRule, from: &Value, to: Value) -> Value {
         self.coercions.push(Coercion {
             path: self.path.clone(),
             rule,
@@ -384,76 +382,9 @@ impl<'p, S: Sink> Run<'p, S> {
                     None
                 }
             },
-            Node::Integer(check) => {
-                let (n, from_string) = match value {
-                    Value::Number(n) if number::is_integer(n) => (n.clone(), false),
-                    Value::String(s) if S::LAX => match coerce::integer_from_str(s) {
-                        Ok(n) => (n, true),
-                        Err(why) => {
-                            self.not_coercible(id, "integer", value, why);
-                            return None;
-                        }
-                    },
-                    _ => {
-                        self.wrong_type(id, "integer", value);
-                        return None;
-                    }
-                };
-                let n = number::normalize_integer(&n).unwrap_or(n);
-                if !self.number_rules(id, check, &n, value) {
-                    return None;
-                }
-                let out = Value::Number(n);
-                Some(if from_string {
-                    self.coerced(CoercionRule::IntegerFromString, value, out)
-                } else {
-                    out
-                })
-            }
-            Node::Number(check) => {
-                let (n, from_string) = match value {
-                    Value::Number(n) => (n.clone(), false),
-                    Value::String(s) if S::LAX => match coerce::number_from_str(s) {
-                        Ok(n) => (n, true),
-                        Err(why) => {
-                            self.not_coercible(id, "number", value, why);
-                            return None;
-                        }
-                    },
-                    _ => {
-                        self.wrong_type(id, "number", value);
-                        return None;
-                    }
-                };
-                if !self.number_rules(id, check, &n, value) {
-                    return None;
-                }
-                let out = Value::Number(n);
-                Some(if from_string {
-                    self.coerced(CoercionRule::NumberFromString, value, out)
-                } else {
-                    out
-                })
-            }
-            Node::String(check) => {
-                let (s, from_number) = match value {
-                    Value::String(s) => (Cow::Borrowed(s.as_str()), false),
-                    Value::Number(n) if S::LAX => (Cow::Owned(coerce::string_from_number(n)), true),
-                    _ => {
-                        self.wrong_type(id, "string", value);
-                        return None;
-                    }
-                };
-                if !self.string_rules(id, check, &s, value) {
-                    return None;
-                }
-                if from_number {
-                    let out = Value::String(s.into_owned());
-                    Some(self.coerced(CoercionRule::StringFromNumber, value, out))
-                } else {
-                    self.out(|| Value::String(s.into_owned()))
-                }
-            }
+            Node::Integer(check) => self.integer(id, check, value),
+            Node::Number(check) => self.number(id, check, value),
+            Node::String(check) => self.string(id, check, value),
             Node::Const(c) => {
                 let exact = json_equal(c, value).then_some(&**c);
                 self.one_of(id, exact, std::slice::from_ref(&**c), value)
@@ -564,33 +495,15 @@ impl<'p, S: Sink> Run<'p, S> {
         (Some(out), items_ok)
     }
 
-    fn not_coercible(&mut self, id: NodeId, want: &'static str, value: &Value, why: &'static str) {
+    pub(super) fn not_coercible(
+        &mut self,
+        id: NodeId,
+        want: &'static str,
+        value: &Value,
+        why: &'static str,
+    ) {
         let problem = Problem::NotCoercible { want, why };
         self.fail(id, ErrorCode::NotCoercible, value, problem);
-    }
-
-    fn number_rules(&mut self, id: NodeId, c: &NumberCheck, n: &Number, value: &Value) -> bool {
-        if c.accepts(n) {
-            return true;
-        }
-        let before = self.errors.len();
-        c.each_broken(n, |rule| {
-            let problem = Problem::Number { rule, n: n.clone() };
-            self.fail(id, rule.code(), value, problem);
-        });
-        self.errors.len() == before
-    }
-
-    fn string_rules(&mut self, id: NodeId, c: &StringCheck, s: &str, value: &Value) -> bool {
-        if c.accepts(s) {
-            return true;
-        }
-        let before = self.errors.len();
-        c.each_broken(s, |rule| {
-            let (code, problem) = rule.problem(s);
-            self.fail(id, code, value, problem);
-        });
-        self.errors.len() == before
     }
 
     /// Enums and literals: the member `value` equals (`exact`, found by the kind); in lax

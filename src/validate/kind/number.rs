@@ -1,15 +1,20 @@
-//! Numbers and integers: the compiled bounds, the fast check, and which rules a number breaks.
+//! Numbers and integers: the compiled bounds, the fast check, which rules a number breaks, and
+//! the run over a value of either kind (its problems, and lax mode's coercion from a string).
 //!
 //! A new numeric constraint is a field of [`NumberBounds`] (read in [`NumberCheck::new`]) and a
 //! [`NumberRule`] (its error code, its bound in [`NumberCheck::bound`], its comparison in
 //! [`NumberCheck::each_broken`]); its words, for the model and for an author, are in
 //! `message.rs`.
 
-use serde_json::Number;
+use serde_json::{Number, Value};
 
 use crate::model::{NumberRules, Spanned};
-use crate::validate::error::ErrorCode;
+use crate::validate::coerce::{self, CoercionRule};
+use crate::validate::compile::NodeId;
+use crate::validate::error::{ErrorCode, Problem};
 use crate::validate::number;
+use crate::validate::sink::Sink;
+use crate::validate::walk::Run;
 
 /// Which number rule a number broke.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,5 +171,87 @@ impl NumberCheck {
         self.fast
             .as_ref()
             .is_some_and(|b| !b.multiple && b.contains(f))
+    }
+}
+
+impl<S: Sink> Run<'_, S> {
+    /// An `integer` node's run over `value`: the integer (normalized: `2.0` is `2`), or its
+    /// problems; in lax mode a string that reads as one is coerced.
+    pub(in crate::validate) fn integer(
+        &mut self,
+        id: NodeId,
+        check: &NumberCheck,
+        value: &Value,
+    ) -> Option<Value> {
+        let (n, from_string) = match value {
+            Value::Number(n) if number::is_integer(n) => (n.clone(), false),
+            Value::String(s) if S::LAX => match coerce::integer_from_str(s) {
+                Ok(n) => (n, true),
+                Err(why) => {
+                    self.not_coercible(id, "integer", value, why);
+                    return None;
+                }
+            },
+            _ => {
+                self.wrong_type(id, "integer", value);
+                return None;
+            }
+        };
+        let n = number::normalize_integer(&n).unwrap_or(n);
+        if !self.number_rules(id, check, &n, value) {
+            return None;
+        }
+        let out = Value::Number(n);
+        Some(if from_string {
+            self.coerced(CoercionRule::IntegerFromString, value, out)
+        } else {
+            out
+        })
+    }
+
+    /// A `number` node's run over `value`: the number, or its problems; in lax mode a string
+    /// that reads as one is coerced.
+    pub(in crate::validate) fn number(
+        &mut self,
+        id: NodeId,
+        check: &NumberCheck,
+        value: &Value,
+    ) -> Option<Value> {
+        let (n, from_string) = match value {
+            Value::Number(n) => (n.clone(), false),
+            Value::String(s) if S::LAX => match coerce::number_from_str(s) {
+                Ok(n) => (n, true),
+                Err(why) => {
+                    self.not_coercible(id, "number", value, why);
+                    return None;
+                }
+            },
+            _ => {
+                self.wrong_type(id, "number", value);
+                return None;
+            }
+        };
+        if !self.number_rules(id, check, &n, value) {
+            return None;
+        }
+        let out = Value::Number(n);
+        Some(if from_string {
+            self.coerced(CoercionRule::NumberFromString, value, out)
+        } else {
+            out
+        })
+    }
+
+    /// Whether `n` keeps every rule of `c`; each rule it breaks is a problem.
+    fn number_rules(&mut self, id: NodeId, c: &NumberCheck, n: &Number, value: &Value) -> bool {
+        if c.accepts(n) {
+            return true;
+        }
+        let before = self.errors.len();
+        c.each_broken(n, |rule| {
+            let problem = Problem::Number { rule, n: n.clone() };
+            self.fail(id, rule.code(), value, problem);
+        });
+        self.errors.len() == before
     }
 }

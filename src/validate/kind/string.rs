@@ -1,10 +1,19 @@
 //! Strings: lengths in code points, `@pattern` (unanchored, ECMA-262 classes) and `@format`
-//! when formats are asserted; the fast check and which rules a string breaks.
+//! when formats are asserted; the fast check, which rules a string breaks, and the run over a
+//! value (its problems, and lax mode's coercion from a number).
+
+use std::borrow::Cow;
+
+use serde_json::Value;
 
 use crate::model::Format;
 use crate::pattern::Pattern;
+use crate::validate::coerce::{self, CoercionRule};
+use crate::validate::compile::NodeId;
 use crate::validate::error::{Clip, ErrorCode, Problem};
 use crate::validate::format;
+use crate::validate::sink::Sink;
+use crate::validate::walk::Run;
 
 #[derive(Clone, Debug)]
 pub(crate) struct StringCheck {
@@ -107,5 +116,47 @@ impl StringRule {
                 Problem::Format { s: Clip::new(s) },
             ),
         }
+    }
+}
+
+impl<S: Sink> Run<'_, S> {
+    /// A `string` node's run over `value`: the string, or its problems; in lax mode a number
+    /// is coerced to its text.
+    pub(in crate::validate) fn string(
+        &mut self,
+        id: NodeId,
+        check: &StringCheck,
+        value: &Value,
+    ) -> Option<Value> {
+        let (s, from_number) = match value {
+            Value::String(s) => (Cow::Borrowed(s.as_str()), false),
+            Value::Number(n) if S::LAX => (Cow::Owned(coerce::string_from_number(n)), true),
+            _ => {
+                self.wrong_type(id, "string", value);
+                return None;
+            }
+        };
+        if !self.string_rules(id, check, &s, value) {
+            return None;
+        }
+        if from_number {
+            let out = Value::String(s.into_owned());
+            Some(self.coerced(CoercionRule::StringFromNumber, value, out))
+        } else {
+            self.out(|| Value::String(s.into_owned()))
+        }
+    }
+
+    /// Whether `s` keeps every rule of `c`; each rule it breaks is a problem.
+    fn string_rules(&mut self, id: NodeId, c: &StringCheck, s: &str, value: &Value) -> bool {
+        if c.accepts(s) {
+            return true;
+        }
+        let before = self.errors.len();
+        c.each_broken(s, |rule| {
+            let (code, problem) = rule.problem(s);
+            self.fail(id, code, value, problem);
+        });
+        self.errors.len() == before
     }
 }
