@@ -10,11 +10,10 @@ use serde_json::{Map, Value};
 
 use super::coerce::{self, Coercion, CoercionRule};
 use super::compile::{
-    same_str, ArrayCheck, Extra, FieldCheck, KeyRulesCheck, Node, NodeId, ObjectCheck, Program,
+    same_str, Extra, FieldCheck, KeyRulesCheck, Node, NodeId, ObjectCheck, Program,
 };
-use super::error::{escape_pointer, Clip, ErrorCode, Present, Problem, Shown, ValidationError};
+use super::error::{escape_pointer, ErrorCode, Present, Problem, Shown, ValidationError};
 use super::kind::object::KeyBreak;
-use super::message::shorten;
 use super::number;
 use super::sink::Sink;
 
@@ -216,7 +215,7 @@ impl<'p, S: Sink> Run<'p, S> {
     }
 
     /// A run of another kind at the same place, with nothing found yet.
-    fn fresh<T: Sink>(&self) -> Run<'p, T> {
+    pub(super) fn fresh<T: Sink>(&self) -> Run<'p, T> {
         Run {
             prog: self.prog,
             errors: Vec::new(),
@@ -229,7 +228,7 @@ impl<'p, S: Sink> Run<'p, S> {
 
     /// `f` run by a run of kind `T` that carries on from this one: same place, and what it
     /// finds is this run's.
-    fn as_sink<T: Sink, R>(&mut self, f: impl FnOnce(&mut Run<'p, T>) -> R) -> R {
+    pub(super) fn as_sink<T: Sink, R>(&mut self, f: impl FnOnce(&mut Run<'p, T>) -> R) -> R {
         let mut other = Run {
             prog: self.prog,
             errors: std::mem::take(&mut self.errors),
@@ -320,7 +319,7 @@ impl<'p, S: Sink> Run<'p, S> {
         r
     }
 
-    fn with_index<T>(&mut self, i: usize, f: impl FnOnce(&mut Self) -> T) -> T {
+    pub(super) fn with_index<T>(&mut self, i: usize, f: impl FnOnce(&mut Self) -> T) -> T {
         let len = self.path.len();
         push_index(&mut self.path, i);
         self.level += 1;
@@ -398,101 +397,9 @@ impl<'p, S: Sink> Run<'p, S> {
                 }
             }
             Node::AnyOf(members) => self.any_of(id, members, value),
-            Node::Array(check) => {
-                let Value::Array(items) = value else {
-                    self.wrong_type(id, "array", value);
-                    return None;
-                };
-                let mut ok = true;
-                let len = items.len() as u64;
-                if check.too_few(len) {
-                    let problem = Problem::TooFewItems { len };
-                    self.fail(id, ErrorCode::TooFewItems, value, problem);
-                    ok = false;
-                }
-                if check.too_many(len) {
-                    let problem = Problem::TooManyItems { len };
-                    self.fail(id, ErrorCode::TooManyItems, value, problem);
-                    ok = false;
-                }
-                let (out, items_ok) = if check.unique {
-                    // Lax mode judges uniqueness on the coerced items, so they are built even
-                    // in a run that builds nothing else.
-                    let (out, items_ok) = self.as_sink(|r: &mut Run<'p, S::Items>| {
-                        r.unique_items(id, check, items, value)
-                    });
-                    if out.is_none() {
-                        ok = false;
-                    }
-                    (out.unwrap_or_default(), items_ok)
-                } else {
-                    self.items(check, items)
-                };
-                if !(ok && items_ok) {
-                    return None;
-                }
-                self.out(|| Value::Array(out))
-            }
+            Node::Array(check) => self.array(id, check, value),
             Node::Object(check) => self.object(id, check, value),
         }
-    }
-
-    /// An array's items, walked: the built items (none when the run builds nothing) and
-    /// whether all are valid.
-    fn items(&mut self, check: &ArrayCheck, items: &[Value]) -> (Vec<Value>, bool) {
-        let mut out = Vec::with_capacity(if S::BUILD { items.len() } else { 0 });
-        let mut items_ok = true;
-        for (i, item) in items.iter().enumerate() {
-            match self.with_index(i, |r| r.walk(check.item(i), item)) {
-                Some(v) if S::BUILD => out.push(v),
-                Some(_) => {}
-                None => items_ok = false,
-            }
-        }
-        (out, items_ok)
-    }
-
-    /// A `@unique` array's items, walked and judged: as [`Run::items`], with `None` for the
-    /// items when two are equal (the problem is recorded).
-    fn unique_items(
-        &mut self,
-        id: NodeId,
-        check: &ArrayCheck,
-        items: &[Value],
-        value: &Value,
-    ) -> (Option<Vec<Value>>, bool) {
-        let coercions_before = self.coercions.len();
-        let (mut out, items_ok) = self.items(check, items);
-        // Without building, the run is strict: normalizing keeps equal items equal and
-        // distinct items distinct (defaults aside, see below), so the items as sent decide.
-        let mut dup = if items_ok && S::BUILD {
-            first_duplicate(&out)
-        } else {
-            first_duplicate(items)
-        };
-        if items_ok && dup.is_some() && S::FILL_DEFAULTS && S::BUILD {
-            // Defaults are annotations: items that differ only in a field one of them leaves
-            // out are distinct, as JSON Schema judges them. Judge the items as sent (coerced,
-            // without defaults), and if they are distinct, return them so, since filling in
-            // defaults would make them equal.
-            let mut bare: Run<'p, S::AsSent> = self.fresh();
-            let (bare_items, bare_ok) = bare.items(check, items);
-            if bare_ok && bare.errors.is_empty() {
-                dup = first_duplicate(&bare_items);
-                if dup.is_none() {
-                    out = bare_items;
-                    self.coercions.truncate(coercions_before);
-                    self.coercions.extend(bare.coercions);
-                }
-            }
-        }
-        if let Some((a, b)) = dup {
-            let shown = shorten(&items[b]);
-            let problem = Problem::Duplicate { a, b, shown };
-            self.fail(id, ErrorCode::DuplicateItems, value, problem);
-            return (None, items_ok);
-        }
-        (Some(out), items_ok)
     }
 
     pub(super) fn not_coercible(
@@ -504,41 +411,6 @@ impl<'p, S: Sink> Run<'p, S> {
     ) {
         let problem = Problem::NotCoercible { want, why };
         self.fail(id, ErrorCode::NotCoercible, value, problem);
-    }
-
-    /// Enums and literals: the member `value` equals (`exact`, found by the kind); in lax
-    /// mode, then the value coerced to the type of each allowed value.
-    fn one_of(
-        &mut self,
-        id: NodeId,
-        exact: Option<&Value>,
-        allowed: &[Value],
-        value: &Value,
-    ) -> Option<Value> {
-        if let Some(m) = exact {
-            return self.out(|| m.clone());
-        }
-        if S::LAX {
-            for m in allowed {
-                if let Some((v, rule)) = coerce_like(m, value) {
-                    if json_equal(&v, m) {
-                        return Some(self.coerced(rule, value, m.clone()));
-                    }
-                }
-            }
-        }
-        // The whole string, when the error shows only its head (the suggestion reads it all).
-        let long = match value {
-            Value::String(s) if Clip::clips(s) => Some(s.clone()),
-            _ => None,
-        };
-        self.fail(
-            id,
-            ErrorCode::NotAllowed,
-            value,
-            Problem::NotAllowed { long },
-        );
-        None
     }
 
     fn any_of(&mut self, id: NodeId, members: &[NodeId], value: &Value) -> Option<Value> {
@@ -832,28 +704,6 @@ impl<'p, S: Sink> Run<'p, S> {
             }
         }
         ok
-    }
-}
-
-/// A scalar coerced to the JSON type of `like` (lax rules), if a rule applies.
-fn coerce_like(like: &Value, value: &Value) -> Option<(Value, CoercionRule)> {
-    match (like, value) {
-        (Value::Number(n), Value::String(s)) if number::is_integer(n) => {
-            coerce::integer_from_str(s)
-                .ok()
-                .map(|n| (Value::Number(n), CoercionRule::IntegerFromString))
-        }
-        (Value::Number(_), Value::String(s)) => coerce::number_from_str(s)
-            .ok()
-            .map(|n| (Value::Number(n), CoercionRule::NumberFromString)),
-        (Value::String(_), Value::Number(n)) => Some((
-            Value::String(coerce::string_from_number(n)),
-            CoercionRule::StringFromNumber,
-        )),
-        (Value::Bool(_), Value::String(s)) => coerce::boolean_from_str(s)
-            .ok()
-            .map(|b| (Value::Bool(b), CoercionRule::BooleanFromString)),
-        _ => None,
     }
 }
 

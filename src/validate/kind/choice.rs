@@ -1,9 +1,15 @@
-//! Enums and literals: the allowed values, with string members found by their keys.
+//! Enums and literals: the allowed values, with string members found by their keys, and the run
+//! over a value (the member it equals, or in lax mode the member it coerces to).
 
 use serde_json::Value;
 
 use super::keys::StrKey;
-use crate::validate::walk::json_equal;
+use crate::validate::coerce::{self, CoercionRule};
+use crate::validate::compile::NodeId;
+use crate::validate::error::{Clip, ErrorCode, Problem};
+use crate::validate::number;
+use crate::validate::sink::Sink;
+use crate::validate::walk::{json_equal, Run};
 
 /// An enum's members, with the keys of its string members, so that a string is matched without
 /// reading any member's bytes (unless both are longer than 16 bytes).
@@ -51,6 +57,65 @@ impl EnumCheck {
             }
         }
         None
+    }
+}
+
+impl<S: Sink> Run<'_, S> {
+    /// Enums and literals: the member `value` equals (`exact`, found by the kind); in lax
+    /// mode, then the value coerced to the type of each allowed value.
+    pub(in crate::validate) fn one_of(
+        &mut self,
+        id: NodeId,
+        exact: Option<&Value>,
+        allowed: &[Value],
+        value: &Value,
+    ) -> Option<Value> {
+        if let Some(m) = exact {
+            return self.out(|| m.clone());
+        }
+        if S::LAX {
+            for m in allowed {
+                if let Some((v, rule)) = coerce_like(m, value) {
+                    if json_equal(&v, m) {
+                        return Some(self.coerced(rule, value, m.clone()));
+                    }
+                }
+            }
+        }
+        // The whole string, when the error shows only its head (the suggestion reads it all).
+        let long = match value {
+            Value::String(s) if Clip::clips(s) => Some(s.clone()),
+            _ => None,
+        };
+        self.fail(
+            id,
+            ErrorCode::NotAllowed,
+            value,
+            Problem::NotAllowed { long },
+        );
+        None
+    }
+}
+
+/// A scalar coerced to the JSON type of `like` (lax rules), if a rule applies.
+fn coerce_like(like: &Value, value: &Value) -> Option<(Value, CoercionRule)> {
+    match (like, value) {
+        (Value::Number(n), Value::String(s)) if number::is_integer(n) => {
+            coerce::integer_from_str(s)
+                .ok()
+                .map(|n| (Value::Number(n), CoercionRule::IntegerFromString))
+        }
+        (Value::Number(_), Value::String(s)) => coerce::number_from_str(s)
+            .ok()
+            .map(|n| (Value::Number(n), CoercionRule::NumberFromString)),
+        (Value::String(_), Value::Number(n)) => Some((
+            Value::String(coerce::string_from_number(n)),
+            CoercionRule::StringFromNumber,
+        )),
+        (Value::Bool(_), Value::String(s)) => coerce::boolean_from_str(s)
+            .ok()
+            .map(|b| (Value::Bool(b), CoercionRule::BooleanFromString)),
+        _ => None,
     }
 }
 
