@@ -226,6 +226,21 @@ impl<'p, S: Sink> Run<'p, S> {
         }
     }
 
+    /// The first of `members` that a run of kind `T` accepts `value` as, with its coercions
+    /// kept; the members' problems are not.
+    fn first_member<T: Sink>(&mut self, members: &[NodeId], value: &Value) -> Option<Value> {
+        for &m in members {
+            let mut trial: Run<'p, T> = self.fresh();
+            if let Some(v) = trial.walk(m, value) {
+                if trial.errors.is_empty() {
+                    self.coercions.extend(trial.coercions);
+                    return Some(v);
+                }
+            }
+        }
+        None
+    }
+
     /// `f` run by a run of kind `T` that carries on from this one: same place, and what it
     /// finds is this run's.
     pub(super) fn as_sink<T: Sink, R>(&mut self, f: impl FnOnce(&mut Run<'p, T>) -> R) -> R {
@@ -422,24 +437,12 @@ impl<'p, S: Sink> Run<'p, S> {
             }
         } else {
             // Without coercion first, so that lax mode prefers a member the value already fits.
-            for &m in members {
-                let mut trial: Run<'p, S::Exact> = self.fresh();
-                if let Some(v) = trial.walk(m, value) {
-                    if trial.errors.is_empty() {
-                        self.coercions.extend(trial.coercions);
-                        return Some(v);
-                    }
-                }
+            if let Some(v) = self.first_member::<S::Exact>(members, value) {
+                return Some(v);
             }
             if S::LAX {
-                for &m in members {
-                    let mut trial: Run<'p, S::Coercing> = self.fresh();
-                    if let Some(v) = trial.walk(m, value) {
-                        if trial.errors.is_empty() {
-                            self.coercions.extend(trial.coercions);
-                            return Some(v);
-                        }
-                    }
+                if let Some(v) = self.first_member::<S::Coercing>(members, value) {
+                    return Some(v);
                 }
             }
         }
