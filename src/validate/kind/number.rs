@@ -183,30 +183,7 @@ impl<S: Sink> Run<'_, S> {
         check: &NumberCheck,
         value: &Value,
     ) -> Option<Value> {
-        let (n, from_string) = match value {
-            Value::Number(n) if number::is_integer(n) => (n.clone(), false),
-            Value::String(s) if S::LAX => match coerce::integer_from_str(s) {
-                Ok(n) => (n, true),
-                Err(why) => {
-                    self.not_coercible(id, "integer", value, why);
-                    return None;
-                }
-            },
-            _ => {
-                self.wrong_type(id, "integer", value);
-                return None;
-            }
-        };
-        let n = number::normalize_integer(&n).unwrap_or(n);
-        if !self.number_rules(id, check, &n, value) {
-            return None;
-        }
-        let out = Value::Number(n);
-        Some(if from_string {
-            self.coerced(CoercionRule::IntegerFromString, value, out)
-        } else {
-            out
-        })
+        self.numeric(id, check, value, true)
     }
 
     /// A `number` node's run over `value`: the number, or its problems; in lax mode a string
@@ -217,26 +194,56 @@ impl<S: Sink> Run<'_, S> {
         check: &NumberCheck,
         value: &Value,
     ) -> Option<Value> {
+        self.numeric(id, check, value, false)
+    }
+
+    /// [`Run::integer`] (`integer`) or [`Run::number`]: the two differ only in which numbers
+    /// are of the kind, which string reading coerces, and the integer's normal form.
+    #[inline(always)]
+    fn numeric(
+        &mut self,
+        id: NodeId,
+        check: &NumberCheck,
+        value: &Value,
+        integer: bool,
+    ) -> Option<Value> {
+        let (want, rule) = if integer {
+            ("integer", CoercionRule::IntegerFromString)
+        } else {
+            ("number", CoercionRule::NumberFromString)
+        };
         let (n, from_string) = match value {
-            Value::Number(n) => (n.clone(), false),
-            Value::String(s) if S::LAX => match coerce::number_from_str(s) {
-                Ok(n) => (n, true),
-                Err(why) => {
-                    self.not_coercible(id, "number", value, why);
-                    return None;
+            Value::Number(n) if !integer || number::is_integer(n) => (n.clone(), false),
+            Value::String(s) if S::LAX => {
+                let read = if integer {
+                    coerce::integer_from_str(s)
+                } else {
+                    coerce::number_from_str(s)
+                };
+                match read {
+                    Ok(n) => (n, true),
+                    Err(why) => {
+                        self.not_coercible(id, want, value, why);
+                        return None;
+                    }
                 }
-            },
+            }
             _ => {
-                self.wrong_type(id, "number", value);
+                self.wrong_type(id, want, value);
                 return None;
             }
+        };
+        let n = if integer {
+            number::normalize_integer(&n).unwrap_or(n)
+        } else {
+            n
         };
         if !self.number_rules(id, check, &n, value) {
             return None;
         }
         let out = Value::Number(n);
         Some(if from_string {
-            self.coerced(CoercionRule::NumberFromString, value, out)
+            self.coerced(rule, value, out)
         } else {
             out
         })
