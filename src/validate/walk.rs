@@ -9,11 +9,8 @@ use std::marker::PhantomData;
 use serde_json::{Map, Value};
 
 use super::coerce::{self, Coercion, CoercionRule};
-use super::compile::{
-    same_str, Extra, FieldCheck, KeyRulesCheck, Node, NodeId, ObjectCheck, Program,
-};
-use super::error::{escape_pointer, ErrorCode, Present, Problem, Shown, ValidationError};
-use super::kind::object::KeyBreak;
+use super::compile::{same_str, Extra, Node, NodeId, Program};
+use super::error::{escape_pointer, ErrorCode, Problem, Shown, ValidationError};
 use super::number;
 use super::sink::Sink;
 
@@ -226,21 +223,6 @@ impl<'p, S: Sink> Run<'p, S> {
         }
     }
 
-    /// The first of `members` that a run of kind `T` accepts `value` as, with its coercions
-    /// kept; the members' problems are not.
-    fn first_member<T: Sink>(&mut self, members: &[NodeId], value: &Value) -> Option<Value> {
-        for &m in members {
-            let mut trial: Run<'p, T> = self.fresh();
-            if let Some(v) = trial.walk(m, value) {
-                if trial.errors.is_empty() {
-                    self.coercions.extend(trial.coercions);
-                    return Some(v);
-                }
-            }
-        }
-        None
-    }
-
     /// `f` run by a run of kind `T` that carries on from this one: same place, and what it
     /// finds is this run's.
     pub(super) fn as_sink<T: Sink, R>(&mut self, f: impl FnOnce(&mut Run<'p, T>) -> R) -> R {
@@ -266,14 +248,20 @@ impl<'p, S: Sink> Run<'p, S> {
         !S::BUILD
     }
 
-    /// After a field's value failed: a `null` sent for an optional field that does not take it
-    /// gets a message that says to leave the key out.
-    fn omit_null_hint(&mut self, f: &FieldCheck, v: &Value) {
-        if v.is_null() && !f.required && !f.accepts_null {
-            if let Some(e) = self.errors.last_mut() {
-                e.set_omit_null();
-            }
-        }
+    /// Whether an object's fields that the fast check accepts can be skipped (see
+    /// [`Run::skips_valid`]), without extending the path.
+    pub(super) fn skips_valid_fields(&self) -> bool {
+        self.skips_valid() && self.level < SKIP_VALID_LEVELS
+    }
+
+    /// The program the run is over.
+    pub(super) fn prog(&self) -> &'p Program {
+        self.prog
+    }
+
+    /// Whether the run is at the arguments themselves (the empty path).
+    pub(super) fn at_root(&self) -> bool {
+        self.path.is_empty()
     }
 
     /// The output for a valid value: built by `f` when the run builds values.
@@ -281,27 +269,14 @@ impl<'p, S: Sink> Run<'p, S> {
         Some(if S::BUILD { f() } else { Value::Null })
     }
 
-    /// A problem found by node `id` in `value`, at the run's path.
+    /// A problem found by node `id` in `value`, at the run's path: typed data, worded when asked
+    /// for (by [`super::message`], for the model or for the author of a definition).
     #[inline(always)]
     pub(super) fn fail(&mut self, id: NodeId, code: ErrorCode, value: &Value, problem: Problem) {
         let path = self.path.clone();
-        let error = self.problem(path, id, code, value, problem);
-        self.errors.push(error);
-    }
-
-    /// A problem found by node `id` in `value`, at `path`: typed data, worded when asked for
-    /// (by [`super::message`], for the model or for the author of a definition).
-    #[inline(always)]
-    fn problem(
-        &self,
-        path: String,
-        id: NodeId,
-        code: ErrorCode,
-        value: &Value,
-        problem: Problem,
-    ) -> ValidationError {
         // A missing field's value is `null` (see `v_null`), shown as nothing.
-        ValidationError::found(path, code, self.prog, id, Shown::new(value), problem)
+        let error = ValidationError::found(path, code, self.prog, id, Shown::new(value), problem);
+        self.errors.push(error);
     }
 
     pub(super) fn wrong_type(&mut self, id: NodeId, want: &'static str, value: &Value) {
@@ -313,17 +288,23 @@ impl<'p, S: Sink> Run<'p, S> {
         self.fail(id, ErrorCode::WrongType, value, problem);
     }
 
+    /// Records that lax mode read `from` as `to`, at the run's path; `to`.
     pub(super) fn coerced(&mut self, rule: CoercionRule, from: &Value, to: Value) -> Value {
+        self.record_coercion(rule, from, Some(to.clone()));
+        to
+    }
+
+    /// Records a coercion at the run's path (`to` is `None` when the value was dropped).
+    pub(super) fn record_coercion(&mut self, rule: CoercionRule, from: &Value, to: Option<Value>) {
         self.coercions.push(Coercion {
             path: self.path.clone(),
             rule,
             from: from.clone(),
-            to: Some(to.clone()),
+            to,
         });
-        to
     }
 
-    fn with_segment<T>(&mut self, seg: &str, f: impl FnOnce(&mut Self) -> T) -> T {
+    pub(super) fn with_segment<T>(&mut self, seg: &str, f: impl FnOnce(&mut Self) -> T) -> T {
         let len = self.path.len();
         self.path.push('/');
         self.path.push_str(seg);
@@ -363,7 +344,7 @@ impl<'p, S: Sink> Run<'p, S> {
 
     /// [`Run::walk`] without asking the fast check first: for a value it rejected, or one it
     /// was just asked about (a named type's or a nullable type's inner node sees the same value).
-    fn walk_node(&mut self, id: NodeId, value: &Value) -> Option<Value> {
+    pub(super) fn walk_node(&mut self, id: NodeId, value: &Value) -> Option<Value> {
         let prog = self.prog;
         match &prog.nodes[id] {
             Node::Any => self.out(|| value.clone()),
@@ -427,306 +408,10 @@ impl<'p, S: Sink> Run<'p, S> {
         let problem = Problem::NotCoercible { want, why };
         self.fail(id, ErrorCode::NotCoercible, value, problem);
     }
-
-    fn any_of(&mut self, id: NodeId, members: &[NodeId], value: &Value) -> Option<Value> {
-        // A strict run that builds nothing only needs to know whether a member accepts the
-        // value (the fast check is exactly that); the members' problems are not reported.
-        if !S::BUILD && !S::LAX {
-            if members.iter().any(|&m| accepts(self.prog, m, value)) {
-                return Some(Value::Null);
-            }
-        } else {
-            // Without coercion first, so that lax mode prefers a member the value already fits.
-            if let Some(v) = self.first_member::<S::Exact>(members, value) {
-                return Some(v);
-            }
-            if S::LAX {
-                if let Some(v) = self.first_member::<S::Coercing>(members, value) {
-                    return Some(v);
-                }
-            }
-        }
-        // A union told apart by a field: the member the tag picks has the useful errors, and a
-        // missing or unknown tag is the error, with the tags listed.
-        if let (Some(tagged), Value::Object(map)) = (self.prog.tagged(id), value) {
-            let tag = map.get(&*tagged.key);
-            let errors_before = self.errors.len();
-            let picked = tag.and_then(Value::as_str).and_then(|t| {
-                tagged
-                    .members
-                    .iter()
-                    .find(|(name, _)| &**name == t)
-                    .map(|(_, m)| *m)
-            });
-            match picked {
-                Some(member) => {
-                    self.walk(member, value);
-                }
-                None => {
-                    self.walk(tagged.tags, value);
-                }
-            }
-            if self.errors.len() > errors_before {
-                return None;
-            }
-        }
-        // When exactly one member has the value's JSON type, its errors are the useful ones.
-        let mut same_kind = members
-            .iter()
-            .copied()
-            .filter(|&m| node_kind_matches(self.prog, m, value));
-        if let (Some(only), None) = (same_kind.next(), same_kind.next()) {
-            let errors_before = self.errors.len();
-            self.walk(only, value);
-            if self.errors.len() > errors_before {
-                return None;
-            }
-        }
-        self.fail(id, ErrorCode::NoMatch, value, Problem::NoMatch);
-        None
-    }
-
-    fn object(&mut self, id: NodeId, check: &ObjectCheck, value: &Value) -> Option<Value> {
-        let Value::Object(map) = value else {
-            self.wrong_type(id, "object", value);
-            return None;
-        };
-        let root = self.path.is_empty();
-        let mut out = if S::BUILD {
-            Map::with_capacity(check.fields.len().max(map.len()))
-        } else {
-            Map::new()
-        };
-        let mut ok = true;
-        // What was sent for each field, found in one pass over the keys (small objects are
-        // scanned, which is cheaper than hashing every declared name).
-        let mut small: [Option<&Value>; 16] = [None; 16];
-        let large: Vec<Option<&Value>>;
-        let mut unknown = false;
-        // Which of the first 64 keys sent are unknown, when the scan found out.
-        let mut unknown_keys: Option<u64> = None;
-        let slots: &[Option<&Value>] = if check.fields.len() <= 16 {
-            let mut next = 0;
-            let mut bits = 0u64;
-            for (j, (k, v)) in map.iter().enumerate() {
-                match check.lookup_from(k, next) {
-                    Some(i) => {
-                        small[i] = Some(v);
-                        next = i + 1;
-                    }
-                    None => {
-                        unknown = true;
-                        if j < 64 {
-                            bits |= 1 << j;
-                        }
-                    }
-                }
-            }
-            unknown_keys = Some(bits);
-            &small[..check.fields.len()]
-        } else {
-            large = check.fields.iter().map(|f| map.get(&*f.name)).collect();
-            unknown = map.len() > large.iter().flatten().count();
-            &large
-        };
-        // A strict run that only collects problems skips the fields the fast check accepts
-        // (scalars, and the containers [`Run::walk`] checks first), without extending the path.
-        let skip_valid = self.skips_valid() && self.level < SKIP_VALID_LEVELS;
-        let prog = self.prog;
-        // Which of the first 64 fields were sent (for the suggestions of unknown keys).
-        let mut present = 0u64;
-        for (i, (f, &sent)) in check.fields.iter().zip(slots).enumerate() {
-            if sent.is_some() && i < 64 {
-                present |= 1 << i;
-            }
-            match sent {
-                Some(Value::Null) if f.null_is_absent(S::LAX) => {
-                    self.with_segment(&f.texts.pointer, |r| {
-                        r.coercions.push(Coercion {
-                            path: r.path.clone(),
-                            rule: CoercionRule::NullAsAbsent,
-                            from: Value::Null,
-                            to: f.default.as_deref().cloned().filter(|_| S::FILL_DEFAULTS),
-                        })
-                    });
-                    if let Some(d) = f.default.as_deref().filter(|_| S::FILL_DEFAULTS) {
-                        out.insert(f.key(), d.clone());
-                    }
-                }
-                Some(v) if skip_valid && f.leaf.accepts(v) => {}
-                Some(v) if skip_valid && !walked_item_by_item(v) => {
-                    // What the strict check rejects, lax mode may still coerce.
-                    if !check_child::<false>(prog, f.node(), v, usize::MAX, &mut true)
-                        && self
-                            .with_segment(&f.texts.pointer, |r| r.walk_node(f.node(), v))
-                            .is_none()
-                    {
-                        ok = false;
-                        self.omit_null_hint(f, v);
-                    }
-                }
-                Some(v) => match self.with_segment(&f.texts.pointer, |r| r.walk(f.node(), v)) {
-                    Some(x) => {
-                        if S::BUILD {
-                            out.insert(f.key(), x);
-                        }
-                    }
-                    None => {
-                        ok = false;
-                        self.omit_null_hint(f, v);
-                    }
-                },
-                None if f.required => {
-                    ok = false;
-                    let problem = Problem::Missing { field: i, root };
-                    self.with_segment(&f.texts.pointer, |r| {
-                        let path = r.path.clone();
-                        let error = r.problem(path, id, ErrorCode::MissingField, v_null(), problem);
-                        r.errors.push(error);
-                    });
-                }
-                None => {
-                    if S::BUILD {
-                        if let Some(d) = f.default.as_deref().filter(|_| S::FILL_DEFAULTS) {
-                            out.insert(f.key(), d.clone());
-                        }
-                    }
-                }
-            }
-        }
-        if unknown && !self.undeclared(id, check, map, unknown_keys, present, &mut out) {
-            ok = false;
-        }
-        if let Some(rules) = check.rules() {
-            ok &= self.key_rules(id, check, rules, map.len(), slots, value);
-        }
-        if !ok {
-            return None;
-        }
-        self.out(|| Value::Object(out))
-    }
-
-    /// Reports the rules across keys that an object of `len` keys breaks, `slots` holding what
-    /// was sent for each field; whether it keeps them all.
-    #[cold]
-    #[inline(never)]
-    fn key_rules(
-        &mut self,
-        id: NodeId,
-        check: &ObjectCheck,
-        rules: &KeyRulesCheck,
-        len: usize,
-        slots: &[Option<&Value>],
-        value: &Value,
-    ) -> bool {
-        let lax = S::LAX;
-        let absent = |i: usize| match (check.fields.get(i), slots.get(i)) {
-            (Some(f), Some(Some(v))) => v.is_null() && f.null_is_absent(lax),
-            _ => false,
-        };
-        let given = |i: usize| slots.get(i).is_some_and(Option::is_some) && !absent(i);
-        let nulled = (0..slots.len()).filter(|&i| absent(i)).count();
-        let broken = rules.broken((len - nulled) as u64, given);
-        for b in &broken {
-            match *b {
-                KeyBreak::Needs { missing, .. } => {
-                    let Some(f) = check.fields.get(missing) else {
-                        continue;
-                    };
-                    self.with_segment(&f.texts.pointer, |r| {
-                        let path = r.path.clone();
-                        let problem = Problem::Keys(b.clone());
-                        let error = r.problem(path, id, b.code(), v_null(), problem);
-                        r.errors.push(error);
-                    });
-                }
-                _ => self.fail(id, b.code(), value, Problem::Keys(b.clone())),
-            }
-        }
-        broken.is_empty()
-    }
-
-    /// The keys of `map` that `check` does not declare (`unknown_keys` tells which of the first
-    /// 64 they are, when known; `present` which of the first 64 fields were sent): kept, walked
-    /// or reported as the object's `extra` says. Whether they are all fine.
-    fn undeclared(
-        &mut self,
-        id: NodeId,
-        check: &ObjectCheck,
-        map: &Map<String, Value>,
-        unknown_keys: Option<u64>,
-        present: u64,
-        out: &mut Map<String, Value>,
-    ) -> bool {
-        let root = self.path.is_empty();
-        let mut ok = true;
-        for (j, (k, v)) in map.iter().enumerate() {
-            let is_unknown = match unknown_keys {
-                Some(bits) if j < 64 => bits & (1 << j) != 0,
-                _ => check.lookup(k).is_none(),
-            };
-            if !is_unknown {
-                continue;
-            }
-            match &check.extra {
-                Extra::Open => {
-                    if S::BUILD {
-                        out.insert(k.clone(), v.clone());
-                    }
-                }
-                Extra::Schema(node) => {
-                    match self.with_segment(&escape_pointer(k), |r| r.walk(*node, v)) {
-                        Some(x) => {
-                            if S::BUILD {
-                                out.insert(k.clone(), x);
-                            }
-                        }
-                        None => ok = false,
-                    }
-                }
-                Extra::Closed => {
-                    ok = false;
-                    let present = if check.fields.len() <= 64 {
-                        Present::Small(present)
-                    } else {
-                        Present::new(check.fields.len(), |i| {
-                            map.contains_key(&*check.fields[i].name)
-                        })
-                    };
-                    let problem = Problem::Unknown {
-                        key: k.clone(),
-                        root,
-                        present,
-                    };
-                    self.with_segment(&escape_pointer(k), |r| {
-                        let path = r.path.clone();
-                        let error = r.problem(path, id, ErrorCode::UnknownKey, v, problem);
-                        r.errors.push(error);
-                    });
-                }
-            }
-        }
-        ok
-    }
-}
-
-/// Whether `value` has the JSON type node `id` is about (for picking a union member to blame).
-fn node_kind_matches(prog: &Program, id: NodeId, value: &Value) -> bool {
-    match (&prog.nodes[id], value) {
-        (Node::Ref(t), _) => node_kind_matches(prog, *t, value),
-        (Node::Integer(_) | Node::Number(_), Value::Number(_))
-        | (Node::String(_), Value::String(_))
-        | (Node::Boolean, Value::Bool(_))
-        | (Node::Null, Value::Null)
-        | (Node::Array(_), Value::Array(_))
-        | (Node::Object(_), Value::Object(_)) => true,
-        (Node::Nullable(inner), _) => node_kind_matches(prog, *inner, value),
-        _ => false,
-    }
 }
 
 /// `null`, where a problem is about no value (a missing field).
-fn v_null() -> &'static Value {
+pub(super) fn v_null() -> &'static Value {
     static NULL: Value = Value::Null;
     &NULL
 }
@@ -772,7 +457,7 @@ fn checked_first(value: &Value) -> bool {
 /// An array of containers: its walk checks each item first, so checking the whole array too
 /// would only save the walk's small cost per item when it is valid, and repeat the check of the
 /// items before the first invalid one when it is not.
-fn walked_item_by_item(value: &Value) -> bool {
+pub(super) fn walked_item_by_item(value: &Value) -> bool {
     matches!(value, Value::Array(items)
         if matches!(items.first(), Some(Value::Array(_) | Value::Object(_))))
 }
@@ -979,7 +664,7 @@ fn missing_field() -> bool {
 /// [`check`] of a child: strings, booleans and numbers (most values) are checked here, without
 /// the call.
 #[inline(always)]
-fn check_child<const NORMAL: bool>(
+pub(super) fn check_child<const NORMAL: bool>(
     prog: &Program,
     id: NodeId,
     value: &Value,

@@ -1,7 +1,7 @@
 //! The node kinds of a compiled program, one file each: the kind's compiled form, its fast
 //! check, and the rules a value of it breaks (recorded as typed problems, which `message.rs`
-//! words for their reader). The scalar kinds also hold their part of the run over a value
-//! (`walk::Run`): the problems found and lax mode's coercion.
+//! words for their reader), and the kind's part of the run over a value (`walk::Run`): the
+//! problems found and lax mode's coercion.
 
 pub(crate) mod array;
 pub(crate) mod choice;
@@ -9,3 +9,4 @@ pub(crate) mod keys;
 pub(crate) mod number;
 pub(crate) mod object;
 pub(crate) mod string;
+pub(crate) mod union;

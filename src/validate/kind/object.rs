@@ -4,10 +4,14 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::keys::same_bytes;
+use crate::validate::coerce::CoercionRule;
 use crate::validate::compile::{Leaf, NodeId};
+use crate::validate::error::{escape_pointer, Present, Problem};
+use crate::validate::sink::Sink;
+use crate::validate::walk::{check_child, v_null, walked_item_by_item, Run};
 use crate::validate::ErrorCode;
 
 #[derive(Clone, Debug)]
@@ -327,6 +331,238 @@ impl ObjectCheck {
     #[inline(always)]
     pub(crate) fn rules(&self) -> Option<&KeyRulesCheck> {
         self.aside.as_ref()?.rules.as_ref()
+    }
+}
+
+impl<S: Sink> Run<'_, S> {
+    /// After a field's value failed: a `null` sent for an optional field that does not take it
+    /// gets a message that says to leave the key out.
+    fn omit_null_hint(&mut self, f: &FieldCheck, v: &Value) {
+        if v.is_null() && !f.required && !f.accepts_null {
+            if let Some(e) = self.errors.last_mut() {
+                e.set_omit_null();
+            }
+        }
+    }
+
+    /// An `object` node's run over `value`: each declared field's value or absence, the other
+    /// keys as `extra` says, and the rules across the keys.
+    pub(in crate::validate) fn object(
+        &mut self,
+        id: NodeId,
+        check: &ObjectCheck,
+        value: &Value,
+    ) -> Option<Value> {
+        let Value::Object(map) = value else {
+            self.wrong_type(id, "object", value);
+            return None;
+        };
+        let root = self.at_root();
+        let mut out = if S::BUILD {
+            Map::with_capacity(check.fields.len().max(map.len()))
+        } else {
+            Map::new()
+        };
+        let mut ok = true;
+        // What was sent for each field, found in one pass over the keys (small objects are
+        // scanned, which is cheaper than hashing every declared name).
+        let mut small: [Option<&Value>; 16] = [None; 16];
+        let large: Vec<Option<&Value>>;
+        let mut unknown = false;
+        // Which of the first 64 keys sent are unknown, when the scan found out.
+        let mut unknown_keys: Option<u64> = None;
+        let slots: &[Option<&Value>] = if check.fields.len() <= 16 {
+            let mut next = 0;
+            let mut bits = 0u64;
+            for (j, (k, v)) in map.iter().enumerate() {
+                match check.lookup_from(k, next) {
+                    Some(i) => {
+                        small[i] = Some(v);
+                        next = i + 1;
+                    }
+                    None => {
+                        unknown = true;
+                        if j < 64 {
+                            bits |= 1 << j;
+                        }
+                    }
+                }
+            }
+            unknown_keys = Some(bits);
+            &small[..check.fields.len()]
+        } else {
+            large = check.fields.iter().map(|f| map.get(&*f.name)).collect();
+            unknown = map.len() > large.iter().flatten().count();
+            &large
+        };
+        // A strict run that only collects problems skips the fields the fast check accepts
+        // (scalars, and the containers [`Run::walk`] checks first), without extending the path.
+        let skip_valid = self.skips_valid_fields();
+        let prog = self.prog();
+        // Which of the first 64 fields were sent (for the suggestions of unknown keys).
+        let mut present = 0u64;
+        for (i, (f, &sent)) in check.fields.iter().zip(slots).enumerate() {
+            if sent.is_some() && i < 64 {
+                present |= 1 << i;
+            }
+            match sent {
+                Some(Value::Null) if f.null_is_absent(S::LAX) => {
+                    let to = f.default.as_deref().cloned().filter(|_| S::FILL_DEFAULTS);
+                    self.with_segment(&f.texts.pointer, |r| {
+                        r.record_coercion(CoercionRule::NullAsAbsent, &Value::Null, to)
+                    });
+                    if let Some(d) = f.default.as_deref().filter(|_| S::FILL_DEFAULTS) {
+                        out.insert(f.key(), d.clone());
+                    }
+                }
+                Some(v) if skip_valid && f.leaf.accepts(v) => {}
+                Some(v) if skip_valid && !walked_item_by_item(v) => {
+                    // What the strict check rejects, lax mode may still coerce.
+                    if !check_child::<false>(prog, f.node(), v, usize::MAX, &mut true)
+                        && self
+                            .with_segment(&f.texts.pointer, |r| r.walk_node(f.node(), v))
+                            .is_none()
+                    {
+                        ok = false;
+                        self.omit_null_hint(f, v);
+                    }
+                }
+                Some(v) => match self.with_segment(&f.texts.pointer, |r| r.walk(f.node(), v)) {
+                    Some(x) => {
+                        if S::BUILD {
+                            out.insert(f.key(), x);
+                        }
+                    }
+                    None => {
+                        ok = false;
+                        self.omit_null_hint(f, v);
+                    }
+                },
+                None if f.required => {
+                    ok = false;
+                    let problem = Problem::Missing { field: i, root };
+                    self.with_segment(&f.texts.pointer, |r| {
+                        r.fail(id, ErrorCode::MissingField, v_null(), problem)
+                    });
+                }
+                None => {
+                    if S::BUILD {
+                        if let Some(d) = f.default.as_deref().filter(|_| S::FILL_DEFAULTS) {
+                            out.insert(f.key(), d.clone());
+                        }
+                    }
+                }
+            }
+        }
+        if unknown && !self.undeclared(id, check, map, unknown_keys, present, &mut out) {
+            ok = false;
+        }
+        if let Some(rules) = check.rules() {
+            ok &= self.key_rules(id, check, rules, map.len(), slots, value);
+        }
+        if !ok {
+            return None;
+        }
+        self.out(|| Value::Object(out))
+    }
+
+    /// Reports the rules across keys that an object of `len` keys breaks, `slots` holding what
+    /// was sent for each field; whether it keeps them all.
+    #[cold]
+    #[inline(never)]
+    fn key_rules(
+        &mut self,
+        id: NodeId,
+        check: &ObjectCheck,
+        rules: &KeyRulesCheck,
+        len: usize,
+        slots: &[Option<&Value>],
+        value: &Value,
+    ) -> bool {
+        let lax = S::LAX;
+        let absent = |i: usize| match (check.fields.get(i), slots.get(i)) {
+            (Some(f), Some(Some(v))) => v.is_null() && f.null_is_absent(lax),
+            _ => false,
+        };
+        let given = |i: usize| slots.get(i).is_some_and(Option::is_some) && !absent(i);
+        let nulled = (0..slots.len()).filter(|&i| absent(i)).count();
+        let broken = rules.broken((len - nulled) as u64, given);
+        for b in &broken {
+            match *b {
+                KeyBreak::Needs { missing, .. } => {
+                    let Some(f) = check.fields.get(missing) else {
+                        continue;
+                    };
+                    let problem = Problem::Keys(b.clone());
+                    self.with_segment(&f.texts.pointer, |r| {
+                        r.fail(id, b.code(), v_null(), problem)
+                    });
+                }
+                _ => self.fail(id, b.code(), value, Problem::Keys(b.clone())),
+            }
+        }
+        broken.is_empty()
+    }
+
+    /// The keys of `map` that `check` does not declare (`unknown_keys` tells which of the first
+    /// 64 they are, when known; `present` which of the first 64 fields were sent): kept, walked
+    /// or reported as the object's `extra` says. Whether they are all fine.
+    fn undeclared(
+        &mut self,
+        id: NodeId,
+        check: &ObjectCheck,
+        map: &Map<String, Value>,
+        unknown_keys: Option<u64>,
+        present: u64,
+        out: &mut Map<String, Value>,
+    ) -> bool {
+        let root = self.at_root();
+        let mut ok = true;
+        for (j, (k, v)) in map.iter().enumerate() {
+            let is_unknown = match unknown_keys {
+                Some(bits) if j < 64 => bits & (1 << j) != 0,
+                _ => check.lookup(k).is_none(),
+            };
+            if !is_unknown {
+                continue;
+            }
+            match &check.extra {
+                Extra::Open => {
+                    if S::BUILD {
+                        out.insert(k.clone(), v.clone());
+                    }
+                }
+                Extra::Schema(node) => {
+                    match self.with_segment(&escape_pointer(k), |r| r.walk(*node, v)) {
+                        Some(x) => {
+                            if S::BUILD {
+                                out.insert(k.clone(), x);
+                            }
+                        }
+                        None => ok = false,
+                    }
+                }
+                Extra::Closed => {
+                    ok = false;
+                    let present = if check.fields.len() <= 64 {
+                        Present::Small(present)
+                    } else {
+                        Present::new(check.fields.len(), |i| {
+                            map.contains_key(&*check.fields[i].name)
+                        })
+                    };
+                    let problem = Problem::Unknown {
+                        key: k.clone(),
+                        root,
+                        present,
+                    };
+                    self.with_segment(&escape_pointer(k), |r| {
+                        r.fail(id, ErrorCode::UnknownKey, v, problem)
+                    });
+                }
+            }
+        }
+        ok
     }
 }
 
