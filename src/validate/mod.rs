@@ -48,6 +48,7 @@
 
 pub mod coerce;
 mod compile;
+mod equal;
 pub mod error;
 mod format;
 mod kind;
@@ -73,6 +74,8 @@ use crate::model::{Module, Tool, Ty};
 pub use crate::model::Mode;
 pub use coerce::{Coercion, CoercionRule};
 pub use compile::PatternError;
+pub use equal::json_equal;
+pub(crate) use equal::json_hash;
 pub use error::{ErrorCode, TextPosition, ValidationError};
 pub use lenient::{Repair, RepairKind};
 pub(crate) use message::kind as message_kind;
@@ -80,8 +83,6 @@ pub(crate) use message::type_text;
 pub(crate) use number::{cmp as cmp_numbers, is_multiple_of};
 pub(crate) use reader::parse as parse_json;
 pub use reading::{Reading, EXTRA_KEYS};
-pub use walk::json_equal;
-pub(crate) use walk::json_hash;
 
 use compile::{Compiler, NodeId, Program};
 use error::Problem;

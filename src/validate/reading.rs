@@ -29,6 +29,7 @@ use crate::emit::Target;
 use crate::model::*;
 
 use super::compile::Compiler;
+use super::equal;
 use super::error::{escape_pointer, ErrorCode, ValidationError};
 use super::message::shorten;
 use super::walk;
@@ -498,7 +499,7 @@ impl<'m> Back<'m> {
         self.errors.truncate(found);
         // As in the source's reading, defaults are annotations: when filling them in makes
         // two items equal, the items keep no defaults.
-        if walk::first_duplicate(items).is_some() {
+        if equal::first_duplicate(items).is_some() {
             *items = bare;
         }
     }

@@ -30,6 +30,7 @@ use serde_json::{Map, Number, Value};
 use super::coerce::{Coercion, CoercionRule};
 
 use super::compile::{Extra, Leaf, Node, NodeId, ObjectCheck, Program};
+use super::equal;
 use super::error::escape_pointer;
 use super::number;
 use super::reader::Plain;
@@ -669,7 +670,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         }
         if !self.pass.failed
             && (c.too_few(items.len() as u64)
-                || (c.unique && walk::first_duplicate(&items).is_some()))
+                || (c.unique && equal::first_duplicate(&items).is_some()))
         {
             // The items are as sent (coerced): no default is filled in below (see `Typed`), so
             // they are equal exactly when the items as normalized are.

@@ -7,10 +7,11 @@
 use serde_json::Value;
 
 use crate::validate::compile::{Leaf, NodeId};
+use crate::validate::equal::first_duplicate;
 use crate::validate::error::{ErrorCode, Problem};
 use crate::validate::message::shorten;
 use crate::validate::sink::Sink;
-use crate::validate::walk::{first_duplicate, Run};
+use crate::validate::walk::Run;
 
 /// An array or a tuple: items at positions `0..prefix.len()` are checked against `prefix`, the
 /// others against `items` (a closed tuple's `max_items` is at most the number of its positional

@@ -6,10 +6,11 @@ use serde_json::Value;
 use super::keys::StrKey;
 use crate::validate::coerce::{self, CoercionRule};
 use crate::validate::compile::NodeId;
+use crate::validate::equal::json_equal;
 use crate::validate::error::{Clip, ErrorCode, Problem};
 use crate::validate::number;
 use crate::validate::sink::Sink;
-use crate::validate::walk::{json_equal, Run};
+use crate::validate::walk::Run;
 
 /// An enum's members, with the keys of its string members, so that a string is matched without
 /// reading any member's bytes (unless both are longer than 16 bytes).
