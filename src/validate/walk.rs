@@ -398,6 +398,11 @@ fn too_deep_for(value: &Value, depth: usize) -> bool {
 
 /// The fast check. With `NORMAL`, also clears `normal` when [`normalize`] would change the
 /// value (its result is then meaningless when the value is rejected).
+///
+/// The fast check is one match over the node kinds that composes the kinds' own predicates
+/// (`accepts`, `too_few`, `field_from`, `hold`, …, in `kind/`), rather than one function per
+/// kind file: split that way (each arm a function marked to be inlined), the same code
+/// compiled to 3–6% more instructions on the strict check of the BFCL and small sets.
 fn check<const NORMAL: bool>(
     prog: &Program,
     id: NodeId,
