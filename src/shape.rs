@@ -9,19 +9,27 @@
 //! - An alias (`type A = B`) counts as a level of depth: every stage that reads the model follows
 //!   it, so a chain of ten thousand aliases is ten thousand levels, not none.
 //!
+//! - The text a schema carries (names, descriptions, defaults, examples, enum values,
+//!   patterns) is counted at every copy, as the subschemas are: a long description on a type
+//!   inlined thousands of times is copied thousands of times.
+//!
 //! Named types are measured once each, in dependency order and without recursion through the
 //! reference graph, so neither a long alias chain nor a deep chain of types can overflow the
 //! stack here.
 
-use crate::model::{Additional, Module, NamedKind, Tool, Ty, TypeId};
+use serde_json::Value;
 
-/// The depth and the number of subschemas of a schema.
+use crate::model::{Additional, Field, Module, NamedKind, Tool, Ty, TypeId};
+
+/// The depth, the number of subschemas and the text of a schema.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Shape {
     /// Levels of nesting (a scalar is 0; an object holding scalars is 1).
     pub depth: usize,
     /// Subschemas, saturating.
     pub size: u64,
+    /// Bytes of text the schema carries (see [`text_of_fields`]), saturating.
+    pub text: u64,
 }
 
 /// The shapes of a module's named types once inlined (recursive references counted as one).
@@ -34,7 +42,14 @@ impl Shapes {
     pub(crate) fn of(module: &Module) -> Shapes {
         let n = module.types.len();
         let mut shapes = Shapes {
-            types: vec![Shape { depth: 0, size: 1 }; n],
+            types: vec![
+                Shape {
+                    depth: 0,
+                    size: 1,
+                    text: 0,
+                };
+                n
+            ],
         };
         // The references of each type to non-recursive types: those must be measured first.
         // They form no cycle (a type in a cycle is recursive), so a post-order visit of this
@@ -82,11 +97,14 @@ impl Shapes {
 
     fn named(&self, module: &Module, i: usize) -> Shape {
         let named = &module.types[i];
-        let body = self.ty(module, &named.ty);
+        let mut body = self.ty(module, &named.ty);
+        body.text = body
+            .text
+            .saturating_add(text_len(named.description.as_deref()));
         match named.kind {
             NamedKind::Alias => Shape {
                 depth: body.depth.saturating_add(1),
-                size: body.size,
+                ..body
             },
             _ => body,
         }
@@ -94,43 +112,67 @@ impl Shapes {
 
     /// The shape of a type (its named types as measured).
     pub(crate) fn ty(&self, module: &Module, ty: &Ty) -> Shape {
-        let nest = |items: &mut dyn Iterator<Item = &Ty>| {
+        let nest = |own_text: u64, items: &mut dyn Iterator<Item = &Ty>| {
             let mut depth = 0;
             let mut size = 1u64;
+            let mut text = own_text;
             for t in items {
                 let s = self.ty(module, t);
                 depth = depth.max(s.depth);
                 size = size.saturating_add(s.size);
+                text = text.saturating_add(s.text);
             }
             Shape {
                 depth: depth.saturating_add(1),
                 size,
+                text,
             }
+        };
+        let leaf = |text: u64| Shape {
+            depth: 0,
+            size: 1,
+            text,
         };
         match ty {
             Ty::Ref(id) => match module.types.get(id.0) {
-                Some(t) if t.recursive => Shape { depth: 1, size: 1 },
+                // A reference names its definition.
+                Some(t) if t.recursive => Shape {
+                    depth: 1,
+                    size: 1,
+                    text: t.name.len() as u64,
+                },
                 Some(_) => self.types[id.0],
-                None => Shape { depth: 1, size: 1 },
+                None => Shape {
+                    depth: 1,
+                    size: 1,
+                    text: 0,
+                },
             },
-            Ty::Array(a) => nest(&mut std::iter::once(&a.items)),
+            Ty::Array(a) => nest(0, &mut std::iter::once(&a.items)),
             Ty::Tuple(t) => {
                 let extra = match &t.rest {
                     Additional::Schema(r) => Some(r),
                     _ => None,
                 };
-                nest(&mut t.items.iter().chain(extra))
+                nest(0, &mut t.items.iter().chain(extra))
             }
             Ty::Object(o) => {
                 let extra = match &o.additional {
                     Additional::Schema(t) => Some(t),
                     _ => None,
                 };
-                nest(&mut o.fields.iter().map(|f| &f.ty).chain(extra))
+                let own = text_of_fields(&o.fields);
+                nest(own, &mut o.fields.iter().map(|f| &f.ty).chain(extra))
             }
-            Ty::Nullable(t) => nest(&mut std::iter::once(t.as_ref())),
-            Ty::AnyOf(ts) => nest(&mut ts.iter()),
-            _ => Shape { depth: 0, size: 1 },
+            Ty::Nullable(t) => nest(0, &mut std::iter::once(t.as_ref())),
+            Ty::AnyOf(ts) => nest(0, &mut ts.iter()),
+            Ty::String(rules) => leaf(rules.pattern.as_ref().map_or(0, |p| p.value.len() as u64)),
+            Ty::Const(v) => leaf(value_len(v)),
+            Ty::Enum(members) => leaf(members.iter().fold(0u64, |n, m| {
+                n.saturating_add(value_len(&m.value))
+                    .saturating_add(text_len(m.description.as_deref()))
+            })),
+            _ => leaf(0),
         }
     }
 
@@ -145,22 +187,75 @@ impl Shapes {
         let own: Vec<&Ty> = fields.chain(extra).chain(tool.output.as_ref()).collect();
         let mut depth = 0;
         let mut size = 1u64;
+        let mut text = 0u64;
         for t in &own {
             let s = self.ty(module, t);
             depth = depth.max(s.depth);
             size = size.saturating_add(s.size);
+            text = text.saturating_add(s.text);
         }
         let mut shape = Shape {
             depth: depth.saturating_add(1),
             size,
+            text: text
+                .saturating_add(text_of_fields(&tool.params.fields))
+                .saturating_add((tool.name.len() + tool.description.len()) as u64),
         };
         for id in reachable_recursive(module, &own) {
-            let body = self.ty(module, &module.types[id.0].ty);
+            let named = &module.types[id.0];
+            let body = self.ty(module, &named.ty);
+            let text = body
+                .text
+                .saturating_add(text_len(named.description.as_deref()));
             shape.depth = shape.depth.max(body.depth);
             shape.size = shape.size.saturating_add(body.size);
+            shape.text = shape.text.saturating_add(text);
         }
         shape
     }
+}
+
+/// The text an object's fields carry themselves (their types aside): each name, description,
+/// default and example. Names are counted once though targets may repeat them (in
+/// `properties` and `required`): the count bounds the output up to a constant factor.
+fn text_of_fields(fields: &[Field]) -> u64 {
+    fields.iter().fold(0u64, |n, f| {
+        let examples = f
+            .examples
+            .iter()
+            .fold(0u64, |n, e| n.saturating_add(value_len(e)));
+        n.saturating_add(f.name.len() as u64)
+            .saturating_add(text_len(f.description.as_deref()))
+            .saturating_add(f.default.as_ref().map_or(0, value_len))
+            .saturating_add(examples)
+    })
+}
+
+fn text_len(text: Option<&str>) -> u64 {
+    text.map_or(0, |t| t.len() as u64)
+}
+
+/// The bytes of a value's strings and keys, and one for every other part: a measure of its
+/// JSON text without writing it. Iterative, since a model built by hand may hold a value of
+/// any depth.
+fn value_len(value: &Value) -> u64 {
+    let mut n = 0u64;
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        n = n.saturating_add(1);
+        match v {
+            Value::String(s) => n = n.saturating_add(s.len() as u64),
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => {
+                for (k, v) in map {
+                    n = n.saturating_add(k.len() as u64);
+                    stack.push(v);
+                }
+            }
+            _ => {}
+        }
+    }
+    n
 }
 
 /// The named types `ty` refers to (directly, not through other named types).

@@ -35,6 +35,17 @@ fn doubling_under_recursion(levels: usize) -> String {
     s
 }
 
+/// A type with a description of `doc` bytes, inlined 2^`levels` times: a 100 KB source used to
+/// compile to 415 MB (1.2 GB of memory) at 12 levels, all of it copies of the description.
+fn doubling_a_description(doc: usize, levels: usize) -> String {
+    let mut s = format!("/// {}\ntype T0 {{ x: string }}\n", "d".repeat(doc));
+    for i in 1..=levels {
+        s.push_str(&format!("type T{i} {{ a?: T{}, b?: T{} }}\n", i - 1, i - 1));
+    }
+    s.push_str(&format!("/// Boom.\ntool boom {{ root: T{levels} }}\n"));
+    s
+}
+
 fn alias_chain(n: usize) -> String {
     let mut s = String::new();
     for i in 0..n {
@@ -232,4 +243,48 @@ fn a_long_single_line_formats() {
     let formatted = tooldef::format(&source).expect("formats");
     assert_eq!(formatted.matches("\ntype ").count(), 19_999);
     assert_eq!(tooldef::format(&formatted).expect("formats"), formatted);
+}
+
+#[test]
+fn descriptions_count_at_every_copy() {
+    // 100 KB copied 2^k times: 16 copies (1.6 MB) fit the 4 MiB limit on a tool's text, 64
+    // (6.4 MB) do not, and neither does any doubling beyond, though the subschemas (3 per
+    // copy) stay under their own limit up to 2^12 copies.
+    let limit = tooldef::limits::MAX_SCHEMA_TEXT;
+    assert_eq!(limit, 4 * 1024 * 1024);
+    assert_eq!(codes(doubling_a_description(100_000, 4)), []);
+    for levels in [6, 8, 12] {
+        assert_eq!(
+            codes(doubling_a_description(100_000, levels)),
+            [Code::SchemaTooLarge],
+            "{levels} levels"
+        );
+    }
+    // The message says what is counted.
+    let err = tooldef::compile(&doubling_a_description(100_000, 12)).expect_err("too large");
+    let d = err.errors().next().expect("one error");
+    assert!(d.message.contains("bytes of text"), "{}", d.message);
+    // What the checker accepts, every target emits, and the output is about the text counted
+    // (32 copies of 100 KB, 3.2 MB) plus the subschemas' own syntax.
+    let module = tooldef::compile(&doubling_a_description(100_000, 5))
+        .expect("32 copies are within the limit")
+        .module;
+    for &target in tooldef::emit::Target::ALL {
+        let out = tooldef::emit::tools(&module, target, &tooldef::emit::Options::default());
+        let len = out.map_or(0, |e| e.json.to_string().len());
+        assert!(len < 2 * limit, "{target:?}: {len} bytes");
+    }
+    // A model built by hand, which the checker never saw, meets the emitters' own guard: a
+    // description of 1 MB copied 32 times.
+    let mut module = module;
+    module.types[0].description = Some("d".repeat(1_000_000));
+    for &target in tooldef::emit::Target::ALL {
+        let err = tooldef::emit::tools(&module, target, &tooldef::emit::Options::default())
+            .expect_err("32 MB of text");
+        assert!(
+            err.errors()
+                .any(|d| d.code == Code::TargetLimit && d.message.contains("text")),
+            "{target:?}: {err:?}"
+        );
+    }
 }

@@ -7,7 +7,7 @@ use crate::ast;
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::model::*;
 
-use super::{Checker, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES};
+use super::{Checker, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_SCHEMA_TEXT};
 
 impl Checker {
     // -----------------------------------------------------------------------------------------
@@ -97,10 +97,11 @@ impl Checker {
         }
     }
 
-    /// Rejects tools whose inlined schema nests deeper than [`MAX_SCHEMA_DEPTH`] or has more
+    /// Rejects tools whose inlined schema nests deeper than [`MAX_SCHEMA_DEPTH`], has more
     /// than [`MAX_SCHEMA_NODES`] schemas (a type used twice by each of 30 nested types inlines
-    /// to 2^30 copies), counted as [`crate::shape`] says: through aliases, and with the body of
-    /// every recursive type the tool reaches.
+    /// to 2^30 copies) or carries more than [`MAX_SCHEMA_TEXT`] bytes of text, counted as
+    /// [`crate::shape`] says: through aliases, and with the body of every recursive type the
+    /// tool reaches.
     pub(super) fn depth(&mut self, module: &Module) {
         let shapes = crate::shape::Shapes::of(module);
         for tool in &module.tools {
@@ -132,6 +133,20 @@ impl Checker {
                     )
                     .with_label("too large")
                     .with_help("named types used many times are copied at every use, and a recursive type's body counts once; simplify the types"),
+                );
+            } else if shape.text > MAX_SCHEMA_TEXT as u64 {
+                self.error(
+                    Diagnostic::error(
+                        Code::SchemaTooLarge,
+                        tool.span,
+                        format!(
+                            "the schema of tool `{}` carries {} bytes of text (names, descriptions, defaults, examples, enum values, patterns) once named types are inlined; the limit is {MAX_SCHEMA_TEXT}",
+                            tool.name,
+                            if shape.text == u64::MAX { "too many".to_string() } else { shape.text.to_string() }
+                        ),
+                    )
+                    .with_label("too large")
+                    .with_help("a named type's descriptions are copied at every use of the type; shorten them, or use the type in fewer places"),
                 );
             }
         }

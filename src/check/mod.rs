@@ -38,6 +38,11 @@ pub const MAX_VALUE_DEPTH: usize = 32;
 /// The most subschemas a tool's schema may have once named types are inlined.
 pub const MAX_SCHEMA_NODES: usize = 20_000;
 
+/// The most bytes of text (names, descriptions, defaults, examples, enum values, patterns) a
+/// tool's schema may carry once named types are inlined: a description is copied wherever its
+/// type is, so a short source could otherwise ask for gigabytes of output.
+pub const MAX_SCHEMA_TEXT: usize = 4 * 1024 * 1024;
+
 /// Built-in type names; a named type may not reuse them.
 pub(crate) const BUILTIN_TYPES: &[&str] = &[
     "string", "integer", "number", "boolean", "any", "null", "never",

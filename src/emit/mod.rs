@@ -184,13 +184,19 @@ pub fn document(target: Target, tools: Vec<Value>) -> Value {
 /// billions of schemas.
 pub const MAX_INLINED_SCHEMAS: u64 = 50_000;
 
+/// The most bytes of text (names, descriptions, defaults, examples, enum values, patterns) one
+/// tool's schema may carry once named types are inlined: a description is copied wherever its
+/// type is inlined.
+pub const MAX_INLINED_TEXT: u64 = 16 * 1024 * 1024;
+
 fn one(
     module: &Module,
     t: &Tool,
     target: Target,
     shapes: &crate::shape::Shapes,
 ) -> (Value, Vec<Diagnostic>) {
-    let size = shapes.tool(module, t).size;
+    let shape = shapes.tool(module, t);
+    let size = shape.size;
     if size > MAX_INLINED_SCHEMAS {
         let d = Diagnostic::error(
             crate::Code::TargetLimit,
@@ -203,6 +209,19 @@ fn one(
         )
         .with_label("schema too large")
         .with_help("a named type used several times at every level doubles the schema per level; flatten the parameters");
+        return (Value::Null, vec![d]);
+    }
+    if shape.text > MAX_INLINED_TEXT {
+        let d = Diagnostic::error(
+            crate::Code::TargetLimit,
+            t.span,
+            format!(
+                "the schema of tool `{}` carries more than {MAX_INLINED_TEXT} bytes of text once named types are inlined",
+                t.name
+            ),
+        )
+        .with_label("schema too large")
+        .with_help("a named type's descriptions are copied at every use of the type; shorten them, or use the type in fewer places");
         return (Value::Null, vec![d]);
     }
     match target {
