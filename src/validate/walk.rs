@@ -1,14 +1,17 @@
 //! Running a compiled program over a value: the full run, which collects every problem and
-//! builds the normalized arguments, and the fast accept/reject check, which builds nothing.
+//! builds the normalized arguments, the fast accept/reject check, which builds nothing, and the
+//! normalization of an accepted value (dispatched to each kind's own).
 
 use std::marker::PhantomData;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::coerce::{self, Coercion, CoercionRule};
 use super::compile::{Extra, Node, NodeId, Program};
 use super::equal::{first_duplicate, json_equal};
 use super::error::{escape_pointer, ErrorCode, Problem, Shown, ValidationError};
+use super::kind::object::ObjectCheck;
+use super::kind::{choice, union};
 use super::number;
 use super::sink::Sink;
 
@@ -607,156 +610,29 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
                 *n = i;
             }
         }
-        (Node::Const(c), v) if **c != *v && json_equal(c, v) => *v = (**c).clone(),
-        (Node::Enum(e), v) => {
-            if let Some(m) = e.values.iter().find(|m| json_equal(m, v)) {
-                if m != v {
-                    *v = m.clone();
-                }
-            }
-        }
+        (Node::Const(c), v) => choice::normalize_const(c, v),
+        (Node::Enum(e), v) => e.normalize(v),
         (Node::Nullable(_), Value::Null) => {}
         (Node::Nullable(inner), v) => normalize(prog, *inner, v, fill),
-        (Node::AnyOf(members), v) => {
-            // The first member that accepts the value, as the full run picks it.
-            if let Some(&m) = members.iter().find(|&&m| accepts(prog, m, v)) {
-                normalize(prog, m, v, fill);
-            }
-        }
-        (Node::Array(c), Value::Array(items)) => {
-            if c.unique && fill && prog.fills[id] {
-                // Defaults are annotations: when filling them in would make two items equal,
-                // the items are returned as sent (see the full run).
-                let mut bare = items.clone();
-                for (n, i) in bare.iter_mut().enumerate() {
-                    normalize(prog, c.item(n), i, false);
-                }
-                for (n, i) in items.iter_mut().enumerate() {
-                    normalize(prog, c.item(n), i, true);
-                }
-                if first_duplicate(items).is_some() {
-                    *items = bare;
-                }
-                return;
-            }
-            for (n, i) in items.iter_mut().enumerate() {
-                normalize(prog, c.item(n), i, fill);
-            }
-        }
-        (Node::Object(c), Value::Object(map)) => {
-            let mut present = 0u64;
-            let mut last = None;
-            let mut in_order = c.fields.len() <= 64;
-            let mut extras = false;
-            for (k, v) in map.iter_mut() {
-                match c.lookup(k) {
-                    Some(i) => {
-                        in_order &= !extras && last.is_none_or(|l| l < i);
-                        last = Some(i);
-                        if i < 64 {
-                            present |= 1 << i;
-                        }
-                        normalize(prog, c.fields[i].node(), v, fill);
-                    }
-                    None => {
-                        extras = true;
-                        if let Extra::Schema(node) = &c.extra {
-                            normalize(prog, *node, v, fill);
-                        }
-                    }
-                }
-            }
-            let defaults = fill && c.fields.iter().any(|f| f.default.is_some());
-            if in_order {
-                if defaults {
-                    let mut at = 0;
-                    for (i, f) in c.fields.iter().enumerate() {
-                        if present & (1 << i) != 0 {
-                            at += 1;
-                        } else if let Some(d) = f.default.as_deref() {
-                            map.shift_insert(at, f.key(), d.clone());
-                            at += 1;
-                        }
-                    }
-                }
-                return;
-            }
-            // Rebuild in declaration order, moving the entries.
-            let mut slots: Vec<Option<(String, Value)>> = Vec::new();
-            slots.resize_with(c.fields.len(), || None);
-            let mut rest = Vec::new();
-            for (k, v) in std::mem::take(map) {
-                match c.lookup(&k) {
-                    Some(i) => slots[i] = Some((k, v)),
-                    None => rest.push((k, v)),
-                }
-            }
-            for (f, slot) in c.fields.iter().zip(slots) {
-                match slot {
-                    Some((k, v)) => {
-                        map.insert(k, v);
-                    }
-                    None => {
-                        if let Some(d) = f.default.as_deref().filter(|_| fill) {
-                            map.insert(f.key(), d.clone());
-                        }
-                    }
-                }
-            }
-            map.extend(rest);
-        }
+        (Node::AnyOf(members), v) => union::normalize(prog, members, v, fill),
+        (Node::Array(c), Value::Array(items)) => c.normalize(prog, prog.fills[id], items, fill),
+        (Node::Object(c), Value::Object(map)) => c.normalize(prog, map, fill),
         _ => {}
     }
 }
 
 /// [`normalize`] of a copy: the normalized form of a value that [`accepts`] accepted, built
-/// from the borrowed value. Objects are built once in declaration order with room for their
-/// defaults (a copy normalized in place would be grown, rehashed and shifted for each default
-/// filled in); other values are copied, then normalized in place.
+/// from the borrowed value. Arrays and small objects are built once from the borrowed value
+/// (see [`ObjectCheck::normalized`]); other values are copied, then normalized in place.
 pub(crate) fn normalized(prog: &Program, id: NodeId, value: &Value) -> Value {
     match (&prog.nodes[id], value) {
         (Node::Ref(t), v) => normalized(prog, *t, v),
         (Node::Nullable(inner), v) if !v.is_null() => normalized(prog, *inner, v),
-        (Node::Array(c), Value::Array(items)) if !(c.unique && prog.fills[id]) => Value::Array(
-            items
-                .iter()
-                .enumerate()
-                .map(|(n, i)| normalized(prog, c.item(n), i))
-                .collect(),
-        ),
-        (Node::Object(c), Value::Object(map)) if c.fields.len() <= SMALL_OBJECT => {
-            let mut slots: [Option<&Value>; SMALL_OBJECT] = [None; SMALL_OBJECT];
-            let mut extras = 0;
-            for (k, v) in map {
-                match c.lookup(k) {
-                    Some(i) => slots[i] = Some(v),
-                    None => extras += 1,
-                }
-            }
-            let mut out = Map::with_capacity(c.fields.len() + extras);
-            for (f, slot) in c.fields.iter().zip(slots) {
-                match (slot, f.default.as_deref()) {
-                    (Some(v), _) => {
-                        out.insert(f.key(), normalized(prog, f.node(), v));
-                    }
-                    (None, Some(d)) => {
-                        out.insert(f.key(), d.clone());
-                    }
-                    (None, None) => {}
-                }
-            }
-            if extras > 0 {
-                for (k, v) in map {
-                    if c.lookup(k).is_none() {
-                        let v = match &c.extra {
-                            Extra::Schema(node) => normalized(prog, *node, v),
-                            _ => v.clone(),
-                        };
-                        out.insert(k.clone(), v);
-                    }
-                }
-            }
-            Value::Object(out)
+        (Node::Array(c), Value::Array(items)) if !(c.unique && prog.fills[id]) => {
+            c.normalized(prog, items)
+        }
+        (Node::Object(c), Value::Object(map)) if c.fields.len() <= ObjectCheck::SMALL_OBJECT => {
+            c.normalized(prog, map)
         }
         (_, v) => {
             let mut copy = v.clone();
@@ -765,9 +641,6 @@ pub(crate) fn normalized(prog: &Program, id: NodeId, value: &Value) -> Value {
         }
     }
 }
-
-/// Objects with at most this many fields are normalized into a fresh map by [`normalized`].
-const SMALL_OBJECT: usize = 32;
 
 #[cfg(test)]
 mod tests {

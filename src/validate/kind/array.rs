@@ -6,12 +6,12 @@
 
 use serde_json::Value;
 
-use crate::validate::compile::{Leaf, NodeId};
+use crate::validate::compile::{Leaf, NodeId, Program};
 use crate::validate::equal::first_duplicate;
 use crate::validate::error::{ErrorCode, Problem};
 use crate::validate::message::shorten;
 use crate::validate::sink::Sink;
-use crate::validate::walk::Run;
+use crate::validate::walk::{normalize, normalized, Run};
 
 /// An array or a tuple: items at positions `0..prefix.len()` are checked against `prefix`, the
 /// others against `items` (a closed tuple's `max_items` is at most the number of its positional
@@ -44,6 +44,51 @@ impl ArrayCheck {
     /// The node that checks the item at `index`.
     pub(crate) fn item(&self, index: usize) -> NodeId {
         self.prefix.get(index).copied().unwrap_or(self.items)
+    }
+}
+
+/// Normalizing an accepted array: each item as its node normalizes it.
+impl ArrayCheck {
+    /// Normalizes `items` in place, filling in absent defaults when `fill`; `fills` says
+    /// whether an item can get a default (then, under `@unique`, items that defaults would make
+    /// equal are returned as sent, as the full run judges them).
+    pub(crate) fn normalize(
+        &self,
+        prog: &Program,
+        fills: bool,
+        items: &mut Vec<Value>,
+        fill: bool,
+    ) {
+        if self.unique && fill && fills {
+            // Defaults are annotations: when filling them in would make two items equal, the
+            // items are returned as sent (see the full run).
+            let mut bare = items.clone();
+            for (n, i) in bare.iter_mut().enumerate() {
+                normalize(prog, self.item(n), i, false);
+            }
+            for (n, i) in items.iter_mut().enumerate() {
+                normalize(prog, self.item(n), i, true);
+            }
+            if first_duplicate(items).is_some() {
+                *items = bare;
+            }
+            return;
+        }
+        for (n, i) in items.iter_mut().enumerate() {
+            normalize(prog, self.item(n), i, fill);
+        }
+    }
+
+    /// The normalized copy of `items`, with defaults (not for a `@unique` array whose items can
+    /// get defaults: that one is normalized in place, see [`ArrayCheck::normalize`]).
+    pub(crate) fn normalized(&self, prog: &Program, items: &[Value]) -> Value {
+        Value::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(n, i)| normalized(prog, self.item(n), i))
+                .collect(),
+        )
     }
 }
 

@@ -59,6 +59,22 @@ impl EnumCheck {
         }
         None
     }
+
+    /// Normalizes an accepted value to the member it equals, as declared (`2.0` to `2`).
+    pub(crate) fn normalize(&self, value: &mut Value) {
+        if let Some(m) = self.values.iter().find(|m| json_equal(m, value)) {
+            if m != value {
+                *value = m.clone();
+            }
+        }
+    }
+}
+
+/// Normalizes a value that equals the literal `c` to the literal as declared.
+pub(crate) fn normalize_const(c: &Value, value: &mut Value) {
+    if *c != *value && json_equal(c, value) {
+        *value = c.clone();
+    }
 }
 
 impl<S: Sink> Run<'_, S> {

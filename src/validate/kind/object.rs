@@ -1,6 +1,6 @@
 //! Objects and maps: the declared fields (records of one cache line, matched by their names'
-//! bytes), how keys are looked up (a scan for small objects, a hash index for large ones), and
-//! what other keys may hold.
+//! bytes), how keys are looked up (a scan for small objects, a hash index for large ones), what
+//! other keys may hold, the run over an object, and how an accepted object is normalized.
 
 use std::collections::HashMap;
 
@@ -8,10 +8,10 @@ use serde_json::{Map, Value};
 
 use super::keys::same_bytes;
 use crate::validate::coerce::CoercionRule;
-use crate::validate::compile::{Leaf, NodeId};
+use crate::validate::compile::{Leaf, NodeId, Program};
 use crate::validate::error::{escape_pointer, Present, Problem};
 use crate::validate::sink::Sink;
-use crate::validate::walk::{check_child, v_null, walked_item_by_item, Run};
+use crate::validate::walk::{check_child, normalize, normalized, v_null, walked_item_by_item, Run};
 use crate::validate::ErrorCode;
 
 #[derive(Clone, Debug)]
@@ -331,6 +331,117 @@ impl ObjectCheck {
     #[inline(always)]
     pub(crate) fn rules(&self) -> Option<&KeyRulesCheck> {
         self.aside.as_ref()?.rules.as_ref()
+    }
+}
+
+/// Normalizing an accepted object: declared keys in declaration order, other keys after them as
+/// they came, absent defaults filled in.
+impl ObjectCheck {
+    /// Objects with at most this many fields are normalized into a fresh map by
+    /// [`ObjectCheck::normalized`].
+    pub(crate) const SMALL_OBJECT: usize = 32;
+
+    /// Normalizes `map` in place (see [`normalize`]), filling in absent defaults when `fill`.
+    /// An object whose keys already come in declaration order is not rebuilt.
+    pub(crate) fn normalize(&self, prog: &Program, map: &mut Map<String, Value>, fill: bool) {
+        let mut present = 0u64;
+        let mut last = None;
+        let mut in_order = self.fields.len() <= 64;
+        let mut extras = false;
+        for (k, v) in map.iter_mut() {
+            match self.lookup(k) {
+                Some(i) => {
+                    in_order &= !extras && last.is_none_or(|l| l < i);
+                    last = Some(i);
+                    if i < 64 {
+                        present |= 1 << i;
+                    }
+                    normalize(prog, self.fields[i].node(), v, fill);
+                }
+                None => {
+                    extras = true;
+                    if let Extra::Schema(node) = &self.extra {
+                        normalize(prog, *node, v, fill);
+                    }
+                }
+            }
+        }
+        let defaults = fill && self.fields.iter().any(|f| f.default.is_some());
+        if in_order {
+            if defaults {
+                let mut at = 0;
+                for (i, f) in self.fields.iter().enumerate() {
+                    if present & (1 << i) != 0 {
+                        at += 1;
+                    } else if let Some(d) = f.default.as_deref() {
+                        map.shift_insert(at, f.key(), d.clone());
+                        at += 1;
+                    }
+                }
+            }
+            return;
+        }
+        // Rebuild in declaration order, moving the entries.
+        let mut slots: Vec<Option<(String, Value)>> = Vec::new();
+        slots.resize_with(self.fields.len(), || None);
+        let mut rest = Vec::new();
+        for (k, v) in std::mem::take(map) {
+            match self.lookup(&k) {
+                Some(i) => slots[i] = Some((k, v)),
+                None => rest.push((k, v)),
+            }
+        }
+        for (f, slot) in self.fields.iter().zip(slots) {
+            match slot {
+                Some((k, v)) => {
+                    map.insert(k, v);
+                }
+                None => {
+                    if let Some(d) = f.default.as_deref().filter(|_| fill) {
+                        map.insert(f.key(), d.clone());
+                    }
+                }
+            }
+        }
+        map.extend(rest);
+    }
+
+    /// The normalized copy of `map`, an object of at most [`ObjectCheck::SMALL_OBJECT`] fields,
+    /// with its defaults: built once in declaration order with room for the defaults (a copy
+    /// normalized in place would be grown, rehashed and shifted for each default filled in).
+    pub(crate) fn normalized(&self, prog: &Program, map: &Map<String, Value>) -> Value {
+        let mut slots: [Option<&Value>; Self::SMALL_OBJECT] = [None; Self::SMALL_OBJECT];
+        let mut extras = 0;
+        for (k, v) in map {
+            match self.lookup(k) {
+                Some(i) => slots[i] = Some(v),
+                None => extras += 1,
+            }
+        }
+        let mut out = Map::with_capacity(self.fields.len() + extras);
+        for (f, slot) in self.fields.iter().zip(slots) {
+            match (slot, f.default.as_deref()) {
+                (Some(v), _) => {
+                    out.insert(f.key(), normalized(prog, f.node(), v));
+                }
+                (None, Some(d)) => {
+                    out.insert(f.key(), d.clone());
+                }
+                (None, None) => {}
+            }
+        }
+        if extras > 0 {
+            for (k, v) in map {
+                if self.lookup(k).is_none() {
+                    let v = match &self.extra {
+                        Extra::Schema(node) => normalized(prog, *node, v),
+                        _ => v.clone(),
+                    };
+                    out.insert(k.clone(), v);
+                }
+            }
+        }
+        Value::Object(out)
     }
 }
 

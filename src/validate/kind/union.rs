@@ -8,7 +8,15 @@ use serde_json::Value;
 use crate::validate::compile::{Node, NodeId, Program};
 use crate::validate::error::{ErrorCode, Problem};
 use crate::validate::sink::Sink;
-use crate::validate::walk::{accepts, Run};
+use crate::validate::walk::{self, accepts, Run};
+
+/// Normalizes an accepted value as the first member that accepts it normalizes it (the member
+/// the full run picks).
+pub(crate) fn normalize(prog: &Program, members: &[NodeId], value: &mut Value, fill: bool) {
+    if let Some(&m) = members.iter().find(|&&m| accepts(prog, m, value)) {
+        walk::normalize(prog, m, value, fill);
+    }
+}
 
 impl<'p, S: Sink> Run<'p, S> {
     /// The first of `members` that a run of kind `T` accepts `value` as, with its coercions
