@@ -2,7 +2,7 @@
 //!
 //! One printer lays out syntax trees ([`file()`]); the formatter ([`format()`]) runs it over a
 //! parsed source with the source's `//` comments put back by byte offset; the model printer
-//! ([`module`]) first turns a [`Module`] into a syntax tree, so that a printed model compiles
+//! ([`syntax_tree`]) first turns a [`Module`] into a syntax tree, so that a printed model compiles
 //! back to the same model (`compile(print(m)).module == m`).
 //!
 //! The canonical layout: items separated by one blank line; `///` docs, then the attributes of
@@ -60,7 +60,7 @@ pub fn format(source: &str) -> Result<String, Errors> {
 #[error("{0}")]
 pub struct Unprintable(pub String);
 
-/// The syntax tree a model prints as: [`Module::to_source`] is [`file`] of it. The tree keeps the
+/// The syntax tree a model prints as: [`Module::to_source`] is [`file()`] of it. The tree keeps the
 /// spans of the model's fields and constraints, which the importer uses as tags
 /// (`import::origins`); the printer reads no span of a tree it did not parse.
 pub(crate) fn syntax_tree(m: &Module) -> Result<File, Unprintable> {

@@ -1,5 +1,5 @@
 //! Validation errors: one per problem, each with a JSON pointer, a stable code, what was expected
-//! and what was got. A problem a node found is kept as typed data ([`Problem`]); `message.rs`
+//! and what was got. A problem a node found is kept as typed data (`Problem`); `message.rs`
 //! words it for its reader.
 
 use std::borrow::Cow;
