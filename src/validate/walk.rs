@@ -10,7 +10,6 @@ use super::coerce::{self, Coercion, CoercionRule};
 use super::compile::{Extra, Node, NodeId, Program};
 use super::equal::{first_duplicate, json_equal};
 use super::error::{escape_pointer, ErrorCode, Problem, Shown, ValidationError};
-use super::kind::object::ObjectCheck;
 use super::kind::{choice, union};
 use super::number;
 use super::sink::Sink;
@@ -622,18 +621,16 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
 }
 
 /// [`normalize`] of a copy: the normalized form of a value that [`accepts`] accepted, built
-/// from the borrowed value. Arrays and small objects are built once from the borrowed value
-/// (see [`ObjectCheck::normalized`]); other values are copied, then normalized in place.
+/// from the borrowed value. Arrays and objects are normalized by their kinds
+/// ([`super::kind::array::ArrayCheck::normalized`],
+/// [`super::kind::object::ObjectCheck::normalized`]); other values are copied, then
+/// normalized in place.
 pub(crate) fn normalized(prog: &Program, id: NodeId, value: &Value) -> Value {
     match (&prog.nodes[id], value) {
         (Node::Ref(t), v) => normalized(prog, *t, v),
         (Node::Nullable(inner), v) if !v.is_null() => normalized(prog, *inner, v),
-        (Node::Array(c), Value::Array(items)) if !(c.unique && prog.fills[id]) => {
-            c.normalized(prog, items)
-        }
-        (Node::Object(c), Value::Object(map)) if c.fields.len() <= ObjectCheck::SMALL_OBJECT => {
-            c.normalized(prog, map)
-        }
+        (Node::Array(c), Value::Array(items)) => c.normalized(prog, prog.fills[id], items),
+        (Node::Object(c), Value::Object(map)) => c.normalized(prog, map),
         (_, v) => {
             let mut copy = v.clone();
             normalize(prog, id, &mut copy, true);

@@ -79,9 +79,15 @@ impl ArrayCheck {
         }
     }
 
-    /// The normalized copy of `items`, with defaults (not for a `@unique` array whose items can
-    /// get defaults: that one is normalized in place, see [`ArrayCheck::normalize`]).
-    pub(crate) fn normalized(&self, prog: &Program, items: &[Value]) -> Value {
+    /// The normalized copy of `items`, with defaults, built item by item; a `@unique` array
+    /// whose items can get defaults (`fills`) is copied, then normalized in place (see
+    /// [`ArrayCheck::normalize`]).
+    pub(crate) fn normalized(&self, prog: &Program, fills: bool, items: &[Value]) -> Value {
+        if self.unique && fills {
+            let mut copy = items.to_vec();
+            self.normalize(prog, fills, &mut copy, true);
+            return Value::Array(copy);
+        }
         Value::Array(
             items
                 .iter()

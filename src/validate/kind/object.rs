@@ -339,7 +339,7 @@ impl ObjectCheck {
 impl ObjectCheck {
     /// Objects with at most this many fields are normalized into a fresh map by
     /// [`ObjectCheck::normalized`].
-    pub(crate) const SMALL_OBJECT: usize = 32;
+    const SMALL_OBJECT: usize = 32;
 
     /// Normalizes `map` in place (see [`normalize`]), filling in absent defaults when `fill`.
     /// An object whose keys already come in declaration order is not rebuilt.
@@ -406,10 +406,16 @@ impl ObjectCheck {
         map.extend(rest);
     }
 
-    /// The normalized copy of `map`, an object of at most [`ObjectCheck::SMALL_OBJECT`] fields,
-    /// with its defaults: built once in declaration order with room for the defaults (a copy
-    /// normalized in place would be grown, rehashed and shifted for each default filled in).
+    /// The normalized copy of `map`, with its defaults. An object of at most
+    /// [`ObjectCheck::SMALL_OBJECT`] fields is built once in declaration order with room for the
+    /// defaults (a copy normalized in place would be grown, rehashed and shifted for each default
+    /// filled in); a larger one is copied, then normalized in place.
     pub(crate) fn normalized(&self, prog: &Program, map: &Map<String, Value>) -> Value {
+        if self.fields.len() > Self::SMALL_OBJECT {
+            let mut copy = map.clone();
+            self.normalize(prog, &mut copy, true);
+            return Value::Object(copy);
+        }
         let mut slots: [Option<&Value>; Self::SMALL_OBJECT] = [None; Self::SMALL_OBJECT];
         let mut extras = 0;
         for (k, v) in map {
