@@ -18,19 +18,16 @@ pub(crate) struct Parsed {
     pub duplicates: Vec<ValidationError>,
 }
 
-/// What the seeds share. Paths are not tracked on the way down (that would cost a string per
-/// key): a problem records its path relative to the container it is found in, and each
-/// enclosing container prepends its own segment on the way back up.
-struct State {
-    max_depth: usize,
+/// Where the seeds of a reading that reports its problems record them. Paths are not tracked on
+/// the way down (that would cost a string per key): a problem records its path relative to the
+/// container it is found in, and each enclosing container prepends its own segment on the way
+/// back up.
+struct Report {
     duplicates: Vec<ValidationError>,
     too_deep: Option<String>,
-    /// Whether a duplicate key stops the reading (for a caller that only wants a clean value)
-    /// instead of being recorded.
-    refuse_duplicates: bool,
 }
 
-impl State {
+impl Report {
     /// Prepends `/segment` to the paths of the problems recorded since `since`.
     fn prefix(&mut self, since: usize, segment: &str) {
         for d in &mut self.duplicates[since..] {
@@ -51,30 +48,29 @@ impl State {
 /// Parses `text` as JSON. A fatal problem (not JSON, too deep) is the error; duplicate keys are
 /// collected and parsing goes on.
 pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<ValidationError>> {
-    let mut state = State {
-        max_depth,
+    let mut report = Report {
         duplicates: Vec::new(),
         too_deep: None,
-        refuse_duplicates: false,
     };
     let mut de = serde_json::Deserializer::from_str(text);
     // The seed counts depth itself and stops at `max_depth`, so serde_json's own limit (127)
     // is not needed.
     de.disable_recursion_limit();
     let result = Seed {
-        state: &mut state,
+        report: Some(&mut report),
         depth: 0,
+        max_depth,
     }
     .deserialize(&mut de)
     .and_then(|v| de.end().map(|()| v));
     match result {
         Ok(value) => Ok(Parsed {
             value,
-            duplicates: state.duplicates,
+            duplicates: report.duplicates,
         }),
         Err(e) => {
             let position = position(text, &e);
-            if let Some(path) = state.too_deep {
+            if let Some(path) = report.too_deep {
                 return Err(Box::new(
                     ValidationError::new(
                         path,
@@ -137,33 +133,23 @@ pub(super) struct Plain {
 }
 
 impl Plain {
-    fn state(&self) -> State {
-        State {
+    /// A seed that records nothing: its first problem stops the reading.
+    fn seed(&self) -> Seed<'static> {
+        Seed {
+            report: None,
+            depth: self.depth,
             max_depth: self.max_depth,
-            duplicates: Vec::new(),
-            too_deep: None,
-            refuse_duplicates: true,
         }
     }
 
     /// The rest of an array whose `[` was read.
     pub(super) fn visit_seq<'de, A: SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
-        let mut state = self.state();
-        Seed {
-            state: &mut state,
-            depth: self.depth,
-        }
-        .visit_seq(seq)
+        self.seed().visit_seq(seq)
     }
 
     /// The rest of an object whose `{` was read.
     pub(super) fn visit_map<'de, A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
-        let mut state = self.state();
-        Seed {
-            state: &mut state,
-            depth: self.depth,
-        }
-        .visit_map(map)
+        self.seed().visit_map(map)
     }
 }
 
@@ -171,18 +157,16 @@ impl<'de> DeserializeSeed<'de> for Plain {
     type Value = Value;
 
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        let mut state = self.state();
-        Seed {
-            state: &mut state,
-            depth: self.depth,
-        }
-        .deserialize(deserializer)
+        self.seed().deserialize(deserializer)
     }
 }
 
 struct Seed<'s> {
-    state: &'s mut State,
+    /// Where problems are recorded; `None` when the first one stops the reading (a duplicate
+    /// key, or nesting deeper than `max_depth`).
+    report: Option<&'s mut Report>,
     depth: usize,
+    max_depth: usize,
 }
 
 impl<'de> DeserializeSeed<'de> for Seed<'_> {
@@ -194,10 +178,44 @@ impl<'de> DeserializeSeed<'de> for Seed<'_> {
 }
 
 impl Seed<'_> {
+    /// The seed of a value inside this one's container, `depth` levels deep.
+    fn child(&mut self, depth: usize) -> Seed<'_> {
+        Seed {
+            report: self.report.as_deref_mut(),
+            depth,
+            max_depth: self.max_depth,
+        }
+    }
+
+    /// How many duplicate keys were recorded so far.
+    fn recorded(&self) -> usize {
+        self.report.as_ref().map_or(0, |r| r.duplicates.len())
+    }
+
+    /// Prepends `/segment` to the paths of the duplicates recorded since `since`.
+    fn prefix(&mut self, since: usize, segment: impl FnOnce() -> String) {
+        if let Some(report) = self.report.as_deref_mut() {
+            if report.duplicates.len() > since {
+                report.prefix(since, &segment());
+            }
+        }
+    }
+
+    /// Prepends `/segment` to the path of the too-deep container, if that is the problem.
+    fn prefix_too_deep(&mut self, segment: impl FnOnce() -> String) {
+        if let Some(report) = self.report.as_deref_mut() {
+            if report.too_deep.is_some() {
+                report.prefix_too_deep(&segment());
+            }
+        }
+    }
+
     fn enter<E: de::Error>(&mut self) -> Result<usize, E> {
         let depth = self.depth + 1;
-        if depth > self.state.max_depth {
-            self.state.too_deep = Some(String::new());
+        if depth > self.max_depth {
+            if let Some(report) = self.report.as_deref_mut() {
+                report.too_deep = Some(String::new());
+            }
             return Err(E::custom("nesting too deep"));
         }
         Ok(depth)
@@ -249,21 +267,15 @@ impl<'de> Visitor<'de> for Seed<'_> {
         let depth = self.enter()?;
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
         loop {
-            let since = self.state.duplicates.len();
-            let next = seq.next_element_seed(Seed {
-                state: &mut *self.state,
-                depth,
-            });
-            match next {
+            let since = self.recorded();
+            match seq.next_element_seed(self.child(depth)) {
                 Ok(Some(v)) => {
-                    if self.state.duplicates.len() > since {
-                        self.state.prefix(since, &items.len().to_string());
-                    }
+                    self.prefix(since, || items.len().to_string());
                     items.push(v);
                 }
                 Ok(None) => break,
                 Err(e) => {
-                    self.state.prefix_too_deep(&items.len().to_string());
+                    self.prefix_too_deep(|| items.len().to_string());
                     return Err(e);
                 }
             }
@@ -275,33 +287,27 @@ impl<'de> Visitor<'de> for Seed<'_> {
         let depth = self.enter()?;
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let since = self.state.duplicates.len();
-            let value = map.next_value_seed(Seed {
-                state: &mut *self.state,
-                depth,
-            });
-            let value = match value {
+            let since = self.recorded();
+            let value = match map.next_value_seed(self.child(depth)) {
                 Ok(v) => v,
                 Err(e) => {
-                    self.state.prefix_too_deep(&escape_pointer(&key));
+                    self.prefix_too_deep(|| escape_pointer(&key).into_owned());
                     return Err(e);
                 }
             };
-            if self.state.duplicates.len() > since {
-                self.state.prefix(since, &escape_pointer(&key));
-            }
+            self.prefix(since, || escape_pointer(&key).into_owned());
             // One lookup: the key is hashed once, as serde_json's own map visitor does.
             match out.entry(key) {
                 Entry::Vacant(e) => {
                     e.insert(value);
                 }
-                Entry::Occupied(_) if self.state.refuse_duplicates => {
-                    return Err(de::Error::custom("duplicate key"));
-                }
                 Entry::Occupied(e) => {
+                    let Some(report) = self.report.as_deref_mut() else {
+                        return Err(de::Error::custom("duplicate key"));
+                    };
                     let key = e.key();
                     let shown = shorten(&Value::String(key.clone()));
-                    self.state.duplicates.push(ValidationError::new(
+                    report.duplicates.push(ValidationError::new(
                         format!("/{}", escape_pointer(key)),
                         ErrorCode::DuplicateKey,
                         "each key at most once",
