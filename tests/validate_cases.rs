@@ -576,6 +576,26 @@ fn argument_text_problems() {
     assert_eq!(err.errors.len(), 1);
     assert_eq!(err.errors[0].path, "/pt/x");
     assert_eq!(err.errors[0].code, C::DuplicateKey);
+    // A duplicate key after the first problem, in values read as sent (an array of objects,
+    // an object of any), is still found, at its full path, in both modes.
+    for (mode, code) in [(Mode::Strict, C::WrongType), (Mode::Lax, C::NotCoercible)] {
+        let err = v
+            .validate_str(
+                r#"{"req": "x", "i": "seven", "arr": [1], "anything": [{"k": {"a": 1, "a": 2}}]}"#,
+                mode,
+            )
+            .expect_err("a wrong type and a duplicate");
+        let found: Vec<(&str, ErrorCode)> = err
+            .errors
+            .iter()
+            .map(|e| (e.path.as_str(), e.code))
+            .collect();
+        assert_eq!(
+            found,
+            [("/anything/0/k/a", C::DuplicateKey), ("/i", code)],
+            "{mode:?}"
+        );
+    }
     // Duplicates and other problems are reported together.
     let err = v
         .validate_str(r#"{"i": 1, "i": 2, "zz": 0}"#, Mode::Strict)
