@@ -576,8 +576,8 @@ fn argument_text_problems() {
     assert_eq!(err.errors.len(), 1);
     assert_eq!(err.errors[0].path, "/pt/x");
     assert_eq!(err.errors[0].code, C::DuplicateKey);
-    // A duplicate key after the first problem, in values read as sent (an array of objects,
-    // an object of any), is still found, at its full path, in both modes.
+    // A duplicate key after the first problem, in values read as sent (an `any` value that
+    // holds an array of objects), is still found, at its full path, in both modes.
     for (mode, code) in [(Mode::Strict, C::WrongType), (Mode::Lax, C::NotCoercible)] {
         let err = v
             .validate_str(
