@@ -28,6 +28,14 @@ fn import(doc: &Value) {
     let _ = tooldef::import::import(doc, tooldef::import::Dialect::JsonSchema, &options);
 }
 
+/// A tool of `n` string fields, the i-th with the pattern `pattern(i)`.
+fn patterns(n: usize, pattern: impl Fn(usize) -> String) -> String {
+    let fields: String = (0..n)
+        .map(|i| format!("  /// F.\n  f{i}?: string @pattern(\"{}\")\n", pattern(i)))
+        .collect();
+    format!("/// T.\ntool t {{\n{fields}}}\n")
+}
+
 /// A shape: its name, the size it is run at, and the work at a size.
 type Shape = (&'static str, usize, Box<dyn Fn(usize)>);
 
@@ -84,6 +92,26 @@ fn shapes() -> Vec<Shape> {
                 let _ = tooldef::compile(&format!(
                     "/// T.\ntool t {{\n  /// A.\n  a: string @pattern(\"^{pattern}$\")\n}}\n"
                 ));
+            }),
+        ),
+        (
+            "check: counted repetitions `^.{k}$`, one a field",
+            // Past nine of them the patterns' memory limit stops the check: n and 2n cost the same.
+            64,
+            Box::new(|n| {
+                static RUN: AtomicUsize = AtomicUsize::new(0);
+                let run = RUN.fetch_add(1, Ordering::Relaxed);
+                let _ = tooldef::compile(&patterns(n, |i| format!("^{run}.{{{}}}$", 3000 + i)));
+            }),
+        ),
+        (
+            "check: patterns whose DFA explodes, one a field",
+            // Each try is bounded by the regex's size, all of them by the DFA work limit.
+            1_000,
+            Box::new(|n| {
+                static RUN: AtomicUsize = AtomicUsize::new(0);
+                let run = RUN.fetch_add(1, Ordering::Relaxed);
+                let _ = tooldef::compile(&patterns(n, |i| format!("(a|b)*a(a|b){{30}}{run}x{i}")));
             }),
         ),
         (

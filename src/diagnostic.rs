@@ -126,6 +126,8 @@ pub enum Code {
     SchemaTooDeep,
     /// The inlined schema of a tool has more subschemas than the limit.
     SchemaTooLarge,
+    /// The patterns of a file would hold more memory once compiled than the limit.
+    PatternsTooLarge,
     /// A provider target cannot express a type or a tool at all (recursion for Gemini, a map in
     /// OpenAI strict mode); reported only when compiling for that target.
     NotRepresentable,
@@ -215,6 +217,7 @@ impl Code {
         Code::RedundantUnion,
         Code::SchemaTooDeep,
         Code::SchemaTooLarge,
+        Code::PatternsTooLarge,
         Code::NotRepresentable,
         Code::TargetLimit,
         Code::FoldedConstraint,
@@ -263,6 +266,7 @@ impl Code {
             Code::RedundantUnion => "redundant-union",
             Code::SchemaTooDeep => "schema-too-deep",
             Code::SchemaTooLarge => "schema-too-large",
+            Code::PatternsTooLarge => "patterns-too-large",
             Code::NotRepresentable => "not-representable",
             Code::TargetLimit => "target-limit",
             Code::FoldedConstraint => "folded-constraint",

@@ -11,22 +11,29 @@
 //! rejects them.
 //!
 //! Building one costs far more than parsing the rest of a tool (a Unicode class such as `[^@ ]`
-//! compiles to a large UTF-8 automaton), so each pattern text is built once per process and
-//! shared by the checker and every validator: a small cache keyed by the pattern text, emptied
-//! when it reaches 64 entries. Errors are not cached.
+//! compiles to a large UTF-8 automaton, and a counted repetition such as `.{3000}` to thousands
+//! of copies of one), so the patterns of a module are compiled under a budget ([`Patterns`]): the
+//! memory they hold, each distinct text counted once, is at most [`MAX_PATTERN_MEMORY`], and
+//! building stops with an error past it. Without it, 256 patterns of nine bytes each held a
+//! gigabyte. Each text is built once per process and shared by the checker and every validator:
+//! a cache keyed by the pattern text, emptied when the memory of its patterns would pass twice
+//! that budget. Errors are not cached.
 //!
 //! Matching is on the validator's hot path, where the patterns are short and so are the strings
-//! (an email, an issue key). `Regex::is_match` spends a few hundred instructions a call choosing
-//! and preparing its engine before it reads the first byte, so a pattern whose fully built DFA
-//! stays small also gets one (the same `regex-automata` machinery the `regex` crate uses, from
-//! the same rewritten syntax), and matching reads the string through it byte by byte. Patterns
-//! whose DFA would be large, or that hold a `\B` (an ASCII non-boundary also holds between the
-//! bytes of one character, which only the regex knows to skip), use the regex.
+//! (an email, an issue key). A regex spends a few hundred instructions a call choosing and
+//! preparing its engine before it reads the first byte, so a pattern whose fully built DFA stays
+//! small also gets one (the same `regex-automata` machinery the `regex` crate uses, from the same
+//! rewritten syntax), and matching reads the string through it byte by byte. Patterns whose DFA
+//! would be large, or that hold a `\B` (an ASCII non-boundary also holds between the bytes of one
+//! character, which only the regex knows to skip), use the regex. The DFA only makes matching
+//! faster, so the work of trying one is bounded apart: each try in proportion to the regex's own
+//! size, and all the tries of a module by [`DFA_WORK`], past which patterns use the regex alone.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::meta;
 use regex_automata::util::primitives::StateID;
 use regex_automata::Input;
 use regex_syntax::ast::{
@@ -35,17 +42,35 @@ use regex_syntax::ast::{
     GroupKind, HexLiteralKind, Literal, LiteralKind, Span,
 };
 
+/// The most memory the compiled patterns of one module (in the checker) or of one validator may
+/// hold, each distinct pattern text counted once; past it the build stops with an error.
+pub const MAX_PATTERN_MEMORY: usize = 32 << 20;
+/// The most memory one pattern's regex may take while it is built (the `regex` crate's default).
+const NFA_SIZE_LIMIT: usize = 10 << 20;
+/// The most memory one pattern's lazy DFA keeps per thread while matching (the `regex` crate's
+/// default).
+const HYBRID_CACHE: usize = 2 << 20;
 /// The most memory a pattern's DFA may take; larger ones are not built.
 const DFA_SIZE_LIMIT: usize = 256 * 1024;
 /// The most memory building a DFA may use before it gives up.
 const DETERMINIZE_SIZE_LIMIT: usize = 2 * 1024 * 1024;
+/// A DFA try may use this many times the memory of the pattern's regex (at least
+/// [`DFA_TRY_FLOOR`]): building a DFA takes time in proportion to the memory it uses, so a try
+/// costs at most a fixed multiple of building the regex. Every DFA the tests and benchmarks use
+/// needs less than three times.
+const DFA_TRY_FACTOR: usize = 8;
+/// The memory any DFA try may use, however small the regex (a literal's regex holds a few bytes).
+const DFA_TRY_FLOOR: usize = 16 << 10;
+/// The memory all the DFA tries of one module (or validator) may use together; later patterns
+/// match with their regex alone. Several hundred Unicode-class patterns fit.
+const DFA_WORK: usize = 64 << 20;
 /// The longest pattern (as written, in bytes) whose DFA is tried. The memory limits above bound the
 /// DFA's size, not the time spent reaching them: each state costs work in proportion to the
 /// pattern, so a long pattern of many `.*` spent seconds before giving up (2.6 KB: 6.6 billion
 /// instructions). Patterns on the hot path are short; longer ones use the regex.
 const DFA_MAX_PATTERN: usize = 256;
-/// How many compiled patterns the cache keeps before it is emptied.
-const CAPACITY: usize = 64;
+/// The most memory the process-wide cache holds before it is emptied.
+const CACHE_MEMORY: usize = 2 * MAX_PATTERN_MEMORY;
 /// DFAs with at most this many states are also laid out as a [`Table`].
 const TABLE_STATES: usize = 64;
 
@@ -62,46 +87,164 @@ pub(crate) struct Pattern {
 struct General {
     /// The pattern as written.
     source: Box<str>,
-    /// The ECMA-262 reading of the pattern ([`ecma`]).
-    regex: regex::Regex,
+    /// The ECMA-262 reading of the pattern ([`ecma`]), built as the `regex` crate builds it.
+    regex: meta::Regex,
     dfa: Option<dense::DFA<Vec<u32>>>,
 }
 
-impl Pattern {
-    /// The pattern compiled, from the process-wide cache when it was compiled before.
-    pub(crate) fn new(pattern: &str) -> Result<Pattern, regex::Error> {
-        static CACHE: OnceLock<Mutex<HashMap<String, Pattern>>> = OnceLock::new();
-        let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-        // A panic while the lock was held cannot leave the map half-updated: recover it.
-        if let Some(p) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(pattern) {
+/// Why a pattern was not compiled.
+#[derive(Debug)]
+pub(crate) enum BuildError {
+    /// It is not a valid pattern, or its regex alone passes the size limit.
+    Invalid(regex::Error),
+    /// Compiling it would bring the memory of the module's patterns past
+    /// [`MAX_PATTERN_MEMORY`]; `held` is what they would hold with it (or what had been spent
+    /// when the budget ran out before it).
+    OverBudget { held: usize },
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::Invalid(e) => e.fmt(f),
+            BuildError::OverBudget { held } => write!(
+                f,
+                "the patterns compile to more than {} MiB ({} MiB with this one)",
+                MAX_PATTERN_MEMORY >> 20,
+                held.div_ceil(1 << 20)
+            ),
+        }
+    }
+}
+
+/// The patterns of one module (or of one validator), compiled under its budgets: each distinct
+/// text once, the memory they hold at most [`MAX_PATTERN_MEMORY`], the work spent trying DFAs at
+/// most [`DFA_WORK`].
+#[derive(Debug)]
+pub(crate) struct Patterns {
+    compiled: HashMap<Box<str>, Pattern>,
+    /// Memory the compiled patterns hold, plus the size limit for each one that passed it.
+    held: usize,
+    /// Memory the DFA tries may still use.
+    dfa_work: usize,
+}
+
+impl Default for Patterns {
+    fn default() -> Patterns {
+        Patterns {
+            compiled: HashMap::new(),
+            held: 0,
+            dfa_work: DFA_WORK,
+        }
+    }
+}
+
+impl Patterns {
+    /// `pattern` compiled: the one compiled before when the module has it already, else from
+    /// the process-wide cache, else built.
+    pub(crate) fn compile(&mut self, pattern: &str) -> Result<Pattern, BuildError> {
+        if let Some(p) = self.compiled.get(pattern) {
             return Ok(p.clone());
         }
-        let compiled = Pattern::build(pattern)?;
-        let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() >= CAPACITY {
-            map.clear();
+        if self.held > MAX_PATTERN_MEMORY {
+            return Err(BuildError::OverBudget { held: self.held });
         }
-        map.insert(pattern.to_string(), compiled.clone());
+        let compiled = match cache::get(pattern) {
+            Some(p) => p,
+            None => {
+                let built = Pattern::build(pattern, &mut self.dfa_work);
+                if let Err(regex::Error::CompiledTooBig(limit)) = &built {
+                    // The work of reaching the limit was spent: it counts against the budget.
+                    self.held = self.held.saturating_add(*limit);
+                }
+                let built = built.map_err(BuildError::Invalid)?;
+                cache::put(pattern, &built);
+                built
+            }
+        };
+        self.held = self.held.saturating_add(compiled.memory_usage());
+        if self.held > MAX_PATTERN_MEMORY {
+            return Err(BuildError::OverBudget { held: self.held });
+        }
+        self.compiled.insert(pattern.into(), compiled.clone());
         Ok(compiled)
     }
+}
 
-    /// Compiles without the cache: the regex decides whether the pattern is valid; the DFA is
-    /// built only for a valid pattern, and left out when it would be too large.
-    fn build(pattern: &str) -> Result<Pattern, regex::Error> {
+/// The process-wide cache of compiled patterns, by text.
+mod cache {
+    use super::{Pattern, CACHE_MEMORY};
+    use std::collections::HashMap;
+    use std::sync::{Mutex, MutexGuard, OnceLock};
+
+    #[derive(Default)]
+    struct Cache {
+        map: HashMap<String, Pattern>,
+        held: usize,
+    }
+
+    fn lock() -> MutexGuard<'static, Cache> {
+        static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+        // A panic while the lock was held cannot leave the map half-updated: recover it.
+        CACHE
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn get(pattern: &str) -> Option<Pattern> {
+        lock().map.get(pattern).cloned()
+    }
+
+    pub(super) fn put(pattern: &str, compiled: &Pattern) {
+        let size = compiled.memory_usage();
+        let mut cache = lock();
+        if cache.held + size > CACHE_MEMORY {
+            cache.map.clear();
+            cache.held = 0;
+        }
+        if size <= CACHE_MEMORY
+            && cache
+                .map
+                .insert(pattern.to_string(), compiled.clone())
+                .is_none()
+        {
+            cache.held += size;
+        }
+    }
+}
+
+impl Pattern {
+    /// `pattern` compiled under a budget of its own (for tests).
+    #[cfg(test)]
+    fn new(pattern: &str) -> Result<Pattern, BuildError> {
+        Patterns::default().compile(pattern)
+    }
+
+    /// Compiles `pattern`: the regex decides whether it is valid; a DFA is tried only for a
+    /// valid pattern that is short enough, with the memory `dfa_work` still allows (and charged
+    /// against it), and left out when it would be too large.
+    fn build(pattern: &str, dfa_work: &mut usize) -> Result<Pattern, regex::Error> {
         let ecma = ecma(pattern)?;
-        let regex = regex::Regex::new(&ecma.text).map_err(|e| {
-            // Report the error on the pattern as written when it has one there.
-            regex::Regex::new(pattern).err().unwrap_or(e)
+        let regex = regex(&ecma.text).map_err(|e| {
+            // Report a syntax error on the pattern as written when it has one there.
+            regex_syntax::Parser::new()
+                .parse(pattern)
+                .err()
+                .map_or(e, |e| regex::Error::Syntax(e.to_string()))
         })?;
-        let dfa = if ecma.splits || pattern.len() > DFA_MAX_PATTERN {
+        let allowance =
+            (DFA_TRY_FACTOR * regex.memory_usage()).clamp(DFA_TRY_FLOOR, DETERMINIZE_SIZE_LIMIT);
+        let dfa = if ecma.splits || pattern.len() > DFA_MAX_PATTERN || allowance > *dfa_work {
             None
         } else {
+            *dfa_work -= allowance;
             dense::Builder::new()
                 .configure(
                     dense::DFA::config()
                         .start_kind(StartKind::Unanchored)
-                        .dfa_size_limit(Some(DFA_SIZE_LIMIT))
-                        .determinize_size_limit(Some(DETERMINIZE_SIZE_LIMIT)),
+                        .dfa_size_limit(Some(allowance.min(DFA_SIZE_LIMIT)))
+                        .determinize_size_limit(Some(allowance)),
                 )
                 .build(&ecma.text)
                 .ok()
@@ -122,6 +265,19 @@ impl Pattern {
         &self.general.source
     }
 
+    /// The heap memory the compiled pattern holds, in bytes.
+    pub(crate) fn memory_usage(&self) -> usize {
+        let general = &self.general;
+        let table = self
+            .table
+            .as_ref()
+            .map_or(0, |t| t.next.len() + t.eoi.len());
+        general.source.len()
+            + general.regex.memory_usage()
+            + general.dfa.as_ref().map_or(0, |d| d.memory_usage())
+            + table
+    }
+
     /// Whether the pattern matches somewhere in `s` (unanchored, as JSON Schema's `pattern`).
     #[inline]
     pub(crate) fn is_match(&self, s: &str) -> bool {
@@ -138,6 +294,25 @@ impl Pattern {
     fn has_dfa(&self) -> bool {
         self.general.dfa.is_some()
     }
+}
+
+/// `text` built as `regex::Regex::new` builds it (the same engine and settings), with its errors
+/// in the `regex` crate's words: that crate's `Regex` does not say how much memory it holds.
+fn regex(text: &str) -> Result<meta::Regex, regex::Error> {
+    let config = meta::Config::new()
+        .nfa_size_limit(Some(NFA_SIZE_LIMIT))
+        .hybrid_cache_capacity(HYBRID_CACHE)
+        .match_kind(regex_automata::MatchKind::LeftmostFirst)
+        .utf8_empty(true);
+    meta::Builder::new()
+        .configure(config)
+        .syntax(regex_automata::util::syntax::Config::new().utf8(true))
+        .build(text)
+        .map_err(|e| match (e.size_limit(), e.syntax_error()) {
+            (Some(limit), _) => regex::Error::CompiledTooBig(limit),
+            (None, Some(syntax)) => regex::Error::Syntax(syntax.to_string()),
+            (None, None) => regex::Error::Syntax(e.to_string()),
+        })
 }
 
 impl General {
@@ -719,5 +894,55 @@ mod tests {
             .expect("valid")
             .table
             .is_some());
+    }
+
+    #[test]
+    fn a_spent_budget_compiles_nothing_more() {
+        let mut patterns = Patterns::default();
+        let mut compiled = 0;
+        let error = loop {
+            match patterns.compile(&format!("^spent{compiled}.{{500}}$")) {
+                Ok(_) => compiled += 1,
+                Err(e) => break e,
+            }
+        };
+        assert!(matches!(error, BuildError::OverBudget { .. }), "{error}");
+        assert!(error.to_string().contains("more than 32 MiB"), "{error}");
+        // About 700 KiB each.
+        assert!((20..=100).contains(&compiled), "{compiled} patterns");
+        // A pattern not seen before is refused without being built...
+        let fresh = "^never built.{10}$";
+        assert!(matches!(
+            patterns.compile(fresh),
+            Err(BuildError::OverBudget { .. })
+        ));
+        assert!(cache::get(fresh).is_none());
+        // ...and one compiled before is given again.
+        assert!(patterns.compile("^spent0.{500}$").is_ok());
+    }
+
+    #[test]
+    fn dfa_tries_are_bounded_and_optional() {
+        // A try costs at least the floor, at most a multiple of the regex.
+        let mut patterns = Patterns::default();
+        let exploding = "^tries(a|b)*a(a|b){30}$";
+        let pattern = patterns.compile(exploding).expect("valid");
+        assert!(!pattern.has_dfa());
+        let spent = DFA_WORK - patterns.dfa_work;
+        let regex = pattern.general.regex.memory_usage();
+        assert!(spent >= DFA_TRY_FLOOR, "{spent}");
+        // Its regex holds a few KiB, so the try is allowed a few tens (it used to be 2 MiB).
+        assert!(spent <= 64 << 10, "{spent} for a regex of {regex}");
+        // With the work spent, a pattern that would get a DFA matches with its regex alone.
+        let mut spent = Patterns {
+            dfa_work: DFA_TRY_FLOOR - 1,
+            ..Patterns::default()
+        };
+        let email = spent.compile("^tries[^@ ]+@[^@ ]+$").expect("valid");
+        assert!(!email.has_dfa());
+        assert!(email.is_match("triesa@b") && !email.is_match("triesa b"));
+        assert!(Pattern::new("^tries-fresh[^@ ]+@[^@ ]+$")
+            .expect("valid")
+            .has_dfa());
     }
 }

@@ -289,3 +289,67 @@ fn descriptions_count_at_every_copy() {
         );
     }
 }
+
+/// A tool of `n` string fields, each with its own counted repetition `^.{k}$`, `k` from `from`:
+/// a dozen bytes of source each, and an automaton of thousands of states once compiled. 256 of
+/// them (`k` from 3,000) used to take 25 s to check and hold a gigabyte in a validator.
+fn counted_patterns(n: usize, from: usize) -> String {
+    let mut s = String::from("/// Patterns.\ntool t {\n");
+    for i in 0..n {
+        s.push_str(&format!(
+            "  f{i}?: string @pattern(\"^.{{{}}}$\")\n",
+            from + i
+        ));
+    }
+    s.push_str("}\n");
+    s
+}
+
+#[test]
+fn patterns_stop_at_their_memory_limit() {
+    // A few heavy patterns are fine.
+    assert_eq!(codes(counted_patterns(4, 500)), Vec::<Code>::new());
+    // Doubling the number of patterns past the limit gives one error, always at the same
+    // pattern: the checker compiles none after the one that passes the limit, so its work stops
+    // growing there.
+    let mut first = None;
+    for n in [64, 128, 256, 512] {
+        let source = counted_patterns(n, 500);
+        let errors = small_stack(move || match tooldef::compile(&source) {
+            Ok(_) => panic!("{n} patterns compiled"),
+            Err(e) => e
+                .errors()
+                .map(|d| (d.code, d.span.start, d.message.clone()))
+                .collect::<Vec<_>>(),
+        });
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        let (code, at, message) = &errors[0];
+        assert_eq!(*code, Code::PatternsTooLarge);
+        assert!(message.contains("more than 32 MiB"), "{message}");
+        assert_eq!(*first.get_or_insert(*at), *at, "at {n} patterns");
+    }
+}
+
+#[test]
+fn a_validator_keeps_the_pattern_limit_on_a_model_the_checker_never_saw() {
+    // Light patterns, one a field, that the checker accepts.
+    let light: String = (0..512)
+        .map(|i| format!("  f{i}?: string @pattern(\"^v{i}$\")\n"))
+        .collect();
+    let mut module = tooldef::compile(&format!("/// Patterns.\ntool t {{\n{light}}}\n"))
+        .expect("light patterns compile")
+        .module;
+    // The same fields, given the heavy patterns by hand.
+    for (i, field) in module.tools[0].params.fields.iter_mut().enumerate() {
+        let tooldef::model::Ty::String(rules) = &mut field.ty else {
+            panic!("a string field");
+        };
+        rules.pattern.as_mut().expect("a pattern").value = format!("^.{{{}}}$", 500 + i);
+    }
+    match tooldef::validate::Validator::new(&module, &module.tools[0]) {
+        Err(tooldef::validate::CompileError::Pattern(e)) => {
+            assert!(e.reason.contains("more than 32 MiB"), "{}", e.reason)
+        }
+        other => panic!("{:?}", other.map(|_| "a validator")),
+    }
+}

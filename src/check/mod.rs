@@ -123,6 +123,10 @@ struct Checker {
     /// Candidates scored for "did you mean" so far (see [`SUGGESTION_WORK`]).
     suggestion_work: usize,
     pending: Vec<Pending>,
+    /// The module's patterns, compiled under its budget.
+    patterns: crate::pattern::Patterns,
+    /// Whether the patterns' budget has been reported spent.
+    patterns_over: bool,
 }
 
 /// How many candidates the "did you mean" suggestions of one check may score in all. Each unknown

@@ -9,6 +9,7 @@ use crate::ast::{self, AttrValue, Attribute, TypeExpr, TypeKind, ValueKind};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::emit::fold::Folded;
 use crate::model::*;
+use crate::pattern::{BuildError, MAX_PATTERN_MEMORY};
 use crate::suggest::did_you_mean;
 
 use super::attributes::{article, list};
@@ -444,21 +445,38 @@ impl Checker {
             }
             (Ty::String(r), "pattern") => {
                 let Some(p) = self.string_arg(a) else { return };
-                if let Err(e) = crate::pattern::Pattern::new(&p) {
-                    let mut d = Diagnostic::error(
-                        Code::InvalidPattern,
-                        a.span,
-                        format!("invalid pattern: {}", first_line(&e.to_string())),
-                    )
-                    .with_label("invalid regular expression");
-                    let text = e.to_string();
-                    d = if text.contains("look-around") || text.contains("backreference") {
-                        d.with_help("patterns use linear-time regular expressions (the `regex` crate's syntax): lookaround and backreferences are not supported")
-                    } else {
-                        d.with_help(format!("the regex engine says:\n{text}"))
-                    };
-                    self.error(d);
-                    return;
+                match self.patterns.compile(&p) {
+                    Ok(_) => {}
+                    Err(BuildError::Invalid(e)) => {
+                        let mut d = Diagnostic::error(
+                            Code::InvalidPattern,
+                            a.span,
+                            format!("invalid pattern: {}", first_line(&e.to_string())),
+                        )
+                        .with_label("invalid regular expression");
+                        let text = e.to_string();
+                        d = if text.contains("look-around") || text.contains("backreference") {
+                            d.with_help("patterns use linear-time regular expressions (the `regex` crate's syntax): lookaround and backreferences are not supported")
+                        } else {
+                            d.with_help(format!("the regex engine says:\n{text}"))
+                        };
+                        self.error(d);
+                        return;
+                    }
+                    Err(e @ BuildError::OverBudget { .. }) => {
+                        // Reported once: the patterns after it are not compiled.
+                        if !std::mem::replace(&mut self.patterns_over, true) {
+                            self.error(
+                                Diagnostic::error(Code::PatternsTooLarge, a.span, e.to_string())
+                                    .with_label("past the limit here")
+                                    .with_help(format!(
+                                        "a file's patterns may hold {} MiB once compiled (each distinct pattern counted once); a counted repetition such as `.{{3000}}` compiles to thousands of copies of its item: bound lengths with `@min_length` and `@max_length` instead",
+                                        MAX_PATTERN_MEMORY >> 20
+                                    )),
+                            );
+                        }
+                        return;
+                    }
                 }
                 self.folded_value(&Value::String(p.clone()), a.span, Folded::Pattern);
                 r.pattern = Some(Spanned::new(p, a.span));

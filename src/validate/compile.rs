@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::model::*;
-use crate::pattern::Pattern;
+use crate::pattern::Patterns;
 
 pub(crate) use super::kind::array::ArrayCheck;
 pub(crate) use super::kind::choice::EnumCheck;
@@ -143,6 +143,8 @@ pub(crate) struct Compiler<'m> {
     named: Vec<Option<NodeId>>,
     tagged: Vec<(NodeId, Tagged)>,
     pub errors: Vec<PatternError>,
+    /// The patterns compiled so far, under the budget of one validator.
+    patterns: Patterns,
     /// Whether the texts messages use are written (see [`Compiler::without_texts`]).
     texts: bool,
     /// Whether `@format` is checked (see [`Compiler::formats`]).
@@ -158,6 +160,7 @@ impl<'m> Compiler<'m> {
             named: vec![None; module.types.len()],
             tagged: Vec::new(),
             errors: Vec::new(),
+            patterns: Patterns::default(),
             texts: true,
             formats: Formats::Assert,
         }
@@ -276,19 +279,19 @@ impl<'m> Compiler<'m> {
             Ty::Integer(r) => Node::Integer(NumberCheck::new(r)),
             Ty::Number(r) => Node::Number(NumberCheck::new(r)),
             Ty::String(r) => {
-                let pattern = r
-                    .pattern
-                    .as_ref()
-                    .and_then(|p| match Pattern::new(&p.value) {
-                        Ok(re) => Some(re),
-                        Err(e) => {
-                            self.errors.push(PatternError {
-                                pattern: p.value.clone(),
-                                reason: e.to_string(),
-                            });
-                            None
-                        }
-                    });
+                let pattern =
+                    r.pattern
+                        .as_ref()
+                        .and_then(|p| match self.patterns.compile(&p.value) {
+                            Ok(re) => Some(re),
+                            Err(e) => {
+                                self.errors.push(PatternError {
+                                    pattern: p.value.clone(),
+                                    reason: e.to_string(),
+                                });
+                                None
+                            }
+                        });
                 Node::String(StringCheck {
                     min_length: r.min_length.as_ref().map(|s| s.value),
                     max_length: r.max_length.as_ref().map(|s| s.value),
