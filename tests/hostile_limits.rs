@@ -353,3 +353,34 @@ fn a_validator_keeps_the_pattern_limit_on_a_model_the_checker_never_saw() {
         other => panic!("{:?}", other.map(|_| "a validator")),
     }
 }
+
+#[test]
+fn defaults_and_examples_of_one_type_check_in_linear_time() {
+    // Each default and example was checked on its own, compiling its type each time: a
+    // default on each of 2,000 fields of a 2,000-field type took 4 s, 2,000 examples of one
+    // inline type of 2,000 fields 9 s and 1.8 GB. Here 5,000 of each.
+    let n = 5_000;
+    let big: Vec<String> = (0..n).map(|i| format!("b{i}?: string")).collect();
+    let big = big.join(", ");
+    let defaults: String = (0..n).map(|i| format!("  f{i}?: Big = {{}}\n")).collect();
+    let examples = " @example({})".repeat(n);
+    // (Types, not tools: a tool this large is over the schema size limit.)
+    let source = format!(
+        "type Big {{ {big} }}\ntype Holder {{\n{defaults}}}\ntype Shown {{ e?: {{ {big} }}{examples} }}\n"
+    );
+    assert!(tooldef::compile(&source).is_ok());
+    // Values that break the type are worded from one compiled program too, each at its place.
+    let broken: String = (0..n)
+        .map(|i| format!("  f{i}?: Big = {{\"b{i}\": {i}}}\n"))
+        .collect();
+    let source = format!("type Big {{ {big} }}\ntype Holder {{\n{broken}}}\n");
+    let errors = tooldef::compile(&source).expect_err("the defaults do not fit");
+    let errors: Vec<_> = errors.errors().collect();
+    assert_eq!(errors.len(), n);
+    assert!(errors.iter().all(|d| d.code == Code::InvalidDefault));
+    assert!(
+        errors[n - 1].message.contains(&format!("b{}", n - 1)),
+        "{}",
+        errors[n - 1].message
+    );
+}

@@ -105,12 +105,11 @@ pub(crate) fn check(file: &ast::File, broken: &[String]) -> (Option<Module>, Vec
     }
 }
 
-/// A value to check against a type once the whole module is known.
+/// A field's examples and default, to check against its type once the whole module is known:
+/// each value with where it was written and the code of its error.
 struct Pending {
     ty: Ty,
-    value: Value,
-    span: Span,
-    code: Code,
+    values: Vec<(Value, Span, Code)>,
 }
 
 #[derive(Default)]
@@ -221,22 +220,29 @@ impl Checker {
         let components = strongly_connected(&refs);
         self.recursion(&mut module, file, &refs, &components);
         self.depth(&module);
-        for p in std::mem::take(&mut self.pending) {
-            if let Some(problem) = validate::first_violation(&module, &p.ty, &p.value) {
-                let what = if p.code == Code::InvalidDefault {
-                    "default"
-                } else {
-                    "example"
-                };
-                self.error(
-                    Diagnostic::error(
-                        p.code,
-                        p.span,
-                        format!("the {what} does not fit the type: {problem}"),
-                    )
-                    .with_label(format!("invalid {what}")),
-                );
-            }
+        // All at once: the types are compiled together, so a named type used by many fields
+        // with defaults is compiled once, not once a default.
+        let pending = std::mem::take(&mut self.pending);
+        let checks = pending
+            .iter()
+            .flat_map(|p| p.values.iter().map(move |(value, ..)| (&p.ty, value)));
+        let problems = validate::first_violations(&module, checks);
+        let values = pending.iter().flat_map(|p| &p.values);
+        for ((_, span, code), problem) in values.zip(problems) {
+            let Some(problem) = problem else { continue };
+            let what = if *code == Code::InvalidDefault {
+                "default"
+            } else {
+                "example"
+            };
+            self.error(
+                Diagnostic::error(
+                    *code,
+                    *span,
+                    format!("the {what} does not fit the type: {problem}"),
+                )
+                .with_label(format!("invalid {what}")),
+            );
         }
         module
     }

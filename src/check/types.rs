@@ -124,6 +124,8 @@ impl Checker {
             span: f.name.span,
         };
         let mut seen = Vec::new();
+        // The examples and the default, checked against the type once the module is known.
+        let mut values = Vec::new();
         for a in &f.annotations {
             match a.name.text.as_str() {
                 "deprecated" => {
@@ -142,12 +144,7 @@ impl Checker {
                         };
                         if let Some(v) = value {
                             self.folded_value(&v, arg.span, Folded::Example);
-                            self.pending.push(Pending {
-                                ty: field.ty.clone(),
-                                value: v.clone(),
-                                span: arg.span,
-                                code: Code::InvalidExample,
-                            });
+                            values.push((v.clone(), arg.span, Code::InvalidExample));
                             field.examples.push(v);
                         }
                     }
@@ -181,14 +178,15 @@ impl Checker {
             }
             if let Some(v) = self.value(d) {
                 self.folded_value(&v, d.span, Folded::Default);
-                self.pending.push(Pending {
-                    ty: field.ty.clone(),
-                    value: v.clone(),
-                    span: d.span,
-                    code: Code::InvalidDefault,
-                });
+                values.push((v.clone(), d.span, Code::InvalidDefault));
                 field.default = Some(v);
             }
+        }
+        if !values.is_empty() {
+            self.pending.push(Pending {
+                ty: field.ty.clone(),
+                values,
+            });
         }
         field
     }

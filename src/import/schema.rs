@@ -332,13 +332,14 @@ impl Core {
         hidden::strip(text, kind)
     }
 
-    /// How `value` breaks `ty` under strict validation, against the named types so far.
-    fn violation(&mut self, ty: &Ty, value: &Value) -> Option<String> {
+    /// How each of `values` breaks `ty` under strict validation, against the named types so far
+    /// (`ty` compiled once for all of them).
+    fn violations(&mut self, ty: &Ty, values: &[Value]) -> Vec<Option<String>> {
         let module = Module {
             tools: Vec::new(),
             types: std::mem::take(&mut self.types),
         };
-        let r = crate::validate::first_violation(&module, ty, value);
+        let r = crate::validate::first_violations(&module, values.iter().map(|v| (ty, v)));
         self.types = module.types;
         r
     }
@@ -811,8 +812,9 @@ impl Core {
         if let Some(values) = self.values(s, ptr)? {
             // Keep the values that also fit the rest of the schema.
             let mut kept = Vec::new();
-            for v in values {
-                if self.violation(&ty, &v).is_none() {
+            let problems = self.violations(&ty, &values);
+            for (v, problem) in values.into_iter().zip(problems) {
+                if problem.is_none() {
                     kept.push(v);
                 } else {
                     self.warn(ptr, Code::ImportDropped, format!("the value {v} of `enum`/`const` does not fit the rest of the schema and can never match; it was left out"));

@@ -63,6 +63,7 @@ use single_pass::Read;
 mod walk;
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -98,28 +99,65 @@ pub(crate) fn is_integer(n: &serde_json::Number) -> bool {
 /// `at /path: ` when the problem is inside the value), or `None` when it fits. This is the
 /// question the checker asks of defaults and examples, and the importer of a schema's values.
 pub fn first_violation(module: &Module, ty: &Ty, value: &Value) -> Option<String> {
-    if let Some(path) = walk::too_deep(value, Limits::DEFAULT_MAX_DEPTH) {
-        return Some(format!(
-            "at {path}: nests deeper than {} levels",
-            Limits::DEFAULT_MAX_DEPTH
-        ));
+    first_violations(module, [(ty, value)]).pop().flatten()
+}
+
+/// [`first_violation`] of each value against its type, in order. The types are compiled
+/// together, so a named type is compiled once however many of the values it types: one at a
+/// time, a default on each of n fields of one large type compiled that type n times.
+pub(crate) fn first_violations<'a>(
+    module: &Module,
+    checks: impl IntoIterator<Item = (&'a Ty, &'a Value)>,
+) -> Vec<Option<String>> {
+    let checks: Vec<(&Ty, &Value)> = checks.into_iter().collect();
+    let mut problems: Vec<Option<String>> = vec![None; checks.len()];
+    // Most values are valid: a program without message texts gives the verdicts, and the
+    // texts are written only for the types of values that break a rule.
+    // A type that several values share (a field's examples) is compiled once: by address.
+    let mut verdicts = Compiler::without_texts(module);
+    let mut compiled: HashMap<*const Ty, NodeId> = HashMap::new();
+    let mut roots = Vec::with_capacity(checks.len());
+    for (i, &(ty, value)) in checks.iter().enumerate() {
+        if let Some(path) = walk::too_deep(value, Limits::DEFAULT_MAX_DEPTH) {
+            problems[i] = Some(format!(
+                "at {path}: nests deeper than {} levels",
+                Limits::DEFAULT_MAX_DEPTH
+            ));
+        } else {
+            let root = *compiled
+                .entry(std::ptr::from_ref(ty))
+                .or_insert_with(|| verdicts.ty(ty));
+            roots.push((i, root));
+        }
     }
-    // Most values are valid: a program without message texts gives the verdict, and the texts
-    // are written only for a value that breaks a rule.
-    let mut compiler = Compiler::without_texts(module);
-    let root = compiler.ty(ty);
-    if walk::accepts(&compiler.finish(), root, value) {
-        return None;
+    let program = verdicts.finish();
+    roots.retain(|&(i, root)| !walk::accepts(&program, root, checks[i].1));
+    if roots.is_empty() {
+        return problems;
     }
-    let mut compiler = Compiler::new(module);
-    let root = compiler.ty(ty);
-    let program = compiler.finish();
-    let (path, message) = for_author(&program, root, value)?;
-    Some(if path.is_empty() {
-        message
-    } else {
-        format!("at {path}: {message}")
-    })
+    let mut texts = Compiler::new(module);
+    compiled.clear();
+    let roots: Vec<(usize, NodeId)> = roots
+        .into_iter()
+        .map(|(i, _)| {
+            let ty = checks[i].0;
+            let root = *compiled
+                .entry(std::ptr::from_ref(ty))
+                .or_insert_with(|| texts.ty(ty));
+            (i, root)
+        })
+        .collect();
+    let program = texts.finish();
+    for (i, root) in roots {
+        problems[i] = for_author(&program, root, checks[i].1).map(|(path, message)| {
+            if path.is_empty() {
+                message
+            } else {
+                format!("at {path}: {message}")
+            }
+        });
+    }
+    problems
 }
 
 /// The first problem of `value` against node `id` in strict mode, worded for the author of a
