@@ -47,7 +47,7 @@ impl Span {
 /// Implements `PartialEq` for a struct of the syntax tree or the model by every field but its
 /// spans; `presence` fields (`Option<Span>` markers such as `...`) compare by whether they are
 /// there. Every field is named, so a field added later is a compile error here until it is
-/// listed.
+/// listed. With `hash` first, also `Hash` over the same fields, so that equal values hash alike.
 macro_rules! eq_ignoring_spans {
     ($name:ident { $($field:ident),* $(,)? } ignoring { $($span:ident),* $(,)? }
         $(presence { $($mark:ident),* $(,)? })?) => {
@@ -56,6 +56,15 @@ macro_rules! eq_ignoring_spans {
                 let $name { $($field,)* $($span: _,)* $($($mark,)*)? } = self;
                 true $(&& *$field == other.$field)*
                     $($(&& $mark.is_some() == other.$mark.is_some())*)?
+            }
+        }
+    };
+    (hash $name:ident { $($field:ident),* $(,)? } ignoring { $($span:ident),* $(,)? }) => {
+        eq_ignoring_spans!($name { $($field),* } ignoring { $($span),* });
+        impl std::hash::Hash for $name {
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                let $name { $($field,)* $($span: _,)* } = self;
+                $($field.hash(state);)*
             }
         }
     };

@@ -162,6 +162,12 @@ impl<T: PartialEq> PartialEq for Spanned<T> {
     }
 }
 
+impl<T: std::hash::Hash> std::hash::Hash for Spanned<T> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.value.hash(state);
+    }
+}
+
 impl<T> Spanned<T> {
     /// Pairs a value with its span.
     pub fn new(value: T, span: Span) -> Self {
@@ -170,7 +176,7 @@ impl<T> Spanned<T> {
 }
 
 /// A type in the model.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub enum Ty {
     /// Any JSON value.
     Any,
@@ -231,7 +237,7 @@ impl Ty {
 
 /// Constraints on numbers. `minimum` and `exclusive_minimum` may both be set (JSON Schema allows
 /// it); the tighter one binds.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Hash)]
 pub struct NumberRules {
     /// `@min`
     pub minimum: Option<Spanned<Number>>,
@@ -307,7 +313,7 @@ fn binding<'a>(
 }
 
 /// Constraints on strings. Lengths count Unicode code points, as in JSON Schema.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Hash)]
 pub struct StringRules {
     /// `@min_length`
     pub min_length: Option<Spanned<u64>>,
@@ -382,7 +388,7 @@ impl Format {
 }
 
 /// Constraints and element type of an array.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct ArrayTy {
     /// The type of every element.
     pub items: Ty,
@@ -400,7 +406,7 @@ pub struct ArrayTy {
 /// JSON Schema's `prefixItems` (and TypeScript's optional tuple elements). After the positional
 /// items, `rest` says what more the array may hold: nothing (`Closed`, the default), anything
 /// (`Open`, written `...`) or items of one type (`Schema`, written `...: T`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct TupleTy {
     /// The types of the positional items, in order.
     pub items: Vec<Ty>,
@@ -449,7 +455,7 @@ impl TupleTy {
 }
 
 /// One value of an enum, with its description.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct EnumMember {
     /// The value (a string, an integer, or for unions of literals any scalar).
     pub value: Value,
@@ -458,7 +464,7 @@ pub struct EnumMember {
 }
 
 /// An object type.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct ObjectTy {
     /// The declared fields, in order.
     pub fields: Vec<Field>,
@@ -471,7 +477,7 @@ pub struct ObjectTy {
 /// The rules an object's keys follow together (attributes on an object, a type or a tool).
 /// The rules read the keys as sent: a default filled in later does not count, and in lax mode
 /// a `null` read as "absent" is absent.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Hash)]
 pub struct KeyRules {
     /// `@min_properties`: the fewest keys.
     pub min_properties: Option<Spanned<u64>>,
@@ -489,7 +495,7 @@ impl KeyRules {
 }
 
 /// A rule over some of an object's declared fields.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub enum KeyGroup {
     /// `@exactly_one_of(a, b)`: one of the fields, and only one, is given.
     ExactlyOneOf(Vec<String>),
@@ -537,7 +543,7 @@ impl ObjectTy {
 }
 
 /// What an object accepts besides its declared fields, or a tuple after its positional items.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub enum Additional {
     /// Nothing: an unknown key (or an extra item) is an error (the default).
     Closed,
@@ -731,23 +737,29 @@ impl ValueSet {
     }
 }
 
-/// Union members seen so far (equal as types are), for normalizing a union in linear time in
-/// its literal members.
+/// Union members seen so far (equal as types are), for normalizing a union in linear time: the
+/// other members bucketed by their hash (which ignores spans, as their equality does).
 #[derive(Default)]
 pub(crate) struct MemberSet {
     literals: ValueSet,
-    others: Vec<Ty>,
+    others: std::collections::HashMap<u64, Vec<Ty>>,
+    state: std::collections::hash_map::RandomState,
 }
 
 impl MemberSet {
     /// Adds `t`; `false` when an equal member was there.
     pub(crate) fn insert(&mut self, t: &Ty) -> bool {
+        use std::hash::BuildHasher;
         match t {
             Ty::Const(v) => self.literals.insert(v, true),
-            other if self.others.contains(other) => false,
             other => {
-                self.others.push(other.clone());
-                true
+                let bucket = self.others.entry(self.state.hash_one(other)).or_default();
+                if bucket.contains(other) {
+                    false
+                } else {
+                    bucket.push(other.clone());
+                    true
+                }
             }
         }
     }
@@ -755,5 +767,5 @@ impl MemberSet {
 
 // Spans say where, not what: two trees compare by what they say.
 eq_ignoring_spans!(NamedType { name, kind, description, ty, recursive, deprecated } ignoring { span });
-eq_ignoring_spans!(Field { name, description, required, ty, default, examples, deprecated } ignoring { span });
+eq_ignoring_spans!(hash Field { name, description, required, ty, default, examples, deprecated } ignoring { span });
 eq_ignoring_spans!(Tool { name, description, title, params, output, hints, requires_approval, scope, mode, on_error, retry, deprecated, formats, meta } ignoring { span });
