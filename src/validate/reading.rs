@@ -22,13 +22,15 @@
 //! it into the source's shape. The rule that decides which fields change is
 //! [`Field::null_means_absent`], which the strict emitter uses too.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use crate::diagnostic::Span;
 use crate::emit::Target;
 use crate::model::*;
 
-use super::compile::Compiler;
+use super::compile::{Compiler, NodeId, Program};
 use super::equal;
 use super::error::{escape_pointer, ErrorCode, ValidationError};
 use super::message::shorten;
@@ -386,6 +388,9 @@ struct Back<'m> {
     /// The JSON pointer of the value being turned.
     path: String,
     errors: Vec<ValidationError>,
+    /// The shown shape of each union member tried so far, compiled, by the member's address: a
+    /// call with many values of one union compiles each member once, not once a value.
+    members: HashMap<*const Ty, (Program, NodeId)>,
 }
 
 impl<'m> Back<'m> {
@@ -397,7 +402,22 @@ impl<'m> Back<'m> {
             fill,
             path: String::new(),
             errors: Vec::new(),
+            members: HashMap::new(),
         }
+    }
+
+    /// Whether `value` fits the shown shape of union member `member` (strict mode).
+    fn member_fits(&mut self, member: &Ty, value: &Value) -> bool {
+        let (source, shown, reading) = (self.source, self.shown, self.reading);
+        let (program, root) = self
+            .members
+            .entry(std::ptr::from_ref(member))
+            .or_insert_with(|| {
+                let mut compiler = Compiler::without_texts(shown);
+                let root = compiler.ty(&shown_ty(source, member, reading));
+                (compiler.finish(), root)
+            });
+        walk::accepts(program, *root, value)
     }
 
     /// [`Back::within`] for the value under `key` (a key or an index) of the current one.
@@ -424,10 +444,7 @@ impl<'m> Back<'m> {
                 if v.is_object() || v.is_array() || (reading.lowers() && v.is_string()) =>
             {
                 // The member the validator picked: the first whose shown shape accepts the value.
-                if let Some(m) = members
-                    .iter()
-                    .find(|m| fits(self.shown, &shown_ty(self.source, m, reading), v))
-                {
+                if let Some(m) = members.iter().find(|m| self.member_fits(m, v)) {
                     self.within(m, v, 0);
                 }
             }
@@ -613,11 +630,4 @@ fn field_as_entry(path: &str, key: &str, property: &str) -> ValidationError {
             "the key {shown} is a declared property; send it as that property, not as an entry of `{property}`"
         ),
     )
-}
-
-/// Whether `value` is valid for `ty` of `module` in strict mode.
-fn fits(module: &Module, ty: &Ty, value: &Value) -> bool {
-    let mut compiler = Compiler::without_texts(module);
-    let root = compiler.ty(ty);
-    walk::accepts(&compiler.finish(), root, value)
 }
