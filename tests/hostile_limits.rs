@@ -441,3 +441,34 @@ fn many_values_of_one_union_read_back_in_linear_time() {
         serde_json::json!({ "tag19": 9_999 })
     );
 }
+
+#[test]
+fn values_of_a_long_enum_are_found_in_constant_time() {
+    // Each value was compared with the members one by one: a call of 40,000 values against an
+    // enum of 40,000 took 1.7 s in a release build (0.2 s now, most of it compiling).
+    let n = 40_000;
+    let members: Vec<String> = (0..n).map(|i| format!("\"v{i}\"")).collect();
+    let source = format!(
+        "type E = {} | 7 | 2.5\n/// T.\ntool t {{ e: E[] }}\n",
+        members.join(" | ")
+    );
+    let module = tooldef::compile(&source).expect("compiles").module;
+    let validator =
+        tooldef::validate::Validator::new(&module, &module.tools[0]).expect("a validator");
+    let mut values: Vec<serde_json::Value> =
+        (0..n).map(|i| format!("v{}", n - 1 - i).into()).collect();
+    // Numbers are found by value, as JSON Schema compares them.
+    values.extend([serde_json::json!(7.0), serde_json::json!(2.5)]);
+    let call = serde_json::json!({ "e": values });
+    assert!(validator.is_valid(&call, tooldef::validate::Mode::Strict));
+    assert!(validator
+        .validate_str(&call.to_string(), tooldef::validate::Mode::Strict)
+        .is_ok());
+    // A value that is not a member is still refused, at its place.
+    let call = serde_json::json!({ "e": ["v0", "v40000", 7.5] });
+    let err = validator
+        .validate_value(&call, tooldef::validate::Mode::Strict)
+        .expect_err("not members");
+    let at: Vec<&str> = err.errors.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(at, ["/e/1", "/e/2"], "{}", err.message());
+}

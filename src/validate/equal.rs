@@ -35,7 +35,7 @@ pub(crate) fn json_hash(v: &Value) -> u64 {
         Value::Null => 0u8.hash(&mut h),
         Value::Bool(b) => (1u8, b).hash(&mut h),
         Value::Number(n) => (2u8, number::hash_key(n)).hash(&mut h),
-        Value::String(s) => (3u8, s).hash(&mut h),
+        Value::String(s) => return str_hash(s),
         Value::Array(items) => {
             4u8.hash(&mut h);
             for i in items {
@@ -55,6 +55,13 @@ pub(crate) fn json_hash(v: &Value) -> u64 {
             sum.hash(&mut h);
         }
     }
+    h.finish()
+}
+
+/// [`json_hash`] of a string value, from the string alone.
+pub(crate) fn str_hash(s: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    (3u8, s).hash(&mut h);
     h.finish()
 }
 

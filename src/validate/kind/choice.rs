@@ -1,25 +1,40 @@
 //! Enums and literals: the allowed values, with string members found by their keys, and the run
 //! over a value (the member it equals, or in lax mode the member it coerces to).
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::keys::StrKey;
 use crate::validate::coerce::{self, CoercionRule};
 use crate::validate::compile::NodeId;
-use crate::validate::equal::json_equal;
+use crate::validate::equal::{json_equal, json_hash, str_hash};
 use crate::validate::error::{Clip, ErrorCode, Problem};
 use crate::validate::number;
 use crate::validate::sink::Sink;
 use crate::validate::walk::Run;
 
 /// An enum's members, with the keys of its string members, so that a string is matched without
-/// reading any member's bytes (unless both are longer than 16 bytes).
+/// reading any member's bytes (unless both are longer than 16 bytes). A long enum also has an
+/// index by hash: scanning it for each value made a call of n values against an enum of n
+/// members cost n².
 #[derive(Clone, Debug)]
 pub(crate) struct EnumCheck {
     pub values: Vec<Value>,
     /// The key of each string member, with its index in `values`.
     strings: Vec<(StrKey, usize)>,
+    /// For an enum of more than [`SCANNED`] members: the members by hash (boxed, so that a node
+    /// stays one cache line).
+    index: Option<Box<Index>>,
 }
+
+/// The indexes in [`EnumCheck::values`] of a long enum's members, by [`json_hash`].
+#[derive(Clone, Debug)]
+struct Index(HashMap<u64, Vec<usize>>);
+
+/// The most members an enum is scanned for a value (the usual enum: scanning keys is faster
+/// than hashing the value).
+const SCANNED: usize = 32;
 
 impl EnumCheck {
     pub(crate) fn new(values: Vec<Value>) -> EnumCheck {
@@ -28,7 +43,29 @@ impl EnumCheck {
             .enumerate()
             .filter_map(|(i, v)| v.as_str().map(|s| (StrKey::new(s), i)))
             .collect();
-        EnumCheck { values, strings }
+        let index = (values.len() > SCANNED).then(|| {
+            let mut index: HashMap<u64, Vec<usize>> = HashMap::new();
+            for (i, v) in values.iter().enumerate() {
+                index.entry(json_hash(v)).or_default().push(i);
+            }
+            Box::new(Index(index))
+        });
+        EnumCheck {
+            values,
+            strings,
+            index,
+        }
+    }
+
+    /// The member of a long enum with hash `hash` that `is` says is the one.
+    #[cold]
+    fn indexed(&self, index: &Index, hash: u64, is: impl Fn(&Value) -> bool) -> Option<&Value> {
+        index
+            .0
+            .get(&hash)?
+            .iter()
+            .map(|&i| &self.values[i])
+            .find(|m| is(m))
     }
 
     /// Whether every member is a string (the usual enum): no other value can match.
@@ -44,13 +81,19 @@ impl EnumCheck {
         match value {
             Value::String(s) => self.find_str(s),
             _ if self.only_strings() => None,
-            _ => self.values.iter().find(|m| json_equal(m, value)),
+            _ => match &self.index {
+                Some(index) => self.indexed(index, json_hash(value), |m| json_equal(m, value)),
+                None => self.values.iter().find(|m| json_equal(m, value)),
+            },
         }
     }
 
     /// The member equal to the string `s` (strings equal only strings, byte for byte).
     #[inline(always)]
     pub(crate) fn find_str(&self, s: &str) -> Option<&Value> {
+        if let Some(index) = &self.index {
+            return self.indexed(index, str_hash(s), |m| m.as_str() == Some(s));
+        }
         let key = StrKey::new(s);
         for &(k, i) in &self.strings {
             if k == key && (key.is_whole() || self.values[i].as_str() == Some(s)) {
