@@ -17,7 +17,7 @@ use crate::model::{
     Additional, ArrayTy, Field, Formats, KeyRules, Module, NumberBound, NumberRules, ObjectTy,
     Spanned, StringRules, TupleTy, Ty,
 };
-use crate::validate::{cmp_numbers, first_violation, is_multiple_of};
+use crate::validate::{cmp_numbers, first_violations, is_multiple_of};
 
 /// The type every value has, for open objects and open tuples.
 static ANY: Ty = Ty::Any;
@@ -123,14 +123,12 @@ impl<'a> Relation<'a> {
         match old {
             Ty::Never => Ok(()),
             Ty::Null => self.value_covered(&NULL, new),
-            Ty::Boolean => {
-                self.value_covered(&TRUE, new)?;
-                self.value_covered(&FALSE, new)
-            }
+            Ty::Boolean => self.values_covered(&[&TRUE, &FALSE], new),
             Ty::Const(v) => self.value_covered(v, new),
-            Ty::Enum(members) => members
-                .iter()
-                .try_for_each(|m| self.value_covered(&m.value, new)),
+            Ty::Enum(members) => {
+                let values: Vec<&Value> = members.iter().map(|m| &m.value).collect();
+                self.values_covered(&values, new)
+            }
             Ty::Nullable(inner) => {
                 self.value_covered(&NULL, new)?;
                 self.covers(inner, new)
@@ -223,18 +221,31 @@ impl<'a> Relation<'a> {
 
     /// Whether the new type accepts one value, by the validator's rules.
     fn value_covered(&mut self, value: &Value, new: &Ty) -> Result<(), Why> {
-        match first_violation(self.new.module, new, value) {
-            None => Ok(()),
-            // The check asserts formats; a side that only annotates them may still accept it.
-            Some(_)
-                if self.new.formats == Formats::Annotate && has_format(self.new.module, new) =>
-            {
-                Err(Why::undecided(format!("the value {value} may be rejected")))
+        self.values_covered(&[value], new)
+    }
+
+    /// Whether the new type accepts each of `values`, by the validator's rules (`new` compiled
+    /// once for all of them); the first it rejects says why not.
+    fn values_covered(&mut self, values: &[&Value], new: &Ty) -> Result<(), Why> {
+        let problems = first_violations(self.new.module, values.iter().map(|v| (new, *v)));
+        for (value, problem) in values.iter().zip(problems) {
+            match problem {
+                None => {}
+                // The check asserts formats; a side that only annotates them may still accept it.
+                Some(_)
+                    if self.new.formats == Formats::Annotate
+                        && has_format(self.new.module, new) =>
+                {
+                    return Err(Why::undecided(format!("the value {value} may be rejected")))
+                }
+                Some(problem) => {
+                    return Err(Why::exactly(format!(
+                        "the value {value} is rejected: {problem}"
+                    )))
+                }
             }
-            Some(problem) => Err(Why::exactly(format!(
-                "the value {value} is rejected: {problem}"
-            ))),
         }
+        Ok(())
     }
 
     fn strings(&self, old: &StringRules, new: &StringRules) -> Result<(), Why> {
