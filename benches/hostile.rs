@@ -1,7 +1,9 @@
 //! Growth on hostile inputs: each shape is run at a size and at twice that size, several times,
 //! and the ratio of the best times is reported. Linear work doubles (≈ 2×); the shapes that were
 //! exponential or quadratic (nested inline objects in import and fmt, wide objects, long enums,
-//! a long single line, alias chains, large bodies behind a recursive type) must stay near 2×.
+//! a long single line, alias chains, large bodies behind a recursive type, unions of objects,
+//! defaults of one large type, the values of one union read back from a target's shape) must stay
+//! near 2×; the shapes that stop at a limit (heavy patterns) stop growing there.
 //!
 //! `cargo bench --bench hostile` runs the sizes below; `cargo test --benches` runs each shape
 //! once at a small size (no timing).
@@ -112,6 +114,55 @@ fn shapes() -> Vec<Shape> {
                 static RUN: AtomicUsize = AtomicUsize::new(0);
                 let run = RUN.fetch_add(1, Ordering::Relaxed);
                 let _ = tooldef::compile(&patterns(n, |i| format!("(a|b)*a(a|b){{30}}{run}x{i}")));
+            }),
+        ),
+        (
+            "check: a union of n one-field objects",
+            10_000,
+            Box::new(|n| {
+                let members: Vec<String> = (0..n).map(|i| format!("{{ a: \"x{i}\" }}")).collect();
+                let _ = tooldef::compile(&format!("type U = {}\n", members.join(" | ")));
+            }),
+        ),
+        (
+            "check: a default on each of n fields of an n-field type",
+            2_000,
+            Box::new(|n| {
+                let big: Vec<String> = (0..n).map(|i| format!("b{i}?: string")).collect();
+                let fields: String = (0..n).map(|i| format!("  f{i}?: Big = {{}}\n")).collect();
+                let _ = tooldef::compile(&format!(
+                    "type Big {{ {} }}\ntype Holder {{\n{fields}}}\n",
+                    big.join(", ")
+                ));
+            }),
+        ),
+        (
+            "validate (openai-strict): n items of a union of 20 objects",
+            5_000,
+            Box::new(|n| {
+                let members: Vec<String> = (0..20)
+                    .map(|m| {
+                        let fields: Vec<String> =
+                            (0..40).map(|f| format!("m{m}f{f}?: string")).collect();
+                        format!("{{ {}, tag{m}: integer }}", fields.join(", "))
+                    })
+                    .collect();
+                let source = format!("/// U.\ntool u {{ v: ({})[] }}\n", members.join(" | "));
+                let module = tooldef::compile(&source).expect("compiles").module;
+                let target = tooldef::emit::Target::OpenAiStrict;
+                let validator =
+                    tooldef::validate::Validator::for_target(&module, &module.tools[0], target)
+                        .expect("a validator");
+                let items: Vec<Value> = (0..n)
+                    .map(|i| {
+                        let mut item: serde_json::Map<String, Value> =
+                            (0..40).map(|f| (format!("m19f{f}"), Value::Null)).collect();
+                        item.insert("tag19".into(), i.into());
+                        Value::Object(item)
+                    })
+                    .collect();
+                let call = json!({ "v": items });
+                let _ = validator.validate_value(&call, tooldef::validate::Mode::Strict);
             }),
         ),
         (
