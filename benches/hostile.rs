@@ -30,6 +30,13 @@ fn import(doc: &Value) {
     let _ = tooldef::import::import(doc, tooldef::import::Dialect::JsonSchema, &options);
 }
 
+/// A number no earlier run has had, to keep pattern texts fresh: compiled patterns are cached
+/// by their text, so a repeated text would measure the cache.
+fn fresh() -> usize {
+    static RUN: AtomicUsize = AtomicUsize::new(0);
+    RUN.fetch_add(1, Ordering::Relaxed)
+}
+
 /// A tool of `n` string fields, the i-th with the pattern `pattern(i)`.
 fn patterns(n: usize, pattern: impl Fn(usize) -> String) -> String {
     let fields: String = (0..n)
@@ -87,10 +94,7 @@ fn shapes() -> Vec<Shape> {
             "check: a long pattern of `.*`, literals and `|`",
             1_000,
             Box::new(|n| {
-                // A fresh pattern each run: compiled patterns are cached by their text.
-                static RUN: AtomicUsize = AtomicUsize::new(0);
-                let run = RUN.fetch_add(1, Ordering::Relaxed);
-                let pattern = format!("{run}{}", "x*.*k|".repeat(n / 6));
+                let pattern = format!("{}{}", fresh(), "x*.*k|".repeat(n / 6));
                 let _ = tooldef::compile(&format!(
                     "/// T.\ntool t {{\n  /// A.\n  a: string @pattern(\"^{pattern}$\")\n}}\n"
                 ));
@@ -101,8 +105,7 @@ fn shapes() -> Vec<Shape> {
             // Past nine of them the patterns' memory limit stops the check: n and 2n cost the same.
             64,
             Box::new(|n| {
-                static RUN: AtomicUsize = AtomicUsize::new(0);
-                let run = RUN.fetch_add(1, Ordering::Relaxed);
+                let run = fresh();
                 let _ = tooldef::compile(&patterns(n, |i| format!("^{run}.{{{}}}$", 3000 + i)));
             }),
         ),
@@ -111,8 +114,7 @@ fn shapes() -> Vec<Shape> {
             // Each try is bounded by the regex's size, all of them by the DFA work limit.
             1_000,
             Box::new(|n| {
-                static RUN: AtomicUsize = AtomicUsize::new(0);
-                let run = RUN.fetch_add(1, Ordering::Relaxed);
+                let run = fresh();
                 let _ = tooldef::compile(&patterns(n, |i| format!("(a|b)*a(a|b){{30}}{run}x{i}")));
             }),
         ),
