@@ -32,6 +32,14 @@ fn import(doc: &Value) {
 
 /// A number no earlier run has had, to keep pattern texts fresh: compiled patterns are cached
 /// by their text, so a repeated text would measure the cache.
+/// Compiles `source` and validates `call` against its first tool in lax mode (a shape that
+/// does not compile is a mistake in the shape, not a measurement).
+fn validate_lax(source: &str, call: &Value) {
+    let module = tooldef::compile(source).expect("the shape compiles").module;
+    let v = tooldef::validate::Validator::new(&module, &module.tools[0]).expect("a validator");
+    let _ = v.validate_value(call, tooldef::validate::Mode::Lax);
+}
+
 fn fresh() -> usize {
     static RUN: AtomicUsize = AtomicUsize::new(0);
     RUN.fetch_add(1, Ordering::Relaxed)
@@ -206,6 +214,20 @@ fn shapes() -> Vec<Shape> {
                     "type O{n} {{ y: string }}\ntype R {{ next?: R, o?: O0 }}\n/// H.\ntool h {{ r: R }}\n"
                 ));
                 let _ = tooldef::compile(&s);
+            }),
+        ),
+        (
+            "validate: n invalid values, a tagged union of n",
+            2_000,
+            Box::new(|n| {
+                let members: Vec<String> = (0..n)
+                    .map(|i| format!("{{ k: \"{i}\", v: integer }}"))
+                    .collect();
+                let s = format!("/// T.\ntool t {{ u: ({})[] }}\n", members.join(" | "));
+                let values: Vec<Value> = (0..n)
+                    .map(|i| json!({ "k": i.to_string(), "v": "x" }))
+                    .collect();
+                validate_lax(&s, &json!({ "u": values }));
             }),
         ),
     ];

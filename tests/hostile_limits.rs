@@ -472,3 +472,52 @@ fn values_of_a_long_enum_are_found_in_constant_time() {
     let at: Vec<&str> = err.errors.iter().map(|e| e.path.as_str()).collect();
     assert_eq!(at, ["/e/1", "/e/2"], "{}", err.message());
 }
+
+#[test]
+fn a_long_union_told_apart_by_a_field_tries_one_member() {
+    // Every member of a tagged union was tried for each value, in lax mode first without and
+    // then with coercion: 5,000 invalid values against 5,000 members took 42 s in a release
+    // build. The tag picks the one member that can take the value.
+    let n = 4_000;
+    let members: Vec<String> = (0..n)
+        .map(|i| format!("{{ k: \"{i}\", v: integer }}"))
+        .collect();
+    let source = format!("/// T.\ntool t {{ u: ({})[] }}\n", members.join(" | "));
+    let module = tooldef::compile(&source).expect("compiles").module;
+    let validator =
+        tooldef::validate::Validator::new(&module, &module.tools[0]).expect("a validator");
+    let valid: Vec<serde_json::Value> = (0..n)
+        .map(|i| serde_json::json!({ "k": (n - 1 - i).to_string(), "v": i }))
+        .collect();
+    let call = serde_json::json!({ "u": valid });
+    for mode in [
+        tooldef::validate::Mode::Strict,
+        tooldef::validate::Mode::Lax,
+    ] {
+        assert!(validator.is_valid(&call, mode));
+        assert!(validator.validate_value(&call, mode).is_ok());
+    }
+    // Invalid in both modes: each is reported inside the member its tag picks.
+    let invalid: Vec<serde_json::Value> = (0..n)
+        .map(|i| serde_json::json!({ "k": i.to_string(), "v": "x" }))
+        .collect();
+    let call = serde_json::json!({ "u": invalid });
+    for mode in [
+        tooldef::validate::Mode::Strict,
+        tooldef::validate::Mode::Lax,
+    ] {
+        let err = validator.validate_value(&call, mode).expect_err("invalid");
+        assert_eq!(err.errors.len(), n, "{mode:?}");
+        assert_eq!(err.errors[n - 1].path, format!("/u/{}/v", n - 1));
+    }
+    // Lax mode coerces a number tag to its string, and the fields of the member it picks.
+    let call = serde_json::json!({ "u": [{ "k": 17, "v": "3" }, { "k": "18", "v": 4 }] });
+    let read = validator
+        .validate_value(&call, tooldef::validate::Mode::Lax)
+        .expect("coerced");
+    assert_eq!(
+        read.arguments["u"],
+        serde_json::json!([{ "k": "17", "v": 3 }, { "k": "18", "v": 4 }])
+    );
+    assert!(!validator.is_valid(&call, tooldef::validate::Mode::Strict));
+}

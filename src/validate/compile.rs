@@ -21,6 +21,7 @@ pub(crate) use super::kind::object::{
     Aside, Extra, FieldCheck, FieldTexts, KeyGroupCheck, KeyRulesCheck, ObjectCheck,
 };
 pub(crate) use super::kind::string::StringCheck;
+pub(crate) use super::kind::union::{Tagged, UnionCheck};
 use super::message;
 
 /// An index into [`Program::nodes`].
@@ -44,7 +45,7 @@ pub(crate) enum Node {
     Array(ArrayCheck),
     Object(ObjectCheck),
     Nullable(NodeId),
-    AnyOf(Box<[NodeId]>),
+    AnyOf(UnionCheck),
     /// Another node (a named type); always points at a node that is not a `Ref`.
     Ref(NodeId),
 }
@@ -90,30 +91,9 @@ pub(crate) struct Program {
     pub fills: Arc<[bool]>,
     /// What each node expects, in words (`integer 1..14`).
     pub expected: Arc<[String]>,
-    /// The unions told apart by a field (see [`Module::discriminator`]), by node, sorted.
-    pub tagged: Arc<[(NodeId, Tagged)]>,
-}
-
-/// A union whose members an object's field names: read only to report an invalid value, which
-/// is then checked against the member its tag picks.
-#[derive(Clone, Debug)]
-pub(crate) struct Tagged {
-    /// The field that holds the tag.
-    pub key: Box<str>,
-    /// Each tag and the member it picks.
-    pub members: Box<[(Box<str>, NodeId)]>,
-    /// An open object node that requires the tag field, of any tag: it words an unknown or
-    /// missing tag.
-    pub tags: NodeId,
 }
 
 impl Program {
-    /// The tag field of union node `id`, when its members are told apart by one.
-    pub(crate) fn tagged(&self, id: NodeId) -> Option<&Tagged> {
-        let i = self.tagged.binary_search_by_key(&id, |(n, _)| *n).ok()?;
-        Some(&self.tagged[i].1)
-    }
-
     /// Leaves `@format` an annotation: no string is checked against its format any more.
     pub(crate) fn drop_formats(&mut self) {
         for node in Arc::make_mut(&mut self.nodes).iter_mut() {
@@ -141,7 +121,6 @@ pub(crate) struct Compiler<'m> {
     expected: Vec<String>,
     /// The node of each named type compiled so far, by [`TypeId`].
     named: Vec<Option<NodeId>>,
-    tagged: Vec<(NodeId, Tagged)>,
     pub errors: Vec<PatternError>,
     /// The patterns compiled so far, under the budget of one validator.
     patterns: Patterns,
@@ -158,7 +137,6 @@ impl<'m> Compiler<'m> {
             nodes: Vec::new(),
             expected: Vec::new(),
             named: vec![None; module.types.len()],
-            tagged: Vec::new(),
             errors: Vec::new(),
             patterns: Patterns::default(),
             texts: true,
@@ -193,12 +171,10 @@ impl<'m> Compiler<'m> {
     pub(super) fn finish(mut self) -> Program {
         self.break_empty_cycles();
         set_leaves(&mut self.nodes);
-        self.tagged.sort_by_key(|(n, _)| *n);
         Program {
             fills: fills(&self.nodes).into(),
             nodes: self.nodes.into(),
             expected: self.expected.into(),
-            tagged: self.tagged.into(),
         }
     }
 
@@ -356,6 +332,7 @@ impl<'m> Compiler<'m> {
             Ty::AnyOf(members) => {
                 let id = self.push(Node::Any, expected);
                 let nodes: Box<[NodeId]> = members.iter().map(|m| self.ty(m)).collect();
+                let mut tagged = None;
                 if let Some((key, tags)) = self.module.discriminator(members) {
                     let all = Ty::Enum(
                         tags.iter()
@@ -383,20 +360,23 @@ impl<'m> Compiler<'m> {
                         rules: crate::model::KeyRules::default(),
                     };
                     let tags_node = self.ty(&Ty::Object(Box::new(tag_only)));
-                    let members = tags
+                    let mut members: Vec<(Box<str>, NodeId)> = tags
                         .iter()
                         .map(|t| Box::from(*t))
-                        .zip(nodes.iter().copied());
-                    self.tagged.push((
-                        id,
-                        Tagged {
-                            key: key.into(),
-                            members: members.collect(),
-                            tags: tags_node,
-                        },
-                    ));
+                        .zip(nodes.iter().copied())
+                        .collect();
+                    // By tag, for [`Tagged::member`] (the tags are distinct).
+                    members.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                    tagged = Some(Box::new(Tagged {
+                        key: key.into(),
+                        members: members.into(),
+                        tags: tags_node,
+                    }));
                 }
-                self.nodes[id] = Node::AnyOf(nodes);
+                self.nodes[id] = Node::AnyOf(UnionCheck {
+                    members: nodes,
+                    tagged,
+                });
                 return id;
             }
         };
@@ -437,7 +417,7 @@ impl<'m> Compiler<'m> {
             }
             if steps > n {
                 // `type A = B; type B = A` (the checker rejects it): no value.
-                self.nodes[i] = Node::AnyOf(Box::default());
+                self.nodes[i] = Node::AnyOf(UnionCheck::default());
             } else if target != i {
                 self.nodes[i] = Node::Ref(target);
             }
@@ -460,7 +440,7 @@ impl<'m> Compiler<'m> {
             while let Some(&(node, next)) = stack.last() {
                 let child = match &self.nodes[node] {
                     Node::Nullable(c) | Node::Ref(c) => (next == 0).then_some(*c),
-                    Node::AnyOf(cs) => cs.get(next).copied(),
+                    Node::AnyOf(u) => u.members.get(next).copied(),
                     _ => None,
                 };
                 match child {
@@ -496,8 +476,8 @@ impl<'m> Compiler<'m> {
                 continue;
             }
             match &mut self.nodes[i] {
-                Node::AnyOf(members) => {
-                    *members = members.iter().copied().filter(|m| !bad[*m]).collect()
+                Node::AnyOf(u) => {
+                    u.members = u.members.iter().copied().filter(|m| !bad[*m]).collect()
                 }
                 Node::Nullable(inner) if bad[*inner] => self.nodes[i] = Node::Null,
                 _ => {}
@@ -534,7 +514,7 @@ impl<'m> Compiler<'m> {
                     }
                 }
                 Node::Nullable(inner) => resolve(inner),
-                Node::AnyOf(members) => members.iter_mut().for_each(resolve),
+                Node::AnyOf(u) => u.members.iter_mut().for_each(resolve),
                 _ => {}
             }
         }
@@ -607,7 +587,7 @@ fn fills(nodes: &[Node]) -> Vec<bool> {
             }
             let fill = match node {
                 Node::Ref(t) | Node::Nullable(t) => fills[*t],
-                Node::AnyOf(members) => members.iter().any(|&m| fills[m]),
+                Node::AnyOf(u) => u.members.iter().any(|&m| fills[m]),
                 Node::Array(c) => fills[c.items] || c.prefix.iter().any(|&p| fills[p]),
                 Node::Object(c) => {
                     c.fields

@@ -182,7 +182,8 @@ fn for_author(program: &Program, id: NodeId, value: &Value) -> Option<(String, S
     let found = value.pointer(&e.path).unwrap_or(&Value::Null);
     // A union's problem says why its first member does not fit.
     let reason = match (problem, node) {
-        (Problem::NoMatch, Some(compile::Node::AnyOf(members))) => members
+        (Problem::NoMatch, Some(compile::Node::AnyOf(u))) => u
+            .members
             .first()
             .and_then(|&m| for_author(program, m, found))
             .map(|(_, why)| why),

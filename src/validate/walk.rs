@@ -10,7 +10,7 @@ use super::coerce::{self, Coercion, CoercionRule};
 use super::compile::{Extra, Node, NodeId, Program};
 use super::equal::{first_duplicate, json_equal};
 use super::error::{escape_pointer, ErrorCode, Problem, Shown, ValidationError};
-use super::kind::{choice, union};
+use super::kind::choice;
 use super::number;
 use super::sink::Sink;
 
@@ -299,7 +299,7 @@ impl<'p, S: Sink> Run<'p, S> {
                     self.walk_node(*inner, value)
                 }
             }
-            Node::AnyOf(members) => self.any_of(id, members, value),
+            Node::AnyOf(u) => self.any_of(id, u, value),
             Node::Array(check) => self.array(id, check, value),
             Node::Object(check) => self.object(id, check, value),
         }
@@ -463,10 +463,10 @@ fn check_node<const NORMAL: bool>(
         Node::Nullable(inner) => {
             value.is_null() || check::<NORMAL>(prog, *inner, value, depth, normal)
         }
-        Node::AnyOf(members) => {
+        Node::AnyOf(u) => {
             // Normalizing follows the first member that accepts.
             let before = *normal;
-            members.iter().any(|&m| {
+            u.candidates(value, false).any(|m| {
                 *normal = before;
                 check::<NORMAL>(prog, m, value, depth, normal)
             })
@@ -613,7 +613,7 @@ pub(crate) fn normalize(prog: &Program, id: NodeId, value: &mut Value, fill: boo
         (Node::Enum(e), v) => e.normalize(v),
         (Node::Nullable(_), Value::Null) => {}
         (Node::Nullable(inner), v) => normalize(prog, *inner, v, fill),
-        (Node::AnyOf(members), v) => union::normalize(prog, members, v, fill),
+        (Node::AnyOf(u), v) => u.normalize(prog, v, fill),
         (Node::Array(c), Value::Array(items)) => c.normalize(prog, prog.fills[id], items, fill),
         (Node::Object(c), Value::Object(map)) => c.normalize(prog, map, fill),
         _ => {}
