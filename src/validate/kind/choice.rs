@@ -105,7 +105,7 @@ impl EnumCheck {
 
     /// Normalizes an accepted value to the member it equals, as declared (`2.0` to `2`).
     pub(crate) fn normalize(&self, value: &mut Value) {
-        if let Some(m) = self.values.iter().find(|m| json_equal(m, value)) {
+        if let Some(m) = self.member(value) {
             if m != value {
                 *value = m.clone();
             }
