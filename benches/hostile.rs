@@ -217,6 +217,19 @@ fn shapes() -> Vec<Shape> {
             }),
         ),
         (
+            "validate: n values, a union of n literals and an object",
+            8_000,
+            Box::new(|n| {
+                let literals: Vec<String> = (0..n).map(|i| format!("\"v{i}\"")).collect();
+                let s = format!(
+                    "/// T.\ntool t {{ u: ({} | {{ a: string }})[] }}\n",
+                    literals.join(" | ")
+                );
+                let values: Vec<Value> = (0..n).map(|i| format!("v{i}").into()).collect();
+                validate_lax(&s, &json!({ "u": values }));
+            }),
+        ),
+        (
             "validate: n invalid values, a tagged union of n",
             2_000,
             Box::new(|n| {

@@ -540,3 +540,49 @@ fn values_of_a_long_enum_normalize_in_constant_time() {
     let expected: Vec<serde_json::Value> = (0..n).map(|i| (n - 1 - i).into()).collect();
     assert_eq!(read.arguments["e"], serde_json::Value::from(expected));
 }
+
+#[test]
+fn a_long_run_of_literals_in_a_union_is_one_check() {
+    // Each literal of `"v0" | … | { a: string }` was a member tried in turn: 10,000 values
+    // against 10,000 literals took 1.1 s in a release build. Here 19,000 of each (near the
+    // limit of subschemas); the run is one enum, which takes what one of its literals takes
+    // and coerces as trying them in order would.
+    let n = 19_000;
+    let literals: Vec<String> = (0..n).map(|i| format!("\"v{i}\"")).collect();
+    let source = format!(
+        "/// T.\ntool t {{ u: ({} | 5 | {{ a: string }})[] }}\n",
+        literals.join(" | ")
+    );
+    let module = tooldef::compile(&source).expect("compiles").module;
+    let validator =
+        tooldef::validate::Validator::new(&module, &module.tools[0]).expect("a validator");
+    let mut values: Vec<serde_json::Value> =
+        (0..n).map(|i| format!("v{}", n - 1 - i).into()).collect();
+    values.extend([serde_json::json!(5), serde_json::json!({ "a": "x" })]);
+    let call = serde_json::json!({ "u": values });
+    for mode in [
+        tooldef::validate::Mode::Strict,
+        tooldef::validate::Mode::Lax,
+    ] {
+        assert!(validator.is_valid(&call, mode));
+        assert!(validator.validate_str(&call.to_string(), mode).is_ok());
+    }
+    // Lax mode coerces to the literal, and only what strict mode refuses.
+    let call = serde_json::json!({ "u": ["5", 5.0, "v3", { "a": "x" }] });
+    let read = validator
+        .validate_value(&call, tooldef::validate::Mode::Lax)
+        .expect("coerced");
+    assert_eq!(
+        read.arguments["u"],
+        serde_json::json!([5, 5, "v3", { "a": "x" }])
+    );
+    assert_eq!(read.coercions.len(), 1, "{:?}", read.coercions);
+    assert_eq!(read.coercions[0].path, "/u/0");
+    // What no member takes is refused at its place.
+    let call = serde_json::json!({ "u": ["v0", "v19000", 6, { "a": 1 }] });
+    let err = validator
+        .validate_value(&call, tooldef::validate::Mode::Strict)
+        .expect_err("not members");
+    let at: Vec<&str> = err.errors.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(at, ["/u/1", "/u/2", "/u/3/a"], "{}", err.message());
+}

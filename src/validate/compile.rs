@@ -331,7 +331,7 @@ impl<'m> Compiler<'m> {
             }
             Ty::AnyOf(members) => {
                 let id = self.push(Node::Any, expected);
-                let nodes: Box<[NodeId]> = members.iter().map(|m| self.ty(m)).collect();
+                let nodes = self.members(members);
                 let mut tagged = None;
                 if let Some((key, tags)) = self.module.discriminator(members) {
                     let all = Ty::Enum(
@@ -381,6 +381,48 @@ impl<'m> Compiler<'m> {
             }
         };
         self.push(node, expected)
+    }
+
+    /// A union's members, in order. A run of more than [`EnumCheck::SCANNED`] literals and
+    /// enums becomes one enum node with their values in order: trying thousands of literals
+    /// one by one made a value's check cost the length of the union. The enum takes a value
+    /// exactly when one of the run's members does, and in lax mode coerces it to the first
+    /// member it coerces to, as trying them in order would.
+    fn members(&mut self, members: &[Ty]) -> Box<[NodeId]> {
+        let mut nodes = Vec::with_capacity(members.len());
+        let mut rest = members;
+        while let Some(first) = rest.first() {
+            let run = rest
+                .iter()
+                .position(|m| !matches!(m, Ty::Const(_) | Ty::Enum(_)))
+                .unwrap_or(rest.len());
+            let values: usize = rest[..run]
+                .iter()
+                .map(|m| match m {
+                    Ty::Enum(values) => values.len(),
+                    _ => 1,
+                })
+                .sum();
+            if values > EnumCheck::SCANNED {
+                let folded = rest[..run]
+                    .iter()
+                    .flat_map(|m| match m {
+                        Ty::Enum(values) => values.clone(),
+                        Ty::Const(value) => vec![EnumMember {
+                            value: value.clone(),
+                            description: None,
+                        }],
+                        _ => Vec::new(),
+                    })
+                    .collect();
+                nodes.push(self.ty(&Ty::Enum(folded)));
+                rest = &rest[run..];
+            } else {
+                nodes.push(self.ty(first));
+                rest = &rest[1..];
+            }
+        }
+        nodes.into()
     }
 
     /// A named type, compiled once; a reference cycle points back at the node being built.

@@ -23,7 +23,7 @@ pub(crate) struct EnumCheck {
     pub values: Vec<Value>,
     /// The key of each string member, with its index in `values`.
     strings: Vec<(StrKey, usize)>,
-    /// For an enum of more than [`SCANNED`] members: the members by hash (boxed, so that a node
+    /// For an enum of more than [`Self::SCANNED`] members: the members by hash (boxed, so that a node
     /// stays one cache line).
     index: Option<Box<Index>>,
 }
@@ -32,18 +32,18 @@ pub(crate) struct EnumCheck {
 #[derive(Clone, Debug)]
 struct Index(HashMap<u64, Vec<usize>>);
 
-/// The most members an enum is scanned for a value (the usual enum: scanning keys is faster
-/// than hashing the value).
-const SCANNED: usize = 32;
-
 impl EnumCheck {
+    /// The most members an enum is scanned for a value (the usual enum: scanning keys is faster
+    /// than hashing the value).
+    pub(crate) const SCANNED: usize = 32;
+
     pub(crate) fn new(values: Vec<Value>) -> EnumCheck {
         let strings = values
             .iter()
             .enumerate()
             .filter_map(|(i, v)| v.as_str().map(|s| (StrKey::new(s), i)))
             .collect();
-        let index = (values.len() > SCANNED).then(|| {
+        let index = (values.len() > Self::SCANNED).then(|| {
             let mut index: HashMap<u64, Vec<usize>> = HashMap::new();
             for (i, v) in values.iter().enumerate() {
                 index.entry(json_hash(v)).or_default().push(i);
