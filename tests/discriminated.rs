@@ -133,3 +133,66 @@ fn verdicts_agree_with_jsonschema_on_the_emitted_schema() {
         );
     }
 }
+
+/// The validator tries only the member a tag picks: its results must be those of trying every
+/// member in order, which the same union with a member that is not an object gets (it has no
+/// discriminator, and the extra member takes no object, even coerced).
+#[test]
+fn the_tag_picks_what_trying_every_member_would() {
+    let tagged = tooldef::compile(BLOCKS).expect("compiles").module;
+    let untagged = BLOCKS.replace("text: string })[]", "text: string } | integer)[]");
+    let untagged = tooldef::compile(&untagged).expect("compiles").module;
+    let post = |m: &tooldef::Module| {
+        let tool = m.tool("post").expect("a tool").clone();
+        Validator::new(m, &tool).expect("a validator")
+    };
+    let (tagged, untagged) = (post(&tagged), post(&untagged));
+    let tags = [
+        json!("section"),
+        json!("divider"),
+        json!("image"),
+        json!("quote"),
+        json!("x"),
+        json!(1),
+        json!(true),
+        json!(null),
+    ];
+    let fields = [
+        json!({}),
+        json!({"text": "a"}),
+        json!({"text": 5}),
+        json!({"text": "a", "url": "u"}),
+        json!({"url": "u", "alt": null}),
+        json!({"by": 2, "text": "q"}),
+        json!({"text": ["a"]}),
+    ];
+    let mut blocks = Vec::new();
+    for tag in &tags {
+        for f in &fields {
+            let mut block = f.clone();
+            block["type"] = tag.clone();
+            blocks.push(block);
+        }
+    }
+    blocks.extend(fields.iter().cloned());
+    for block in blocks {
+        let args = json!({ "blocks": [block] });
+        for mode in [Mode::Strict, Mode::Lax] {
+            let (a, b) = (
+                tagged.validate_value(&args, mode),
+                untagged.validate_value(&args, mode),
+            );
+            assert_eq!(a.is_ok(), b.is_ok(), "{args} {mode:?}");
+            assert_eq!(tagged.is_valid(&args, mode), a.is_ok(), "{args} {mode:?}");
+            assert_eq!(
+                tagged.validate_str(&args.to_string(), mode).is_ok(),
+                a.is_ok(),
+                "{args} {mode:?}"
+            );
+            if let (Ok(a), Ok(b)) = (a, b) {
+                assert_eq!(a.arguments, b.arguments, "{args} {mode:?}");
+                assert_eq!(a.coercions, b.coercions, "{args} {mode:?}");
+            }
+        }
+    }
+}
