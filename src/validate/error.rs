@@ -394,7 +394,8 @@ pub(crate) enum Problem {
 #[derive(Clone)]
 pub(crate) enum Present {
     Small(u64),
-    Large(Box<[u64]>),
+    /// Shared by the unknown keys of one object.
+    Large(std::sync::Arc<[u64]>),
 }
 
 impl Present {
@@ -408,13 +409,13 @@ impl Present {
             }
             Present::Small(bits)
         } else {
-            let mut words = vec![0u64; fields.div_ceil(64)].into_boxed_slice();
+            let mut words = vec![0u64; fields.div_ceil(64)];
             for i in 0..fields {
                 if has(i) {
                     words[i / 64] |= 1 << (i % 64);
                 }
             }
-            Present::Large(words)
+            Present::Large(words.into())
         }
     }
 

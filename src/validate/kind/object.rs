@@ -635,6 +635,9 @@ impl<S: Sink> Run<'_, S> {
     ) -> bool {
         let root = self.at_root();
         let mut ok = true;
+        // Which fields were sent, for the unknown keys' suggestions: worked out once for the
+        // object and shared (once per key, it made n unknown keys cost n times the fields).
+        let mut sent: Option<Present> = None;
         for (j, (k, v)) in map.iter().enumerate() {
             let is_unknown = match unknown_keys {
                 Some(bits) if j < 64 => bits & (1 << j) != 0,
@@ -664,9 +667,12 @@ impl<S: Sink> Run<'_, S> {
                     let present = if check.fields.len() <= 64 {
                         Present::Small(present)
                     } else {
-                        Present::new(check.fields.len(), |i| {
-                            map.contains_key(&*check.fields[i].name)
-                        })
+                        let sent = sent.get_or_insert_with(|| {
+                            Present::new(check.fields.len(), |i| {
+                                map.contains_key(&*check.fields[i].name)
+                            })
+                        });
+                        sent.clone()
                     };
                     let problem = Problem::Unknown {
                         key: k.clone(),
