@@ -243,6 +243,18 @@ fn shapes() -> Vec<Shape> {
                 validate_lax(&s, &json!({ "u": values }));
             }),
         ),
+        (
+            "validate: n unknown keys of an object of 4,000 fields",
+            10_000,
+            Box::new(|n| {
+                let fields: Vec<String> =
+                    (0..4_000).map(|i| format!("  f{i}?: string\n")).collect();
+                let s = format!("/// T.\ntool t {{\n{}}}\n", fields.concat());
+                let call: serde_json::Map<String, Value> =
+                    (0..n).map(|i| (format!("g{i}"), Value::Null)).collect();
+                validate_lax(&s, &Value::Object(call));
+            }),
+        ),
     ];
     #[cfg(feature = "cli")]
     shapes.push((
