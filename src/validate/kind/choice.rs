@@ -23,8 +23,8 @@ pub(crate) struct EnumCheck {
     pub values: Vec<Value>,
     /// The key of each string member, with its index in `values`.
     strings: Vec<(StrKey, usize)>,
-    /// For an enum of more than [`Self::SCANNED`] members: the members by hash (boxed, so that a node
-    /// stays one cache line).
+    /// For an enum of more than [`Self::SCANNED`] members: the members by hash (boxed, so that
+    /// a node stays one cache line).
     index: Option<Box<Index>>,
 }
 
