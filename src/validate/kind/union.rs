@@ -160,11 +160,9 @@ impl<'p, S: Sink> Run<'p, S> {
         }
         // A union told apart by a field: the member the tag picks has the useful errors, and a
         // missing or unknown tag is the error, with the tags listed.
-        if let (Some(tagged), Value::Object(map)) = (union.tagged.as_deref(), value) {
-            let tag = map.get(&*tagged.key);
+        if let (Some(tagged), Value::Object(_)) = (union.tagged.as_deref(), value) {
             let errors_before = self.errors.len();
-            let picked = tag.and_then(Value::as_str).and_then(|t| tagged.pick(t));
-            match picked {
+            match tagged.member(value, false) {
                 Some(member) => {
                     self.walk(member, value);
                 }
