@@ -15,6 +15,12 @@ fn small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
         .expect("no stack overflow")
 }
 
+/// A validator for the first tool of `source`.
+fn first_tool(source: &str) -> tooldef::validate::Validator {
+    let module = tooldef::compile(source).expect("compiles").module;
+    tooldef::validate::Validator::new(&module, &module.tools[0]).expect("a validator")
+}
+
 fn codes(source: String) -> Vec<Code> {
     small_stack(move || match tooldef::compile(&source) {
         Ok(_) => Vec::new(),
@@ -452,9 +458,7 @@ fn values_of_a_long_enum_are_found_in_constant_time() {
         "type E = {} | 7 | 2.5\n/// T.\ntool t {{ e: E[] }}\n",
         members.join(" | ")
     );
-    let module = tooldef::compile(&source).expect("compiles").module;
-    let validator =
-        tooldef::validate::Validator::new(&module, &module.tools[0]).expect("a validator");
+    let validator = first_tool(&source);
     let mut values: Vec<serde_json::Value> =
         (0..n).map(|i| format!("v{}", n - 1 - i).into()).collect();
     // Numbers are found by value, as JSON Schema compares them.
@@ -483,9 +487,7 @@ fn a_long_union_told_apart_by_a_field_tries_one_member() {
         .map(|i| format!("{{ k: \"{i}\", v: integer }}"))
         .collect();
     let source = format!("/// T.\ntool t {{ u: ({})[] }}\n", members.join(" | "));
-    let module = tooldef::compile(&source).expect("compiles").module;
-    let validator =
-        tooldef::validate::Validator::new(&module, &module.tools[0]).expect("a validator");
+    let validator = first_tool(&source);
     let valid: Vec<serde_json::Value> = (0..n)
         .map(|i| serde_json::json!({ "k": (n - 1 - i).to_string(), "v": i }))
         .collect();
@@ -529,9 +531,7 @@ fn values_of_a_long_enum_normalize_in_constant_time() {
     let n = 20_000;
     let members: Vec<String> = (0..n).map(|i| i.to_string()).collect();
     let source = format!("/// T.\ntool t {{ e: ({})[] }}\n", members.join(" | "));
-    let module = tooldef::compile(&source).expect("compiles").module;
-    let validator =
-        tooldef::validate::Validator::new(&module, &module.tools[0]).expect("a validator");
+    let validator = first_tool(&source);
     let values: Vec<serde_json::Value> = (0..n).map(|i| (f64::from(n - 1 - i)).into()).collect();
     let call = serde_json::json!({ "e": values });
     let read = validator
@@ -553,9 +553,7 @@ fn a_long_run_of_literals_in_a_union_is_one_check() {
         "/// T.\ntool t {{ u: ({} | 5 | {{ a: string }})[] }}\n",
         literals.join(" | ")
     );
-    let module = tooldef::compile(&source).expect("compiles").module;
-    let validator =
-        tooldef::validate::Validator::new(&module, &module.tools[0]).expect("a validator");
+    let validator = first_tool(&source);
     let mut values: Vec<serde_json::Value> =
         (0..n).map(|i| format!("v{}", n - 1 - i).into()).collect();
     values.extend([serde_json::json!(5), serde_json::json!({ "a": "x" })]);
@@ -596,9 +594,7 @@ fn many_unknown_keys_of_a_wide_object_cost_each_key_once() {
         .map(|i| format!("  field_number_{i}?: string\n"))
         .collect();
     let source = format!("/// T.\ntool t {{\n{}}}\n", fields.concat());
-    let module = tooldef::compile(&source).expect("compiles").module;
-    let validator =
-        tooldef::validate::Validator::new(&module, &module.tools[0]).expect("a validator");
+    let validator = first_tool(&source);
     let mut call: serde_json::Map<String, serde_json::Value> = (0..20_000)
         .map(|i| (format!("field_numbr_{i}x"), "v".into()))
         .collect();
