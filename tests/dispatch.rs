@@ -267,6 +267,16 @@ fn reading_text_and_reading_the_value_agree() {
         texts.push(extra.to_string());
     }
     texts.push(r#"{"choices": [], "choices": []}"#.to_string());
+    // An array where an object belongs, at every level (serde reads a struct from one).
+    for array in [
+        json!([[]]),
+        json!({"choices": [[]]}),
+        json!({"choices": [{"message": [[]]}]}),
+        json!({"choices": [{"message": {"tool_calls": [["c1", "function", ["get_time", "{}"]]]}}]}),
+        json!({"choices": [{"message": {"tool_calls": [{"function": ["get_time", "{}"]}]}}]}),
+    ] {
+        texts.push(array.to_string());
+    }
     for text in &texts {
         for &provider in Provider::ALL {
             let value: Value = serde_json::from_str(text).unwrap();

@@ -4,8 +4,12 @@
 //! "Function calling").
 
 use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
 
-use serde::Deserialize;
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::{json, Value};
 
 use super::{index, join, CallArguments, EnvelopeError, Provider, Reader, ToolCall};
@@ -18,17 +22,17 @@ pub(super) fn calls_str(text: &str) -> Option<Vec<ToolCall>> {
     #[derive(Deserialize)]
     struct Response<'a> {
         #[serde(borrow)]
-        choices: Vec<Choice<'a>>,
+        choices: Vec<Object<Choice<'a>>>,
     }
     #[derive(Deserialize)]
     struct Choice<'a> {
         #[serde(borrow)]
-        message: Option<Message<'a>>,
+        message: Option<Object<Message<'a>>>,
     }
     #[derive(Deserialize)]
     struct Message<'a> {
         #[serde(borrow)]
-        tool_calls: Option<Vec<Call<'a>>>,
+        tool_calls: Option<Vec<Object<Call<'a>>>>,
     }
     #[derive(Deserialize)]
     struct Call<'a> {
@@ -37,7 +41,7 @@ pub(super) fn calls_str(text: &str) -> Option<Vec<ToolCall>> {
         #[serde(borrow, rename = "type")]
         kind: Option<Cow<'a, str>>,
         #[serde(borrow)]
-        function: Option<Function<'a>>,
+        function: Option<Object<Function<'a>>>,
     }
     #[derive(Deserialize)]
     struct Function<'a> {
@@ -46,12 +50,12 @@ pub(super) fn calls_str(text: &str) -> Option<Vec<ToolCall>> {
         #[serde(borrow)]
         arguments: Cow<'a, str>,
     }
-    let response: Response = serde_json::from_str(text).ok()?;
+    let Object(response): Object<Response> = serde_json::from_str(text).ok()?;
     let mut calls = Vec::new();
-    for (c, choice) in response.choices.into_iter().enumerate() {
-        for (i, call) in choice
+    for (c, Object(choice)) in response.choices.into_iter().enumerate() {
+        for (i, Object(call)) in choice
             .message
-            .and_then(|m| m.tool_calls)
+            .and_then(|Object(m)| m.tool_calls)
             .unwrap_or_default()
             .into_iter()
             .enumerate()
@@ -59,7 +63,7 @@ pub(super) fn calls_str(text: &str) -> Option<Vec<ToolCall>> {
             if call.kind.as_deref().is_some_and(|k| k != "function") {
                 continue;
             }
-            let function = call.function?;
+            let Object(function) = call.function?;
             calls.push(ToolCall {
                 id: call.id.map(|id| Value::String(id.into_owned())),
                 name: function.name.into_owned(),
@@ -69,6 +73,29 @@ pub(super) fn calls_str(text: &str) -> Option<Vec<ToolCall>> {
         }
     }
     Some(calls)
+}
+
+/// A struct read from a JSON object only. A derived `Deserialize` also reads a struct from an
+/// array of its fields in order, which the response's shape does not allow: `[[]]` would read
+/// as a response without calls.
+struct Object<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Fields<T> {
+            type Value = T;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map))
+            }
+        }
+        deserializer
+            .deserialize_map(Fields(PhantomData))
+            .map(Object)
+    }
 }
 
 pub(super) fn calls(response: &Value) -> Result<Vec<ToolCall>, EnvelopeError> {
