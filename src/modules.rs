@@ -44,7 +44,10 @@ pub trait Loader {
     fn load(&self, name: &str) -> Result<String, String>;
 }
 
-/// Reads imported files from disk, each through a size limit.
+/// Reads imported files from disk, each through a size limit. An import names a regular file
+/// (through links): a device, a pipe or a folder is refused before it is opened, since reading
+/// one may never end (a FIFO waits for a writer) or may take what belongs to someone else
+/// (`/dev/stdin` is the protocol stream of a language server).
 #[derive(Clone, Debug)]
 pub struct FileLoader {
     /// The most bytes one file may hold.
@@ -61,11 +64,20 @@ impl Default for FileLoader {
 
 impl Loader for FileLoader {
     fn load(&self, name: &str) -> Result<String, String> {
-        let file = std::fs::File::open(name).map_err(|e| format!("cannot read `{name}`: {e}"))?;
+        let cannot = |e: std::io::Error| format!("cannot read `{name}`: {e}");
+        let not_a_file = || format!("cannot read `{name}`: not a regular file");
+        if !std::fs::metadata(name).map_err(cannot)?.is_file() {
+            return Err(not_a_file());
+        }
+        let file = std::fs::File::open(name).map_err(cannot)?;
+        // Looked at again once open, in case the name was pointed elsewhere in between.
+        if !file.metadata().map_err(cannot)?.is_file() {
+            return Err(not_a_file());
+        }
         let mut bytes = Vec::new();
         file.take(self.max_bytes as u64 + 1)
             .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read `{name}`: {e}"))?;
+            .map_err(cannot)?;
         if bytes.len() > self.max_bytes {
             return Err(format!(
                 "`{name}` is larger than {} bytes (the limit for one file)",

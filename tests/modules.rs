@@ -1,6 +1,6 @@
 //! Modules: `import { A } from "./x.tool"` across files, through an in-memory loader.
 
-use tooldef::{compile_with, Code, Diagnostic, MemoryLoader};
+use tooldef::{compile_with, Code, Diagnostic, FileLoader, Loader, MemoryLoader};
 
 fn loader(files: &[(&str, &str)]) -> MemoryLoader {
     let mut l = MemoryLoader::new();
@@ -298,4 +298,48 @@ fn a_build_holds_at_most_the_byte_limit_across_files() {
     // At the path of the second import.
     let second = root.find("\"./b.tool\"").unwrap_or(0);
     assert_eq!(over[0].span.start, second);
+}
+
+/// An import names a file: a device, a pipe or a folder is refused before anything is read from
+/// it. Reading one would wait for a writer that never comes (a FIFO), or read the process's own
+/// input (`/dev/stdin`: the protocol stream of `tooldef lsp`) as a source.
+#[cfg(unix)]
+#[test]
+fn an_import_that_is_not_a_regular_file_is_refused_unread() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let dir = std::env::temp_dir().join(format!("tooldef-not-a-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("pipe.tool");
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut targets = vec![
+        "/dev/stdin".to_string(),
+        "/dev/null".to_string(),
+        dir.display().to_string(),
+    ];
+    if made {
+        targets.push(fifo.display().to_string());
+    } else {
+        eprintln!("notice: mkfifo is unavailable; the FIFO case is skipped");
+    }
+    for target in targets {
+        // Run where a read that blocks cannot hang the test: a wait that never returns fails.
+        let (sent, got) = mpsc::channel();
+        let name = target.clone();
+        std::thread::spawn(move || {
+            let _ = sent.send(FileLoader::default().load(&name));
+        });
+        let loaded = got
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("loading `{target}` waited on a read"));
+        let error = loaded.expect_err(&target);
+        assert!(error.contains("not a regular file"), "{target}: {error}");
+        assert!(error.contains(&target), "{target}: {error}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
