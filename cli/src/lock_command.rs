@@ -108,7 +108,7 @@ struct Lock {
 
 pub(crate) fn run(args: &LockArgs, limits: &InputLimits) -> Result<u8, String> {
     let current = if args.remote.is_given() {
-        server_lock(&args.remote)?
+        server_lock(&args.remote, limits)?
     } else {
         let Some(toolset) = load(&args.files, limits, args.format.diagnostics())? else {
             return Ok(EXIT_USAGE);
@@ -476,8 +476,8 @@ fn files_lock(toolset: &Toolset) -> Result<Lock, String> {
 }
 
 /// The lock of a server's tools: each tool's JSON as listed, hashed and kept.
-fn server_lock(remote: &Remote) -> Result<Lock, String> {
-    let listed = crate::mcp_client_command::list_tools(remote)?;
+fn server_lock(remote: &Remote, limits: &InputLimits) -> Result<Lock, String> {
+    let listed = crate::mcp_client_command::list_tools(remote, limits)?;
     let mut tools = BTreeMap::new();
     for (i, tool) in listed.into_iter().enumerate() {
         let name = tool

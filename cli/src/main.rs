@@ -285,7 +285,9 @@ fn main() -> ExitCode {
                 Some(file) if !remote.is_given() => {
                     import(&file, from.into(), output.as_deref(), &options, &limits)
                 }
-                _ => mcp_client_command::import(&remote, from, output.as_deref(), &options),
+                _ => {
+                    mcp_client_command::import(&remote, from, output.as_deref(), &options, &limits)
+                }
             }
         }
         Command::Call(args) => mcp_client_command::call(&args, &limits),

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use tooldef::import::{Dialect, Options};
-use tooldef::mcp::client::Client;
+use tooldef::mcp::client::{Client, ClientError};
 use tooldef::validate::{Limits, Validator};
 
 use super::{read_input, to_stderr, to_stdout, FromArg, InputLimits, EXIT_ERRORS};
@@ -46,8 +46,9 @@ impl Remote {
         }
     }
 
-    /// Connects; every failure is a message for standard error (exit code 2).
-    async fn connect(&self) -> Result<Client, String> {
+    /// Connects, with `--max-input-bytes` as the limit on the tools listed; every failure is a
+    /// message for standard error (exit code 2).
+    async fn connect(&self, limits: &InputLimits) -> Result<Client, String> {
         let client = if let Some(command) = &self.server {
             let argv = split_command(command)?;
             Client::connect_stdio(&argv).await
@@ -64,7 +65,9 @@ impl Remote {
         } else {
             return Err("give --server or --url".into());
         };
-        client.map_err(|e| format!("{}: {e}", self.name()))
+        client
+            .map(|c| c.with_max_listed_bytes(limits.max_input_bytes))
+            .map_err(|e| format!("{}: {e}", self.name()))
     }
 }
 
@@ -93,27 +96,37 @@ pub(crate) fn import(
     from: FromArg,
     output: Option<&Path>,
     options: &Options,
+    limits: &InputLimits,
 ) -> Result<u8, String> {
     if from != FromArg::Mcp {
         return Err(
             "--server and --url read an MCP server's tools: use them with --from mcp".into(),
         );
     }
-    let tools = list_tools(remote)?;
+    let tools = list_tools(remote, limits)?;
     let doc = json!({ "tools": tools });
     let result = tooldef::import::import(&doc, Dialect::Mcp, options);
     super::finish_import(&remote.name(), result, output)
 }
 
 /// Every tool the server lists (every page of `tools/list`), as MCP `Tool` JSON.
-pub(crate) fn list_tools(remote: &Remote) -> Result<Vec<Value>, String> {
+pub(crate) fn list_tools(remote: &Remote, limits: &InputLimits) -> Result<Vec<Value>, String> {
     let rt = runtime()?;
     rt.block_on(async {
-        let client = remote.connect().await?;
+        let client = remote.connect(limits).await?;
         let tools = client.list_tools().await;
         client.close().await;
-        tools.map_err(|e| format!("{}: {e}", remote.name()))
+        tools.map_err(|e| listing_failed(remote, &e))
     })
+}
+
+/// The message for a `tools/list` that failed; a list over the limit says how to raise it.
+fn listing_failed(remote: &Remote, e: &ClientError) -> String {
+    let hint = match e {
+        ClientError::TooLarge { .. } => "; raise it with --max-input-bytes BYTES",
+        _ => "",
+    };
+    format!("{}: {e}{hint}", remote.name())
 }
 
 /// The arguments of `tooldef call`.
@@ -157,7 +170,7 @@ pub(crate) fn call(a: &CallArgs, limits: &InputLimits) -> Result<u8, String> {
     let text = read_arguments(a.args.as_deref(), limits)?;
     let rt = runtime()?;
     rt.block_on(async {
-        let client = a.remote.connect().await?;
+        let client = a.remote.connect(limits).await?;
         let outcome = call_with(&client, a, &text, limits).await;
         client.close().await;
         outcome
@@ -174,7 +187,7 @@ async fn call_with(
     let tools = client
         .list_tools()
         .await
-        .map_err(|e| format!("{server}: {e}"))?;
+        .map_err(|e| listing_failed(&a.remote, &e))?;
     let Some(listed) = tools
         .iter()
         .find(|t| t.get("name").and_then(Value::as_str) == Some(a.tool.as_str()))

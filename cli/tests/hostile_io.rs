@@ -439,3 +439,35 @@ fn the_argument_limit_is_the_one_the_validator_applies() {
     let out = run(dir.path(), &raised);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+/// An MCP server whose `tools/list` never ends (each page a megabyte more, with a new cursor):
+/// the tools gathered over the pages stop at the input limit, for `import --server` and `call`.
+/// Before the limit, the client gathered pages until allocation failed (4 GB in 37 s).
+#[test]
+fn an_mcp_server_that_lists_tools_forever_stops_at_the_limit() {
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("notice: python3 is not installed; the endless MCP server test is skipped");
+        return;
+    }
+    let dir = temp();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/endless_server.py");
+    let server = format!("python3 '{}'", script.display());
+    let out = run(
+        dir.path(),
+        &["import", "--from", "mcp", "--server", &server],
+    );
+    assert_over_limit(&out, "`tools/list`", TEN_MIB, "--max-input-bytes");
+    let out = run(
+        dir.path(),
+        &[
+            "--max-input-bytes",
+            "64KiB",
+            "call",
+            "--server",
+            &server,
+            "t1",
+            "{}",
+        ],
+    );
+    assert_over_limit(&out, "`tools/list`", 64 * 1024, "--max-input-bytes");
+}

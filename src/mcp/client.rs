@@ -26,6 +26,13 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// not a loop.
 pub const MAX_PAGES: usize = 10_000;
 
+/// The most bytes of tools (as JSON) [`Client::list_tools`] gathers over all pages unless
+/// [`Client::with_max_listed_bytes`] says otherwise: the size limit of an import read from a
+/// file. A server is read a message at a time (the transport drops a message past 16 MiB), and
+/// without it a server that answered every page with more tools held the client's memory until
+/// allocation failed.
+pub const DEFAULT_MAX_LISTED_BYTES: usize = 10 << 20;
+
 /// What can go wrong talking to a server.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -62,6 +69,12 @@ pub enum ClientError {
     /// `tools/list` kept returning a `nextCursor` past [`MAX_PAGES`] pages, or repeated one.
     #[error("`tools/list` does not end: {0}")]
     Pagination(String),
+    /// The tools of `tools/list`, over its pages, hold more than the limit.
+    #[error("`tools/list` is larger than the limit of {limit} bytes (its tools as JSON, over every page)")]
+    TooLarge {
+        /// The limit, in bytes of JSON.
+        limit: usize,
+    },
     /// The arguments of [`Client::call`] are not a JSON object.
     #[error("the arguments of a tool call must be a JSON object, not {0}")]
     ArgumentsNotObject(&'static str),
@@ -71,6 +84,7 @@ pub enum ClientError {
 pub struct Client {
     service: RunningService<RoleClient, ()>,
     timeout: Duration,
+    max_listed_bytes: usize,
 }
 
 impl std::fmt::Debug for Client {
@@ -113,7 +127,11 @@ impl Client {
         let service = bounded("initialize", timeout, ().serve(transport))
             .await?
             .map_err(|e| ClientError::Connect(e.to_string()))?;
-        Ok(Client { service, timeout })
+        Ok(Client {
+            service,
+            timeout,
+            max_listed_bytes: DEFAULT_MAX_LISTED_BYTES,
+        })
     }
 
     /// Connects to a streamable HTTP endpoint; `bearer`, when given, is sent as
@@ -136,7 +154,11 @@ impl Client {
         let service = bounded("initialize", timeout, ().serve(transport))
             .await?
             .map_err(|e| ClientError::Connect(e.to_string()))?;
-        Ok(Client { service, timeout })
+        Ok(Client {
+            service,
+            timeout,
+            max_listed_bytes: DEFAULT_MAX_LISTED_BYTES,
+        })
     }
 
     /// The same client with another limit for every later request.
@@ -150,6 +172,12 @@ impl Client {
         self.timeout
     }
 
+    /// The same client with another limit on the bytes of tools [`Client::list_tools`] gathers.
+    pub fn with_max_listed_bytes(mut self, bytes: usize) -> Client {
+        self.max_listed_bytes = bytes;
+        self
+    }
+
     /// Every tool the server lists, following `nextCursor` to the last page, in the server's
     /// order; each as MCP's `Tool` JSON (`{name, title?, description?, inputSchema,
     /// outputSchema?, annotations?, ...}`).
@@ -157,6 +185,7 @@ impl Client {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
+        let mut listed = 0usize;
         for _ in 0..MAX_PAGES {
             let params = PaginatedRequestParams::default().with_cursor(cursor.clone());
             let page = bounded(
@@ -170,12 +199,17 @@ impl Client {
                 message: e.to_string(),
             })?;
             for tool in page.tools {
-                tools.push(
-                    serde_json::to_value(tool).map_err(|e| ClientError::Request {
-                        method: "tools/list",
-                        message: e.to_string(),
-                    })?,
-                );
+                let tool = serde_json::to_value(tool).map_err(|e| ClientError::Request {
+                    method: "tools/list",
+                    message: e.to_string(),
+                })?;
+                listed = listed.saturating_add(json_len(&tool));
+                if listed > self.max_listed_bytes {
+                    return Err(ClientError::TooLarge {
+                        limit: self.max_listed_bytes,
+                    });
+                }
+                tools.push(tool);
             }
             match page.next_cursor {
                 None => return Ok(tools),
@@ -235,4 +269,22 @@ fn json_kind(v: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// The length of `value` written as compact JSON, without writing it anywhere.
+fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` into a sink that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
