@@ -298,10 +298,11 @@ impl Pattern {
     }
 }
 
-/// `text` built as `regex::Regex::new` builds it (the same engine and settings), with its errors
-/// in the `regex` crate's words: that crate's `Regex` does not say how much memory it holds.
-/// Groups capture nothing, since only whether the pattern matches is asked: a search that tracks
-/// them needs memory for every group at every state of the regex, the square of its length.
+/// `text` built as `regex::Regex::new` builds it (the same engine and settings, but for groups),
+/// with its errors in the `regex` crate's words: that crate's `Regex` does not say how much
+/// memory it holds. Groups capture nothing, since only whether the pattern matches is asked: a
+/// search that tracks them needs memory for every group at every state of the regex, the square
+/// of its length.
 fn regex(text: &str) -> Result<meta::Regex, regex::Error> {
     let config = meta::Config::new()
         .nfa_size_limit(Some(NFA_SIZE_LIMIT))

@@ -70,7 +70,7 @@ pub enum ClientError {
     #[error("`tools/list` does not end: {0}")]
     Pagination(String),
     /// The tools of `tools/list`, over its pages, hold more than the limit.
-    #[error("`tools/list` is larger than the limit of {limit} bytes (its tools as JSON, over every page)")]
+    #[error("`tools/list` is larger than the limit of {limit} bytes (its tools, all pages)")]
     TooLarge {
         /// The limit, in bytes of JSON.
         limit: usize,
