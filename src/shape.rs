@@ -194,14 +194,26 @@ impl Shapes {
             size = size.saturating_add(s.size);
             text = text.saturating_add(s.text);
         }
-        let mut shape = Shape {
+        let shape = Shape {
             depth: depth.saturating_add(1),
             size,
             text: text
                 .saturating_add(text_of_fields(&tool.params.fields))
                 .saturating_add((tool.name.len() + tool.description.len()) as u64),
         };
-        for id in reachable_recursive(module, &own) {
+        self.with_recursive_bodies(module, &own, shape)
+    }
+
+    /// The shape of the schemas of a type emitted on its own (a structured output, an editor's
+    /// hover): its inlined schema, and once each the body of every recursive type it reaches.
+    pub(crate) fn root(&self, module: &Module, ty: &Ty) -> Shape {
+        self.with_recursive_bodies(module, &[ty], self.ty(module, ty))
+    }
+
+    /// `shape` (of the schemas of `own`) with the body of every recursive type `own` reaches,
+    /// each a schema root of its own under `$defs`: the deepest root, and the sums.
+    fn with_recursive_bodies(&self, module: &Module, own: &[&Ty], mut shape: Shape) -> Shape {
+        for id in reachable_recursive(module, own) {
             let named = &module.types[id.0];
             let body = self.ty(module, &named.ty);
             let text = body

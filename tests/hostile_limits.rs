@@ -609,3 +609,54 @@ fn many_unknown_keys_of_a_wide_object_cost_each_key_once() {
     assert!(first.contains("did you mean `field_number_70`"), "{first}");
     assert!(err.message().contains("and 19900 more problems"));
 }
+
+/// Types that double at every level and that no tool uses: the checker bounds tools' schemas,
+/// so a type emitted on its own (a structured output, an editor's hover) is bounded where it is
+/// emitted. At 60 levels an unbounded emission could not finish (2^60 schemas); before the
+/// bound, 22 levels took 6 GB and an abort in `tooldef schema`, and 18 took 5 s and 115 MB of
+/// JSON for one hover.
+#[test]
+fn a_type_that_doubles_per_level_is_refused_where_it_is_emitted_alone() {
+    use tooldef::analysis::Analysis;
+    use tooldef::emit::{self, Options, RESPONSE_TARGETS};
+    use tooldef::model::Ty;
+
+    let mut source = String::from("/// Level 0.\ntype T0 { x: string }\n");
+    for i in 1..60 {
+        source.push_str(&format!(
+            "/// Level {i}.\ntype T{i} {{ a?: T{p}, b?: T{p} }}\n",
+            p = i - 1
+        ));
+    }
+    let compiled = tooldef::compile(&source).expect("types alone compile");
+    let module = &compiled.module;
+    let ty = |name: &str| Ty::Ref(module.named(name).expect("defined").0);
+
+    assert!(emit::type_schema(module, &ty("T3")).is_some());
+    assert!(emit::type_schema(module, &ty("T59")).is_none());
+    for &target in RESPONSE_TARGETS {
+        let at = module.types.last().unwrap().span;
+        let options = Options { warnings: false };
+        let small = emit::response_format(module, &ty("T3"), "small", None, at, target, &options);
+        assert!(small.is_ok(), "{target:?}: {small:?}");
+        let refused = emit::response_format(module, &ty("T59"), "big", None, at, target, &options)
+            .expect_err(target.as_str());
+        let d = refused.diagnostics.first().expect("a diagnostic");
+        assert_eq!(d.code, Code::TargetLimit, "{target:?}");
+        assert!(d.message.contains("the limit is 50000"), "{}", d.message);
+    }
+
+    let mut analysis = Analysis::new();
+    analysis.set("t.tool", source.as_str());
+    let hover = |needle: &str| {
+        let at = source.find(needle).expect("in the source") + needle.len() - 1;
+        analysis.hover("t.tool", at).expect("a hover")
+    };
+    assert!(hover("type T3 ").schema.is_some());
+    assert!(hover("type T59 ").schema.is_none());
+    assert!(
+        hover("type T59 { a").schema.is_none(),
+        "a field of the type"
+    );
+    assert!(hover("type T3 { a").schema.is_some());
+}

@@ -97,7 +97,7 @@ fn definition(doc: &Document, item: &Item, span: Span) -> Hover {
     let code = cut(doc.slice(Span::new(start, whole.end)).trim());
     let schema = doc.compiled.as_ref().ok().and_then(|c| {
         let (id, _) = c.module.named(&item.name()?.text)?;
-        let mut schema = crate::emit::type_schema(&c.module, &Ty::Ref(id));
+        let mut schema = crate::emit::type_schema(&c.module, &Ty::Ref(id))?;
         // The draft is the same for every schema shown; `$defs` stays, `$ref`s point there.
         if let Value::Object(map) = &mut schema {
             map.shift_remove("$schema");
@@ -118,7 +118,7 @@ fn field_hover(doc: &Document, field: &ast::Field, span: Span) -> Hover {
     constraints_of(doc, &field.ty, &mut constraints);
     let schema = doc.compiled.as_ref().ok().and_then(|c| {
         let model = model_field(&c.module, field.name.span)?;
-        Some(field_schema(&c.module, model))
+        field_schema(&c.module, model)
     });
     Hover {
         span,
@@ -215,17 +215,18 @@ fn in_ty(ty: &Ty, span: Span) -> Option<&model::Field> {
 }
 
 /// The property schema the `json-schema` target emits for a field (its description, default
-/// and examples included), with the `$defs` of the recursive types it refers to.
-fn field_schema(module: &Module, field: &model::Field) -> Value {
+/// and examples included), with the `$defs` of the recursive types it refers to; `None` when it
+/// is too large to emit.
+fn field_schema(module: &Module, field: &model::Field) -> Option<Value> {
     let holder = Ty::Object(Box::new(ObjectTy {
         fields: vec![field.clone()],
         additional: Additional::Closed,
         rules: model::KeyRules::default(),
     }));
-    let root = crate::emit::type_schema(module, &holder);
+    let root = crate::emit::type_schema(module, &holder)?;
     let mut schema = root["properties"][field.name.as_str()].clone();
     if let (Value::Object(map), Some(defs)) = (&mut schema, root.get("$defs")) {
         map.insert("$defs".to_string(), defs.clone());
     }
-    schema
+    Some(schema)
 }

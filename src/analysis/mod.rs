@@ -140,7 +140,8 @@ pub struct Hover {
     pub constraints: Vec<String>,
     /// The JSON Schema emitted for it (draft 2020-12, without `$schema`): a field's property
     /// schema, a type's or an enum's schema, with the `$defs` of the recursive types it refers
-    /// to. Absent while the document has errors, or for a tool.
+    /// to. Absent while the document has errors, for a tool, or when the schema would pass the
+    /// emitters' size limits once named types are inlined.
     pub schema: Option<Value>,
 }
 

@@ -14,6 +14,7 @@ use indexmap::IndexSet;
 use serde_json::{json, Map, Value};
 
 use super::fold;
+use crate::diagnostic::Span;
 use crate::model::*;
 
 /// The `$schema` URI of draft 2020-12.
@@ -34,8 +35,20 @@ pub fn output(module: &Module, tool: &Tool) -> Option<Value> {
     Some(e.root(body))
 }
 
-/// The schema of any type on its own (a named type inlined at the root).
-pub fn type_schema(module: &Module, ty: &Ty) -> Value {
+/// The schema of any type on its own (a named type inlined at the root), or `None` when it
+/// would pass [`super::MAX_INLINED_SCHEMAS`] or [`super::MAX_INLINED_TEXT`] once named types are
+/// inlined: the checker bounds the schemas of tools, and a type no tool uses can double at every
+/// level (a type using twice a type that uses twice ... is 2^n schemas from n short lines).
+pub fn type_schema(module: &Module, ty: &Ty) -> Option<Value> {
+    let shape = crate::shape::Shapes::of(module).root(module, ty);
+    if super::too_large(&shape, "the type", Span::default()).is_some() {
+        return None;
+    }
+    Some(type_schema_within_limits(module, ty))
+}
+
+/// [`type_schema`] for a type whose size was checked against the limits.
+pub(crate) fn type_schema_within_limits(module: &Module, ty: &Ty) -> Value {
     let mut e = Emitter::new(module);
     let body = match ty {
         Ty::Ref(id) => e.inline(*id),

@@ -20,7 +20,7 @@ pub use response::{response_format, RESPONSE_TARGETS};
 
 use serde_json::{json, Map, Value};
 
-use crate::diagnostic::{Diagnostic, Errors};
+use crate::diagnostic::{Diagnostic, Errors, Span};
 use crate::model::{Module, Tool};
 
 /// The output formats `tooldef compile` can produce.
@@ -189,39 +189,50 @@ pub const MAX_INLINED_SCHEMAS: u64 = 50_000;
 /// type is inlined.
 pub const MAX_INLINED_TEXT: u64 = 16 * 1024 * 1024;
 
+/// Whether a schema of `shape` passes [`MAX_INLINED_SCHEMAS`] or [`MAX_INLINED_TEXT`]: the
+/// error for it, named `what` (e.g. "tool `t`") and placed at `at`. Every emitter of a tool or a
+/// type asks this before inlining, since the checker's limits hold for the tools of a module it
+/// checked, not for a model built by other means nor for a type emitted on its own.
+pub(crate) fn too_large(shape: &crate::shape::Shape, what: &str, at: Span) -> Option<Diagnostic> {
+    let size = shape.size;
+    if size > MAX_INLINED_SCHEMAS {
+        return Some(
+            Diagnostic::error(
+                crate::Code::TargetLimit,
+                at,
+                format!(
+                    "the schema of {what} expands to {} schemas once named types are inlined; the limit is {MAX_INLINED_SCHEMAS}",
+                    if size == u64::MAX { "too many".to_string() } else { size.to_string() }
+                ),
+            )
+            .with_label("schema too large")
+            .with_help("a named type used several times at every level doubles the schema per level; flatten the parameters"),
+        );
+    }
+    if shape.text > MAX_INLINED_TEXT {
+        return Some(
+            Diagnostic::error(
+                crate::Code::TargetLimit,
+                at,
+                format!(
+                    "the schema of {what} carries more than {MAX_INLINED_TEXT} bytes of text once named types are inlined"
+                ),
+            )
+            .with_label("schema too large")
+            .with_help("a named type's descriptions are copied at every use of the type; shorten them, or use the type in fewer places"),
+        );
+    }
+    None
+}
+
 fn one(
     module: &Module,
     t: &Tool,
     target: Target,
     shapes: &crate::shape::Shapes,
 ) -> (Value, Vec<Diagnostic>) {
-    let shape = shapes.tool(module, t);
-    let size = shape.size;
-    if size > MAX_INLINED_SCHEMAS {
-        let d = Diagnostic::error(
-            crate::Code::TargetLimit,
-            t.span,
-            format!(
-                "the schema of tool `{}` expands to {} schemas once named types are inlined; the limit is {MAX_INLINED_SCHEMAS}",
-                t.name,
-                if size == u64::MAX { "too many".to_string() } else { size.to_string() }
-            ),
-        )
-        .with_label("schema too large")
-        .with_help("a named type used several times at every level doubles the schema per level; flatten the parameters");
-        return (Value::Null, vec![d]);
-    }
-    if shape.text > MAX_INLINED_TEXT {
-        let d = Diagnostic::error(
-            crate::Code::TargetLimit,
-            t.span,
-            format!(
-                "the schema of tool `{}` carries more than {MAX_INLINED_TEXT} bytes of text once named types are inlined",
-                t.name
-            ),
-        )
-        .with_label("schema too large")
-        .with_help("a named type's descriptions are copied at every use of the type; shorten them, or use the type in fewer places");
+    let what = format!("tool `{}`", t.name);
+    if let Some(d) = too_large(&shapes.tool(module, t), &what, t.span) {
         return (Value::Null, vec![d]);
     }
     match target {

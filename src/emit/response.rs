@@ -39,6 +39,10 @@ pub fn response_format(
     target: Target,
     options: &Options,
 ) -> Result<Emitted, Errors> {
+    let shape = crate::shape::Shapes::of(module).root(module, ty);
+    if let Some(d) = super::too_large(&shape, &format!("`{name}`"), at) {
+        return Err(Errors::new(vec![d]));
+    }
     let mut diagnostics = Vec::new();
     let json = match target {
         Target::OpenAi | Target::OpenAiResponses => {
@@ -100,11 +104,13 @@ pub fn response_format(
             }
         }
         Target::Anthropic => {
-            let schema = strip_schema_uri(super::json_schema::type_schema(module, ty));
+            let schema =
+                strip_schema_uri(super::json_schema::type_schema_within_limits(module, ty));
             json!({ "type": "json_schema", "schema": schema })
         }
         Target::Gemini => {
-            let schema = strip_schema_uri(super::json_schema::type_schema(module, ty));
+            let schema =
+                strip_schema_uri(super::json_schema::type_schema_within_limits(module, ty));
             json!({ "responseMimeType": "application/json", "responseJsonSchema": schema })
         }
         other => {
