@@ -250,7 +250,7 @@ fn text_len(text: Option<&str>) -> u64 {
 /// The bytes of a value's strings and keys, and one for every other part: a measure of its
 /// JSON text without writing it. Iterative, since a model built by hand may hold a value of
 /// any depth.
-fn value_len(value: &Value) -> u64 {
+pub(crate) fn value_len(value: &Value) -> u64 {
     let mut n = 0u64;
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {

@@ -26,7 +26,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// not a loop.
 pub const MAX_PAGES: usize = 10_000;
 
-/// The most bytes of tools (as JSON) [`Client::list_tools`] gathers over all pages unless
+/// The most bytes of tools [`Client::list_tools`] gathers over all pages (measured as the
+/// schemas' text is: strings and keys, and one byte for every other part) unless
 /// [`Client::with_max_listed_bytes`] says otherwise: the size limit of an import read from a
 /// file. A server is read a message at a time (the transport drops a message past 16 MiB), and
 /// without it a server that answered every page with more tools held the client's memory until
@@ -203,7 +204,7 @@ impl Client {
                     method: "tools/list",
                     message: e.to_string(),
                 })?;
-                listed = listed.saturating_add(json_len(&tool));
+                listed = listed.saturating_add(crate::shape::value_len(&tool) as usize);
                 if listed > self.max_listed_bytes {
                     return Err(ClientError::TooLarge {
                         limit: self.max_listed_bytes,
@@ -269,22 +270,4 @@ fn json_kind(v: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
-}
-
-/// The length of `value` written as compact JSON, without writing it anywhere.
-fn json_len(value: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    // Writing a `Value` into a sink that never fails cannot fail.
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
 }
