@@ -58,6 +58,17 @@ fn patterns(n: usize, pattern: impl Fn(usize) -> String) -> String {
 type Shape = (&'static str, usize, Box<dyn Fn(usize)>);
 
 /// The shapes.
+/// `R_i { a?: R_{i-1}, b?: R_{i-1} }` with `R_0` referring back to the top: every type is
+/// recursive (emitted once, so the checker takes thousands), and 2^n paths lead through them.
+fn recursive_doubling(n: usize) -> String {
+    let mut s = format!("type R0 {{ x: string, up?: R{n} }}\n");
+    for i in 1..=n {
+        s.push_str(&format!("type R{i} {{ a?: R{}, b?: R{} }}\n", i - 1, i - 1));
+    }
+    s.push_str(&format!("/// Paths.\ntool paths {{ r: R{n} }}\n"));
+    s
+}
+
 fn shapes() -> Vec<Shape> {
     #[allow(unused_mut)]
     let mut shapes: Vec<Shape> = vec![
@@ -270,6 +281,16 @@ fn shapes() -> Vec<Shape> {
                 let call: serde_json::Map<String, Value> =
                     (0..n).map(|i| (format!("g{i}"), Value::Null)).collect();
                 validate_lax(&s, &Value::Object(call));
+            }),
+        ),
+        (
+            "diff: a module against itself, n types used twice",
+            // 2^n paths through the types; `diff` compares at most 500 types one inside the
+            // other, so 240 is near the deepest it decides.
+            120,
+            Box::new(|n| {
+                let module = tooldef::compile(&recursive_doubling(n)).expect("within the limits");
+                assert!(tooldef::diff(&module.module, &module.module).is_empty());
             }),
         ),
     ];

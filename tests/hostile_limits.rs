@@ -660,3 +660,44 @@ fn a_type_that_doubles_per_level_is_refused_where_it_is_emitted_alone() {
     );
     assert!(hover("type T3 { a").schema.is_some());
 }
+
+/// `diff` compares a pair of named types once per question, however many paths lead to it:
+/// before, it followed every path, so 2^200 paths of `recursive_doubling(200)` ran into the
+/// comparison budget and a module compared with itself got a breaking change ("too large to
+/// compare"). Here every type leans on the top one (the recursion goes back up), so the pairs
+/// are kept while it stands; a change at the bottom is still found, exactly, with its path.
+#[test]
+fn diff_compares_each_pair_of_types_once() {
+    let compiled = |s: String| small_stack(move || tooldef::compile(&s).expect("compiles").module);
+    for source in [recursive_doubling(200), doubling_under_recursion(12)] {
+        let module = compiled(source);
+        assert_eq!(
+            tooldef::diff(&module, &module),
+            [],
+            "a module against itself"
+        );
+    }
+
+    let old = compiled(recursive_doubling(200));
+    let new = compiled(recursive_doubling(200).replace("R0 { x: string", "R0 { x: integer"));
+    let changes = tooldef::diff(&old, &new);
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    let change = &changes[0];
+    assert_eq!(change.kind, tooldef::ChangeKind::Breaking);
+    assert!(
+        change.message == "type changed from string to integer",
+        "{change:#?}"
+    );
+    assert!(change.path.ends_with("/properties/x"), "{change:#?}");
+
+    // Widening at the bottom is no breaking change.
+    let wider =
+        compiled(recursive_doubling(200).replace("R0 { x: string", "R0 { x: string | integer"));
+    assert!(
+        tooldef::diff(&old, &wider)
+            .iter()
+            .all(|c| c.kind != tooldef::ChangeKind::Breaking),
+        "{:#?}",
+        tooldef::diff(&old, &wider)
+    );
+}

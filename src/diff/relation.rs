@@ -2,14 +2,16 @@
 //!
 //! Decided structurally over the model's types, each side in its own module: named types are
 //! followed, and a pair of types met again below itself is assumed to hold (the greatest
-//! solution, sound because values are finite), so recursive types terminate. Literals and enums
+//! solution, sound because values are finite), so recursive types terminate. A pair of named
+//! types decided without leaning on a pair still under way is remembered, so a type used at many
+//! places is compared once per question, not once per path to it. Literals and enums
 //! are sets of values, each checked against the new type by the validator's own rules
 //! ([`crate::validate::first_violation`]). Where the relation cannot tell exactly (a changed
 //! pattern, an old type that only a union's members together cover, a changed `@multiple_of`),
 //! it answers no, and says that it could not decide.
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Number, Value};
 
@@ -84,10 +86,25 @@ pub(crate) struct Side<'a> {
 pub(crate) struct Relation<'a> {
     old: Side<'a>,
     new: Side<'a>,
-    /// Pairs of type nodes (by address) assumed to hold while their comparison is under way.
-    assumed: HashSet<(usize, usize)>,
+    /// Pairs of named types' bodies (by address) assumed to hold while their comparison is under
+    /// way, each with its depth among them.
+    assumed: HashMap<Pair, usize>,
+    /// The shallowest depth of an assumed pair that the comparison under way leaned on.
+    leaned_on: usize,
+    /// Pairs decided for good: refused, or shown to hold leaning on no pair still under way.
+    decided: HashMap<Pair, Result<(), Why>>,
+    /// Pairs shown to hold while leaning on pairs still under way, true for as long as those
+    /// pairs stand: each with its place in `shown`, in the order they were shown.
+    provisional: HashMap<Pair, usize>,
+    shown: Vec<Pair>,
+    /// The shallowest depth the pairs of `shown` leaned on, by runs: each run from its start to
+    /// the next one's (the pairs shown inside one comparison lean on what it leaned on).
+    runs: Vec<(usize, usize)>,
     steps: usize,
 }
+
+/// Two types by address: an old one and a new one.
+type Pair = (usize, usize);
 
 fn address(ty: &Ty) -> usize {
     std::ptr::from_ref(ty) as usize
@@ -106,7 +123,12 @@ impl<'a> Relation<'a> {
         Relation {
             old,
             new,
-            assumed: HashSet::new(),
+            assumed: HashMap::new(),
+            leaned_on: usize::MAX,
+            decided: HashMap::new(),
+            provisional: HashMap::new(),
+            shown: Vec::new(),
+            runs: Vec::new(),
             steps: 0,
         }
     }
@@ -140,14 +162,61 @@ impl<'a> Relation<'a> {
 
     /// Either side is a named type: compare what they stand for, assuming the pair holds
     /// while it is being compared.
+    ///
+    /// Verdicts are kept, so that a type met along many paths is compared once:
+    /// - a refusal for good, since assumptions only ever answer yes;
+    /// - a yes that leaned on no pair above this one for good (it rests at most on assumptions
+    ///   made inside its own comparison, which the greatest solution grants), with every yes
+    ///   shown inside it;
+    /// - any other yes for as long as the pairs it leaned on stand: when one of them is refused,
+    ///   every yes shown since that pair was assumed is forgotten.
     fn covers_named(&mut self, old: &'a Ty, new: &'a Ty) -> Result<(), Why> {
+        let (old, new) = (self.old.module.resolve(old), self.new.module.resolve(new));
         let key = (address(old), address(new));
-        if !self.assumed.insert(key) {
+        if let Some(verdict) = self.decided.get(&key) {
+            return verdict.clone();
+        }
+        let leaned = match self.provisional.get(&key) {
+            Some(&at) => Some(self.run_of(at)),
+            None => self.assumed.get(&key).copied(),
+        };
+        if let Some(depth) = leaned {
+            self.leaned_on = self.leaned_on.min(depth);
             return Ok(());
         }
-        let verdict = self.covers(self.old.module.resolve(old), self.new.module.resolve(new));
+        let depth = self.assumed.len();
+        self.assumed.insert(key, depth);
+        let above = std::mem::replace(&mut self.leaned_on, usize::MAX);
+        let mark = self.shown.len();
+        let verdict = self.covers(old, new);
         self.assumed.remove(&key);
+        while self.runs.last().is_some_and(|&(start, _)| start >= mark) {
+            self.runs.pop();
+        }
+        if verdict.is_err() || self.leaned_on >= depth {
+            for pair in self.shown.drain(mark..) {
+                self.provisional.remove(&pair);
+                if verdict.is_ok() {
+                    self.decided.insert(pair, Ok(()));
+                }
+            }
+            self.decided.insert(key, verdict.clone());
+            self.leaned_on = above;
+        } else {
+            // Still leaning on a pair above: this yes and those shown inside it stand with it.
+            self.provisional.insert(key, self.shown.len());
+            self.shown.push(key);
+            self.runs.push((mark, self.leaned_on));
+            self.leaned_on = above.min(self.leaned_on);
+        }
         verdict
+    }
+
+    /// The shallowest depth the pair at `at` in `shown` leaned on.
+    fn run_of(&self, at: usize) -> usize {
+        // Every pair shown is in a run; were one not, depth 0 would be the cautious answer.
+        let run = self.runs.partition_point(|&(start, _)| start <= at);
+        run.checked_sub(1).map_or(0, |r| self.runs[r].1)
     }
 
     /// `old` is one kind of type (not a literal, enum, union or nullable): what the new type is
