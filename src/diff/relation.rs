@@ -30,6 +30,13 @@ static NULL: Value = Value::Null;
 /// How many comparisons one question may take before the answer is "cannot decide".
 const MAX_STEPS: usize = 100_000;
 
+/// How deep comparisons may nest (types inside types, named or not) before the answer is "cannot
+/// decide": each level takes a few stack frames, and a chain of thousands of named types, which
+/// the checker allows when they are recursive (each is emitted once), would overflow the stack.
+/// On a 2 MiB thread (a library caller's spawned thread), a debug build fits 1,000 levels and not
+/// 2,000; real types nest a few dozen.
+const MAX_DEPTH: usize = 500;
+
 /// Why the new type does not accept every old value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Why {
@@ -101,6 +108,8 @@ pub(crate) struct Relation<'a> {
     /// the next one's (the pairs shown inside one comparison lean on what it leaned on).
     runs: Vec<(usize, usize)>,
     steps: usize,
+    /// How many comparisons are under way, one inside the other.
+    depth: usize,
 }
 
 /// Two types by address: an old one and a new one.
@@ -130,15 +139,23 @@ impl<'a> Relation<'a> {
             shown: Vec::new(),
             runs: Vec::new(),
             steps: 0,
+            depth: 0,
         }
     }
 
     /// `Ok` when every value `old` accepts, `new` accepts too.
     pub(crate) fn covers(&mut self, old: &'a Ty, new: &'a Ty) -> Result<(), Why> {
         self.steps += 1;
-        if self.steps > MAX_STEPS {
+        if self.steps > MAX_STEPS || self.depth >= MAX_DEPTH {
             return Err(Why::undecided("the types are too large to compare"));
         }
+        self.depth += 1;
+        let verdict = self.covers_one(old, new);
+        self.depth -= 1;
+        verdict
+    }
+
+    fn covers_one(&mut self, old: &'a Ty, new: &'a Ty) -> Result<(), Why> {
         if matches!(old, Ty::Ref(_)) || matches!(new, Ty::Ref(_)) {
             return self.covers_named(old, new);
         }

@@ -12,6 +12,9 @@ use super::{Change, ChangeKind};
 use crate::model::{Additional, EnumMember, Field, Module, ObjectTy, Ty, TypeId};
 use crate::validate::{json_equal, type_text};
 
+/// How deep the walker descends, type inside type, before it compares the rest whole.
+const MAX_DEPTH: usize = 100;
+
 /// What the walker reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Report {
@@ -29,6 +32,8 @@ pub(super) struct Walker<'a> {
     report: Report,
     /// Pairs of named types already walked: a recursive type is walked once.
     seen: HashSet<(TypeId, TypeId)>,
+    /// How many types are being walked, one inside the other.
+    depth: usize,
     pub(super) changes: Vec<Change>,
 }
 
@@ -40,6 +45,7 @@ impl<'a> Walker<'a> {
             tool,
             report,
             seen: HashSet::new(),
+            depth: 0,
             changes: Vec::new(),
         }
     }
@@ -204,13 +210,25 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// Two versions of a type at `at`.
+    /// Two versions of a type at `at`. Past [`MAX_DEPTH`] types one inside the other, the rest
+    /// is compared whole, as the relation compares it: a chain of thousands of named types
+    /// (recursive, so the checker lets it through) would otherwise overflow the stack, and
+    /// their paths, each one longer, would take memory in the square of the depth.
     pub(super) fn ty(&mut self, at: &str, old: &'a Ty, new: &'a Ty) {
         if let (Ty::Ref(a), Ty::Ref(b)) = (old, new) {
             if !self.seen.insert((*a, *b)) {
                 return;
             }
         }
+        if self.depth >= MAX_DEPTH {
+            return self.leaf(at, old, new);
+        }
+        self.depth += 1;
+        self.ty_within(at, old, new);
+        self.depth -= 1;
+    }
+
+    fn ty_within(&mut self, at: &str, old: &'a Ty, new: &'a Ty) {
         self.named_description(at, old, new);
         let (old_r, new_r) = (self.old.module.resolve(old), self.new.module.resolve(new));
         match (old_r, new_r) {
