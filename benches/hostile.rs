@@ -293,6 +293,15 @@ fn shapes() -> Vec<Shape> {
                 assert!(tooldef::diff(&module.module, &module.module).is_empty());
             }),
         ),
+        (
+            "validate: a validator for a chain of n named types",
+            3_000,
+            Box::new(|n| {
+                let module = tooldef::compile(&recursive_doubling(n)).expect("within the limits");
+                let tool = &module.module.tools[0];
+                let _ = tooldef::validate::Validator::new(&module.module, tool);
+            }),
+        ),
     ];
     #[cfg(feature = "cli")]
     shapes.push((

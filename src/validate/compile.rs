@@ -119,8 +119,10 @@ pub(crate) struct Compiler<'m> {
     /// The nodes compiled so far, and what each expects in words.
     nodes: Vec<Node>,
     expected: Vec<String>,
-    /// The node of each named type compiled so far, by [`TypeId`].
+    /// The node of each named type met so far, by [`TypeId`].
     named: Vec<Option<NodeId>>,
+    /// Named types met whose bodies are not compiled yet: each one's node, and its id.
+    pending: Vec<(NodeId, TypeId)>,
     pub errors: Vec<PatternError>,
     /// The patterns compiled so far, under the budget of one validator.
     patterns: Patterns,
@@ -137,6 +139,7 @@ impl<'m> Compiler<'m> {
             nodes: Vec::new(),
             expected: Vec::new(),
             named: vec![None; module.types.len()],
+            pending: Vec::new(),
             errors: Vec::new(),
             patterns: Patterns::default(),
             texts: true,
@@ -184,12 +187,32 @@ impl<'m> Compiler<'m> {
         self.nodes.len() - 1
     }
 
+    /// Compiles a tool's parameters, and every named type they use.
     pub(super) fn object(&mut self, o: &ObjectTy) -> NodeId {
         let expected = if o.is_map() { "map" } else { "object" };
         let id = self.push(Node::Any, expected.into());
         let node = self.object_node(o);
         self.nodes[id] = node;
+        self.compile_pending();
         id
+    }
+
+    /// Compiles `ty`, and every named type it uses.
+    pub(super) fn ty(&mut self, ty: &Ty) -> NodeId {
+        let id = self.node(ty);
+        self.compile_pending();
+        id
+    }
+
+    /// Compiles the bodies of the named types met so far, and of those they meet in turn. Each
+    /// body is compiled on its own, so the compiler's recursion follows one type's nesting
+    /// (bounded by the syntax), never a chain of named types: a chain of thousands, each
+    /// recursive, passes the checker (each is emitted once) and overflowed the stack here.
+    fn compile_pending(&mut self) {
+        while let Some((slot, id)) = self.pending.pop() {
+            let body = self.node(&self.module.types[id.0].ty);
+            self.nodes[slot] = Node::Ref(body);
+        }
     }
 
     fn object_node(&mut self, o: &ObjectTy) -> Node {
@@ -197,7 +220,7 @@ impl<'m> Compiler<'m> {
         let indexed = o.fields.len() > ObjectCheck::SCAN_FIELDS;
         let mut index = HashMap::with_capacity(if indexed { o.fields.len() } else { 0 });
         for f in &o.fields {
-            let node = self.ty(&f.ty);
+            let node = self.node(&f.ty);
             // The node's own text is the field type's text, except for a named type, whose node
             // is called by its name (an enum's text lists its values).
             let type_text = match f.ty {
@@ -224,7 +247,7 @@ impl<'m> Compiler<'m> {
         let extra = match &o.additional {
             Additional::Closed => Extra::Closed,
             Additional::Open => Extra::Open,
-            Additional::Schema(t) => Extra::Schema(self.ty(t)),
+            Additional::Schema(t) => Extra::Schema(self.node(t)),
         };
         let defaults = fields
             .iter()
@@ -245,7 +268,8 @@ impl<'m> Compiler<'m> {
         })
     }
 
-    pub(super) fn ty(&mut self, ty: &Ty) -> NodeId {
+    /// The node of `ty`, with the named types it meets left for [`Compiler::compile_pending`].
+    fn node(&mut self, ty: &Ty) -> NodeId {
         let expected = self.text(ty);
         let node = match ty {
             Ty::Any => Node::Any,
@@ -285,7 +309,7 @@ impl<'m> Compiler<'m> {
             )),
             Ty::Array(a) => {
                 let id = self.push(Node::Any, expected);
-                let items = self.ty(&a.items);
+                let items = self.node(&a.items);
                 self.nodes[id] = Node::Array(ArrayCheck {
                     prefix: Box::default(),
                     items,
@@ -298,12 +322,12 @@ impl<'m> Compiler<'m> {
             }
             Ty::Tuple(t) => {
                 let id = self.push(Node::Any, expected);
-                let prefix: Box<[NodeId]> = t.items.iter().map(|i| self.ty(i)).collect();
+                let prefix: Box<[NodeId]> = t.items.iter().map(|i| self.node(i)).collect();
                 let items = match &t.rest {
                     // `max_items` below stops extra items, with one error for all of them.
                     Additional::Closed => self.push(Node::Any, "any".into()),
                     Additional::Open => self.push(Node::Any, "any".into()),
-                    Additional::Schema(r) => self.ty(r),
+                    Additional::Schema(r) => self.node(r),
                 };
                 let min = t.min_len();
                 self.nodes[id] = Node::Array(ArrayCheck {
@@ -325,7 +349,7 @@ impl<'m> Compiler<'m> {
             Ty::Ref(tid) => return self.named(*tid),
             Ty::Nullable(inner) => {
                 let id = self.push(Node::Any, expected);
-                let inner = self.ty(inner);
+                let inner = self.node(inner);
                 self.nodes[id] = Node::Nullable(inner);
                 return id;
             }
@@ -359,7 +383,7 @@ impl<'m> Compiler<'m> {
                         additional: crate::model::Additional::Open,
                         rules: crate::model::KeyRules::default(),
                     };
-                    let tags_node = self.ty(&Ty::Object(Box::new(tag_only)));
+                    let tags_node = self.node(&Ty::Object(Box::new(tag_only)));
                     let mut members: Vec<(Box<str>, NodeId)> = tags
                         .iter()
                         .map(|t| Box::from(*t))
@@ -415,17 +439,18 @@ impl<'m> Compiler<'m> {
                         _ => Vec::new(),
                     })
                     .collect();
-                nodes.push(self.ty(&Ty::Enum(folded)));
+                nodes.push(self.node(&Ty::Enum(folded)));
                 rest = &rest[run..];
             } else {
-                nodes.push(self.ty(first));
+                nodes.push(self.node(first));
                 rest = &rest[1..];
             }
         }
         nodes.into()
     }
 
-    /// A named type, compiled once; a reference cycle points back at the node being built.
+    /// A named type's node, made once: a reference to its body, which
+    /// [`Compiler::compile_pending`] compiles (a reference cycle points back at this node).
     fn named(&mut self, id: TypeId) -> NodeId {
         if let Some(&Some(node)) = self.named.get(id.0) {
             return node;
@@ -437,8 +462,7 @@ impl<'m> Compiler<'m> {
         if let Some(entry) = self.named.get_mut(id.0) {
             *entry = Some(slot);
         }
-        let body = self.ty(&named.ty);
-        self.nodes[slot] = Node::Ref(body);
+        self.pending.push((slot, id));
         slot
     }
 
