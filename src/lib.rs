@@ -87,7 +87,9 @@ pub use toolset::{Answer, LoadError, Toolset};
 
 /// The fixed limits of the language and its compiler (see `docs/limits.md`).
 pub mod limits {
-    pub use crate::check::{MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_SCHEMA_TEXT, MAX_VALUE_DEPTH};
+    pub use crate::check::{
+        MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_SCHEMA_TEXT, MAX_UNION_DEPTH, MAX_VALUE_DEPTH,
+    };
     pub use crate::emit::{MAX_INLINED_SCHEMAS, MAX_INLINED_TEXT};
     pub use crate::modules::{MAX_BUILD_BYTES, MAX_BUILD_FILES};
     pub use crate::pattern::MAX_PATTERN_MEMORY;

@@ -763,3 +763,87 @@ fn a_chain_of_thousands_of_named_types_compiles_to_a_validator() {
     assert_eq!(verdicts.2.err().as_deref(), Some("/r/a/b/c"));
     assert!(verdicts.3);
 }
+
+/// `R_i = R_{i-1} | { z: string }`, each type recursive through `R_0`: the validator tries a
+/// value against R_n's union, whose first member is R_{n-1}'s union, and so on, one stack frame
+/// deeper each without reading deeper into the value. The schema-depth limit did not see the
+/// chain (each recursive type is emitted once, under `$defs`), and validating against 5,000 of
+/// them overflowed a 2 MiB stack. Now such a chain has a limit of its own.
+fn union_chain(n: usize) -> String {
+    let mut s = format!("type R0 {{ x?: string, up?: R{n} }}\n");
+    for i in 1..=n {
+        s.push_str(&format!("type R{i} = R{} | {{ z{i}: string }}\n", i - 1));
+    }
+    s.push_str(&format!("/// Chain.\ntool chain {{ r: R{n} }}\n"));
+    s
+}
+
+#[test]
+fn unions_inside_unions_through_named_types_count_as_depth() {
+    assert_eq!(codes(union_chain(tooldef::limits::MAX_UNION_DEPTH)), []);
+    for n in [9, 1_000, 4_900] {
+        let source = union_chain(n);
+        let errors = small_stack(move || match tooldef::compile(&source) {
+            Ok(_) => Vec::new(),
+            Err(e) => e.errors().map(|d| (d.code, d.message.clone())).collect(),
+        });
+        assert_eq!(errors.len(), 1, "{n}: {errors:?}");
+        assert_eq!(errors[0].0, Code::SchemaTooDeep, "{n}");
+        assert!(
+            errors[0]
+                .1
+                .starts_with(&format!("type `R{n}` nests {n} unions")),
+            "{errors:?}"
+        );
+    }
+    // A default is checked by the validator: with the chain too deep, it is not checked.
+    let source = union_chain(4_900).replace("tool chain { r:", "tool chain { d?: R7 = 1, r:");
+    assert_eq!(codes(source), [Code::SchemaTooDeep]);
+}
+
+/// At the limit, on every level of a value as deep as the validator takes: 8 unions per level,
+/// 128 levels, in each mode and on each path, on a 2 MiB stack in a release build (measured:
+/// 16 per level fit, 24 do not). A debug build's frames are about four times larger, so the test
+/// gives it 8 MiB.
+#[test]
+fn the_deepest_unions_validate_the_deepest_values() {
+    use tooldef::validate::{Mode, Validator};
+    let depth = tooldef::limits::MAX_UNION_DEPTH;
+    let mut source = format!("type U0 {{ next?: U{depth} }}\n");
+    for i in 1..=depth {
+        source.push_str(&format!("type U{i} = U{} | {{ z{i}: string }}\n", i - 1));
+    }
+    source.push_str(&format!("/// Deep.\ntool deep {{ u: U{depth} }}\n"));
+    // The arguments' object, `u`, and `levels` objects below it: as deep as the validator takes.
+    let levels = tooldef::validate::Limits::DEFAULT_MAX_DEPTH - 2;
+    let nested = |innermost: serde_json::Value| {
+        let mut v = innermost;
+        for _ in 0..levels {
+            v = serde_json::json!({ "next": v });
+        }
+        serde_json::json!({ "u": v })
+    };
+    let ok = nested(serde_json::json!({}));
+    let bad = nested(serde_json::json!({ "zz": 1 }));
+    let stack = if cfg!(debug_assertions) { 8 } else { 2 } << 20;
+    let run = move || {
+        let module = tooldef::compile(&source).expect("within the limits").module;
+        let validator = Validator::new(&module, &module.tools[0]).expect("a validator");
+        [Mode::Strict, Mode::Lax].map(|mode| {
+            (
+                validator.is_valid(&ok, mode),
+                validator.validate_value(&ok, mode).is_ok(),
+                validator.validate_str(&ok.to_string(), mode).is_ok(),
+                validator.validate_value(&bad, mode).is_err(),
+                validator.validate_str(&bad.to_string(), mode).is_err(),
+            )
+        })
+    };
+    let verdicts = std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(run)
+        .expect("a thread")
+        .join()
+        .expect("no stack overflow");
+    assert_eq!(verdicts, [(true, true, true, true, true); 2]);
+}

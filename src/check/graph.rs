@@ -7,7 +7,7 @@ use crate::ast;
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::model::*;
 
-use super::{Checker, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_SCHEMA_TEXT};
+use super::{Checker, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_SCHEMA_TEXT, MAX_UNION_DEPTH};
 
 impl Checker {
     // -----------------------------------------------------------------------------------------
@@ -36,15 +36,7 @@ impl Checker {
                 }
             }
         }
-        let name_spans: Vec<Span> = file
-            .items
-            .iter()
-            .filter_map(|item| match item {
-                ast::Item::Type(t) => Some(t.name.span),
-                ast::Item::Enum(e) => Some(e.name.span),
-                ast::Item::Tool(_) | ast::Item::Import(_) => None,
-            })
-            .collect();
+        let name_spans = type_name_spans(file);
         let mut reported = vec![false; n];
         for component in cycles(&musts) {
             let names = cycle_names(module, &component);
@@ -151,6 +143,90 @@ impl Checker {
             }
         }
     }
+}
+
+impl Checker {
+    /// Rejects named types whose values the validator tries against more than
+    /// [`MAX_UNION_DEPTH`] unions and nullable types one inside the other, through named types,
+    /// before any object, array or scalar: the validator takes stack for each without reading
+    /// deeper into the value, at every level of a value of a recursive type, and the
+    /// schema-depth limit does not see such a chain when its types are recursive (each is
+    /// emitted once, under `$defs`). Each type that starts such a chain is reported once, at its
+    /// name. Returns whether any was.
+    pub(super) fn union_depth(&mut self, module: &Module, file: &ast::File) -> bool {
+        let unguarded: Vec<Vec<usize>> = module
+            .types
+            .iter()
+            .map(|t| {
+                let mut out = Vec::new();
+                collect_unguarded(&t.ty, &mut out);
+                out
+            })
+            .collect();
+        // Each component after every component it reaches: a type's references are measured
+        // before it (a cycle, which the checker rejects, counts its unmeasured members as 0).
+        let mut depth = vec![0usize; module.types.len()];
+        for component in strongly_connected(&unguarded) {
+            for i in component {
+                depth[i] = union_descent(&module.types[i].ty, &depth);
+            }
+        }
+        let too_deep = |i: usize| depth[i] > MAX_UNION_DEPTH;
+        let mut below_another = vec![false; depth.len()];
+        for i in (0..depth.len()).filter(|&i| too_deep(i)) {
+            for &j in &unguarded[i] {
+                below_another[j] = true;
+            }
+        }
+        let name_spans = type_name_spans(file);
+        let mut found = false;
+        for i in (0..depth.len()).filter(|&i| too_deep(i) && !below_another[i]) {
+            found = true;
+            let named = &module.types[i];
+            let span = name_spans.get(i).copied().unwrap_or(named.span);
+            self.error(
+                Diagnostic::error(
+                    Code::SchemaTooDeep,
+                    span,
+                    format!(
+                        "type `{}` nests {} unions and nullable types one inside the other, through named types; the limit is {MAX_UNION_DEPTH}",
+                        named.name, depth[i]
+                    ),
+                )
+                .with_label("too deep")
+                .with_help("write the members of the inner unions into one union"),
+            );
+        }
+        found
+    }
+}
+
+/// How many unions and nullable types a value of `ty` goes through, one inside the other,
+/// before an object, an array or a scalar (`named`: that count for each named type).
+fn union_descent(ty: &Ty, named: &[usize]) -> usize {
+    match ty {
+        Ty::Ref(id) => named.get(id.0).copied().unwrap_or(0),
+        Ty::Nullable(t) => union_descent(t, named).saturating_add(1),
+        Ty::AnyOf(ts) => ts
+            .iter()
+            .map(|t| union_descent(t, named))
+            .max()
+            .unwrap_or(0)
+            .saturating_add(1),
+        _ => 0,
+    }
+}
+
+/// The span of each named type's name, by index in [`Module::types`].
+fn type_name_spans(file: &ast::File) -> Vec<Span> {
+    file.items
+        .iter()
+        .filter_map(|item| match item {
+            ast::Item::Type(t) => Some(t.name.span),
+            ast::Item::Enum(e) => Some(e.name.span),
+            ast::Item::Tool(_) | ast::Item::Import(_) => None,
+        })
+        .collect()
 }
 
 /// The strongly connected components that contain a cycle.

@@ -32,6 +32,13 @@ use names::{duplicate, enum_folding};
 /// each count one level).
 pub const MAX_SCHEMA_DEPTH: usize = 40;
 
+/// The most unions and nullable types a value may be tried against one inside the other, through
+/// named types, before an object, an array or a scalar (`type A = B | C`, `type B = D | null`:
+/// 2). The validator takes stack for each, at every level of the value, and the schema depth does
+/// not bound them when the types are recursive; at this limit and the deepest value the
+/// validator takes, a release build needs under half of a 2 MiB thread's stack.
+pub const MAX_UNION_DEPTH: usize = 8;
+
 /// The deepest a literal value (`= default`, `@example`, `@meta`) may nest.
 pub const MAX_VALUE_DEPTH: usize = 32;
 
@@ -220,9 +227,15 @@ impl Checker {
         let components = strongly_connected(&refs);
         self.recursion(&mut module, file, &refs, &components);
         self.depth(&module);
+        // Values are checked by the validator, which a chain of unions too deep would take
+        // past the stack: with one, they wait until it is fixed.
+        let too_deep = self.union_depth(&module, file);
         // All at once: the types are compiled together, so a named type used by many fields
         // with defaults is compiled once, not once a default.
-        let pending = std::mem::take(&mut self.pending);
+        let mut pending = std::mem::take(&mut self.pending);
+        if too_deep {
+            pending.clear();
+        }
         let checks = pending
             .iter()
             .flat_map(|p| p.values.iter().map(move |(value, ..)| (&p.ty, value)));
