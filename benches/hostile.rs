@@ -284,6 +284,18 @@ fn shapes() -> Vec<Shape> {
             }),
         ),
         (
+            "check: a union of n named types",
+            25_000,
+            Box::new(|n| {
+                let mut s: String = (0..n)
+                    .map(|i| format!("type A{i} {{ x: string }}\n"))
+                    .collect();
+                let members: Vec<String> = (0..n).map(|i| format!("A{i}")).collect();
+                s.push_str(&format!("type U = {}\n", members.join(" | ")));
+                assert!(tooldef::compile(&s).is_ok());
+            }),
+        ),
+        (
             "diff: a module against itself, n types used twice",
             // 2^n paths through the types; `diff` compares at most 500 types one inside the
             // other, so 240 is near the deepest it decides.

@@ -270,8 +270,9 @@ pub(crate) fn value_len(value: &Value) -> u64 {
     n
 }
 
-/// The named types `ty` refers to (directly, not through other named types).
-fn refs(ty: &Ty, out: &mut Vec<TypeId>) {
+/// The named types `ty` refers to (directly, not through other named types), in order, with
+/// repeats.
+pub(crate) fn refs(ty: &Ty, out: &mut Vec<TypeId>) {
     match ty {
         Ty::Ref(id) => out.push(*id),
         Ty::Array(a) => refs(&a.items, out),

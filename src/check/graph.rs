@@ -20,6 +20,7 @@ impl Checker {
         module: &mut Module,
         file: &ast::File,
         refs: &[Vec<usize>],
+        unguarded: &[Vec<usize>],
         components: &[Vec<usize>],
     ) {
         let n = module.types.len();
@@ -59,16 +60,7 @@ impl Checker {
             }
         }
         // `type A = A | string`: a reference to itself with nothing around it adds no value.
-        let unguarded: Vec<Vec<usize>> = module
-            .types
-            .iter()
-            .map(|t| {
-                let mut out = Vec::new();
-                collect_unguarded(&t.ty, &mut out);
-                out
-            })
-            .collect();
-        for component in cycles(&unguarded) {
+        for component in cycles(unguarded) {
             let names = cycle_names(module, &component);
             for &i in component.iter().filter(|&&i| !reported[i]) {
                 let span = name_spans.get(i).copied().unwrap_or(module.types[i].span);
@@ -153,20 +145,16 @@ impl Checker {
     /// schema-depth limit does not see such a chain when its types are recursive (each is
     /// emitted once, under `$defs`). Each type that starts such a chain is reported once, at its
     /// name. Returns whether any was.
-    pub(super) fn union_depth(&mut self, module: &Module, file: &ast::File) -> bool {
-        let unguarded: Vec<Vec<usize>> = module
-            .types
-            .iter()
-            .map(|t| {
-                let mut out = Vec::new();
-                collect_unguarded(&t.ty, &mut out);
-                out
-            })
-            .collect();
+    pub(super) fn union_depth(
+        &mut self,
+        module: &Module,
+        file: &ast::File,
+        unguarded: &[Vec<usize>],
+    ) -> bool {
         // Each component after every component it reaches: a type's references are measured
         // before it (a cycle, which the checker rejects, counts its unmeasured members as 0).
         let mut depth = vec![0usize; module.types.len()];
-        for component in strongly_connected(&unguarded) {
+        for component in strongly_connected(unguarded) {
             for i in component {
                 depth[i] = union_descent(&module.types[i].ty, &depth);
             }
@@ -251,36 +239,30 @@ fn cycle_names(module: &Module, component: &[usize]) -> String {
     }
 }
 
-/// The named types a type refers to without any array, object or map around the reference.
-fn collect_unguarded(ty: &Ty, out: &mut Vec<usize>) {
-    match ty {
-        Ty::Ref(id) if !out.contains(&id.0) => out.push(id.0),
-        Ty::Nullable(t) => collect_unguarded(t, out),
-        Ty::AnyOf(ts) => ts.iter().for_each(|t| collect_unguarded(t, out)),
-        _ => {}
-    }
+/// For each named type, the named types `collect` finds in its definition, each once.
+pub(super) fn references(module: &Module, collect: fn(&Ty, &mut Vec<TypeId>)) -> Vec<Vec<usize>> {
+    module
+        .types
+        .iter()
+        .map(|t| {
+            let mut ids = Vec::new();
+            collect(&t.ty, &mut ids);
+            let mut out: Vec<usize> = ids.into_iter().map(|id| id.0).collect();
+            // Sorted once: a union of many references, each looked up in the list so far, took
+            // time in the square of its length.
+            out.sort_unstable();
+            out.dedup();
+            out
+        })
+        .collect()
 }
 
-pub(super) fn collect_refs(ty: &Ty, out: &mut Vec<usize>) {
+/// The named types a type refers to without any array, object or map around the reference.
+pub(super) fn unguarded_refs(ty: &Ty, out: &mut Vec<TypeId>) {
     match ty {
-        Ty::Ref(id) if !out.contains(&id.0) => out.push(id.0),
-        Ty::Array(a) => collect_refs(&a.items, out),
-        Ty::Tuple(t) => {
-            t.items.iter().for_each(|i| collect_refs(i, out));
-            if let Additional::Schema(r) = &t.rest {
-                collect_refs(r, out);
-            }
-        }
-        Ty::Object(o) => {
-            for f in &o.fields {
-                collect_refs(&f.ty, out);
-            }
-            if let Additional::Schema(t) = &o.additional {
-                collect_refs(t, out);
-            }
-        }
-        Ty::Nullable(t) => collect_refs(t, out),
-        Ty::AnyOf(ts) => ts.iter().for_each(|t| collect_refs(t, out)),
+        Ty::Ref(id) => out.push(*id),
+        Ty::Nullable(t) => unguarded_refs(t, out),
+        Ty::AnyOf(ts) => ts.iter().for_each(|t| unguarded_refs(t, out)),
         _ => {}
     }
 }

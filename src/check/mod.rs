@@ -24,7 +24,7 @@ use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::model::*;
 use crate::validate;
 
-use graph::{collect_refs, strongly_connected};
+use graph::{references, strongly_connected, unguarded_refs};
 pub(crate) use key_rules::OBJECT_CONSTRAINTS;
 use names::{duplicate, enum_folding};
 
@@ -36,7 +36,7 @@ pub const MAX_SCHEMA_DEPTH: usize = 40;
 /// named types, before an object, an array or a scalar (`type A = B | C`, `type B = D | null`:
 /// 2). The validator takes stack for each, at every level of the value, and the schema depth does
 /// not bound them when the types are recursive; at this limit and the deepest value the
-/// validator takes, a release build needs under half of a 2 MiB thread's stack.
+/// validator takes, a release build needs about half of a 2 MiB thread's stack.
 pub const MAX_UNION_DEPTH: usize = 8;
 
 /// The deepest a literal value (`= default`, `@example`, `@meta`) may nest.
@@ -215,21 +215,14 @@ impl Checker {
         // Whole-module analyses.
         // The reference graph's components, each after every component it reaches: both the
         // recursion marks and the inlined sizes read them.
-        let refs: Vec<Vec<usize>> = module
-            .types
-            .iter()
-            .map(|t| {
-                let mut out = Vec::new();
-                collect_refs(&t.ty, &mut out);
-                out
-            })
-            .collect();
+        let refs = references(&module, crate::shape::refs);
+        let unguarded = references(&module, unguarded_refs);
         let components = strongly_connected(&refs);
-        self.recursion(&mut module, file, &refs, &components);
+        self.recursion(&mut module, file, &refs, &unguarded, &components);
         self.depth(&module);
         // Values are checked by the validator, which a chain of unions too deep would take
         // past the stack: with one, they wait until it is fixed.
-        let too_deep = self.union_depth(&module, file);
+        let too_deep = self.union_depth(&module, file, &unguarded);
         // All at once: the types are compiled together, so a named type used by many fields
         // with defaults is compiled once, not once a default.
         let mut pending = std::mem::take(&mut self.pending);
