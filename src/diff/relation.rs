@@ -35,7 +35,7 @@ const MAX_STEPS: usize = 100_000;
 /// the checker allows when they are recursive (each is emitted once), would overflow the stack.
 /// On a 2 MiB thread (a library caller's spawned thread), a debug build fits 1,000 levels and not
 /// 2,000; real types nest a few dozen.
-const MAX_DEPTH: usize = 500;
+const MAX_NESTED_COMPARISONS: usize = 500;
 
 /// Why the new type does not accept every old value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -146,7 +146,7 @@ impl<'a> Relation<'a> {
     /// `Ok` when every value `old` accepts, `new` accepts too.
     pub(crate) fn covers(&mut self, old: &'a Ty, new: &'a Ty) -> Result<(), Why> {
         self.steps += 1;
-        if self.steps > MAX_STEPS || self.depth >= MAX_DEPTH {
+        if self.steps > MAX_STEPS || self.depth >= MAX_NESTED_COMPARISONS {
             return Err(Why::undecided("the types are too large to compare"));
         }
         self.depth += 1;

@@ -13,7 +13,7 @@ use crate::model::{Additional, EnumMember, Field, Module, ObjectTy, Ty, TypeId};
 use crate::validate::{json_equal, type_text};
 
 /// How deep the walker descends, type inside type, before it compares the rest whole.
-const MAX_DEPTH: usize = 100;
+const MAX_REPORTED_DEPTH: usize = 100;
 
 /// What the walker reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,8 +210,8 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// Two versions of a type at `at`. Past [`MAX_DEPTH`] types one inside the other, the rest
-    /// is compared whole, as the relation compares it: a chain of thousands of named types
+    /// Two versions of a type at `at`. Past [`MAX_REPORTED_DEPTH`] types one inside the other,
+    /// the rest is compared whole, as the relation compares it: a chain of thousands of named types
     /// (recursive, so the checker lets it through) would otherwise overflow the stack, and
     /// their paths, each one longer, would take memory in the square of the depth.
     pub(super) fn ty(&mut self, at: &str, old: &'a Ty, new: &'a Ty) {
@@ -220,7 +220,7 @@ impl<'a> Walker<'a> {
                 return;
             }
         }
-        if self.depth >= MAX_DEPTH {
+        if self.depth >= MAX_REPORTED_DEPTH {
             return self.leaf(at, old, new);
         }
         self.depth += 1;
