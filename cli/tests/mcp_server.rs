@@ -532,13 +532,19 @@ impl StdioServer {
     /// Sends a request and returns its answer.
     fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
         let frame = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.send(frame.to_string().as_bytes());
+        self.answer(frame.to_string().as_bytes(), &json!(id))
+    }
+
+    /// Sends a frame and returns the answer that carries `id` (`null` for one to a frame whose
+    /// id cannot be read).
+    fn answer(&mut self, frame: &[u8], id: &Value) -> Value {
+        self.send(frame);
         loop {
             let v = self
                 .lines
                 .recv_timeout(Duration::from_secs(10))
-                .unwrap_or_else(|e| panic!("no answer to {method}: {e}; {}", self.stderr()));
-            if v["id"] == json!(id) {
+                .unwrap_or_else(|e| panic!("no answer to {id}: {e}; {}", self.stderr()));
+            if v.get("id") == Some(id) {
                 return v;
             }
         }
@@ -611,6 +617,53 @@ fn notifications_and_responses_before_initialize_do_not_stop_the_server() {
         let (status, stderr) = server.finish();
         assert!(status.success(), "{status}: {stderr}");
     }
+}
+
+/// Whether the server still answers: a call after the frame under test.
+fn still_serves(server: &mut StdioServer) {
+    let added = server.request(
+        99,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 2}}),
+    );
+    assert_eq!(
+        added["result"]["structuredContent"],
+        json!({"sum": 3}),
+        "{added}"
+    );
+}
+
+#[test]
+fn a_call_whose_arguments_are_not_an_object_is_invalid_params() {
+    // rmcp reads a `tools/call` whose params do not fit as a custom request, which used to be
+    // answered -32601 "Method not found: tools/call".
+    let mut server = StdioServer::start();
+    server.initialize();
+    let frames = [
+        (r#"{"name":"add","arguments":5}"#, "expected a map"),
+        (r#"{"name":"add","arguments":[1]}"#, "expected a map"),
+        (r#"{"arguments":{}}"#, "missing field `name`"),
+    ];
+    for (n, (params, why)) in frames.into_iter().enumerate() {
+        let frame =
+            format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{params}}}"#);
+        let answer = server.answer(frame.as_bytes(), &json!(n));
+        assert_eq!(answer["error"]["code"], -32602, "{params}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("tools/call") && message.contains(why),
+            "{params}: {message}"
+        );
+    }
+    // A method this server does not serve is still -32601.
+    let unknown = server.answer(
+        br#"{"jsonrpc":"2.0","id":"u","method":"tooldef/nothing","params":{"x":5}}"#,
+        &json!("u"),
+    );
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    still_serves(&mut server);
+    let (status, stderr) = server.finish();
+    assert!(status.success(), "{status}: {stderr}");
 }
 
 /// The kinds of bad frames.

@@ -3,9 +3,11 @@
 //!
 //! - `tools/list` pages through the tools ([`ServerOptions::page_size`] a page; the cursor is
 //!   the offset of the next page).
-//! - `tools/call`: an unknown tool is the JSON-RPC error -32602 with a did-you-mean; invalid
-//!   arguments, a handler that fails, times out or returns what `-> T` does not allow, and a tool
-//!   without a binding are results with `isError: true` and a message the model can act on.
+//! - `tools/call`: an unknown tool, and params that are not an object with a `name` and an
+//!   object of `arguments`, are the JSON-RPC error -32602 (with a did-you-mean, or what is wrong
+//!   with the params); invalid arguments, a handler that fails, times out or returns what
+//!   `-> T` does not allow, and a tool without a binding are results with `isError: true` and a
+//!   message the model can act on.
 //! - `@requires_approval`: the client is asked through an elicitation request before the handler
 //!   runs; declined, or a client without elicitation, is a tool error.
 //! - `notifications/cancelled` stops the handler (its process is killed); a call that carries a
@@ -18,10 +20,10 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, ContentBlock,
-    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
-    Implementation, InputRequest, InputRequests, InputRequiredResult, JsonRpcMessage,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
-    ServerCapabilities, ServerConfig, Tool,
+    CustomRequest, CustomResult, ElicitRequest, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationSchema, Implementation, InputRequest, InputRequests,
+    InputRequiredResult, JsonRpcMessage, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
@@ -470,6 +472,46 @@ impl ServerHandler for ToolServer {
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.inner.tools.iter().find(|t| t.name == name).cloned()
     }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        Err(unread_request(&request))
+    }
+}
+
+/// The answer to a request rmcp read as none of its own. rmcp reads a request whose params do
+/// not have its method's shape (`tools/call` with `"arguments": 5`) as a custom one: for a
+/// method this server serves, that is -32602 with what is wrong with the params; any other
+/// method is -32601.
+fn unread_request(request: &CustomRequest) -> McpError {
+    use rmcp::model::{
+        CallToolRequestMethod, ConstString, ErrorCode, InitializeRequestParams,
+        InitializeResultMethod, ListToolsRequestMethod,
+    };
+    fn problem<T: serde::de::DeserializeOwned>(params: Option<&Value>) -> Option<String> {
+        serde_json::from_value::<T>(params.cloned().unwrap_or(Value::Null))
+            .err()
+            .map(|e| e.to_string())
+    }
+    let method = request.method.as_str();
+    let params = request.params.as_ref();
+    let problem = if method == CallToolRequestMethod::VALUE {
+        problem::<CallToolRequestParams>(params)
+    } else if method == ListToolsRequestMethod::VALUE {
+        problem::<Option<PaginatedRequestParams>>(params)
+    } else if method == InitializeResultMethod::VALUE {
+        problem::<InitializeRequestParams>(params)
+    } else {
+        return McpError::new(ErrorCode::METHOD_NOT_FOUND, method.to_string(), None);
+    };
+    let message = match problem {
+        Some(why) => format!("invalid params of `{method}`: {why}"),
+        None => format!("invalid params of `{method}`"),
+    };
+    McpError::invalid_params(message, None)
 }
 
 /// Serves over standard input and output until the client closes them. Logs go to standard
