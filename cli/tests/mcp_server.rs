@@ -666,6 +666,32 @@ fn a_call_whose_arguments_are_not_an_object_is_invalid_params() {
     assert!(status.success(), "{status}: {stderr}");
 }
 
+#[test]
+fn a_second_initialize_is_an_invalid_request() {
+    // rmcp handed a second `initialize` to the handler, which answered it with a result, as it
+    // answers the first one.
+    let mut server = StdioServer::start();
+    server.initialize();
+    for (id, version) in [(1, "2025-06-18"), (2, "2024-11-05")] {
+        let again = server.request(
+            id,
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": {},
+                   "clientInfo": {"name": "again", "version": "1"}}),
+        );
+        assert_eq!(again["error"]["code"], -32600, "{again}");
+        assert!(
+            again["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("already initialized")),
+            "{again}"
+        );
+    }
+    still_serves(&mut server);
+    let (status, stderr) = server.finish();
+    assert!(status.success(), "{status}: {stderr}");
+}
+
 /// The kinds of bad frames.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Bad {

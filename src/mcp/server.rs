@@ -519,7 +519,7 @@ fn unread_request(request: &CustomRequest) -> McpError {
 pub async fn serve_stdio(server: ToolServer) -> std::io::Result<()> {
     use rmcp::transport::async_rw::AsyncRwTransport;
     use rmcp::ServiceExt;
-    let transport = AwaitInitialize {
+    let transport = Lifecycle {
         inner: AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout()),
         initialized: false,
     };
@@ -531,20 +531,25 @@ pub async fn serve_stdio(server: ToolServer) -> std::io::Result<()> {
     Ok(())
 }
 
-/// A transport that drops the notifications and responses a client sends before its
-/// `initialize` request.
+/// A transport that keeps the lifecycle for rmcp: it drops the notifications and responses a
+/// client sends before its `initialize` request, and refuses an `initialize` sent once the
+/// server is initialized.
 ///
 /// rmcp answers requests that come before `initialize` (a ping, or an error), but ends the
 /// session on any other message: one stray `notifications/initialized` or response sent too
 /// early would stop the whole server. Nothing such a message could ask for is lost by dropping
 /// it (a notification has no answer, and no request of the server's is pending yet).
-struct AwaitInitialize<T> {
+///
+/// Initialization is the first interaction between client and server (MCP 2024-11-05 to
+/// 2025-11-25, "Lifecycle"), so a later `initialize` is an invalid request: -32600, and what
+/// was negotiated stays. rmcp would hand it to the handler, which answered it as a first one.
+struct Lifecycle<T> {
     inner: T,
     initialized: bool,
 }
 
 impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleServer>
-    for AwaitInitialize<T>
+    for Lifecycle<T>
 {
     type Error = T::Error;
 
@@ -559,7 +564,24 @@ impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleS
         loop {
             let message = self.inner.receive().await?;
             if self.initialized {
-                return Some(message);
+                match message {
+                    JsonRpcMessage::Request(r)
+                        if matches!(r.request, ClientRequest::InitializeRequest(_)) =>
+                    {
+                        // Sent on its own task, so that a receive cancelled by the service's
+                        // loop cannot cut the answer short.
+                        tokio::spawn(self.inner.send(JsonRpcMessage::error(
+                            McpError::invalid_request(
+                                "the server is already initialized: `initialize` is only \
+                                 valid as the first request",
+                                None,
+                            ),
+                            Some(r.id),
+                        )));
+                        continue;
+                    }
+                    message => return Some(message),
+                }
             }
             match &message {
                 JsonRpcMessage::Request(r) => {
