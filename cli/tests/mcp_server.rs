@@ -535,8 +535,8 @@ impl StdioServer {
         self.answer(frame.to_string().as_bytes(), &json!(id))
     }
 
-    /// Sends a frame and returns the answer that carries `id` (`null` for one to a frame whose
-    /// id cannot be read).
+    /// Sends a frame and returns the answer that carries `id` (`null`: the answer to a frame
+    /// whose id cannot be read, which has `"id": null` or, as MCP 2026-07-28 has it, no id).
     fn answer(&mut self, frame: &[u8], id: &Value) -> Value {
         self.send(frame);
         loop {
@@ -544,7 +544,7 @@ impl StdioServer {
                 .lines
                 .recv_timeout(Duration::from_secs(10))
                 .unwrap_or_else(|e| panic!("no answer to {id}: {e}; {}", self.stderr()));
-            if v.get("id") == Some(id) {
+            if v.get("id").unwrap_or(&Value::Null) == id {
                 return v;
             }
         }
@@ -688,6 +688,112 @@ fn a_second_initialize_is_an_invalid_request() {
         );
     }
     still_serves(&mut server);
+    let (status, stderr) = server.finish();
+    assert!(status.success(), "{status}: {stderr}");
+}
+
+#[test]
+fn arguments_serde_json_cannot_read_get_a_tool_error() {
+    // rmcp's stdio transport dropped a line serde_json refused (nesting past 127 levels, a
+    // number beyond a double) without an answer: the client waiting on the id hung.
+    let mut server = StdioServer::start();
+    server.initialize();
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hi","tags":{}{}}}}}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let huge = r#"{"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"name":"add","arguments":{"a":1e400}}}"#;
+    for (frame, id, why) in [
+        (deep.as_str(), "deep", "nest deeper than 128 levels"),
+        (huge, "huge", "number out of range at line 1, column"),
+    ] {
+        let answer = server.answer(frame.as_bytes(), &json!(id));
+        // Invalid arguments, told as every other problem with arguments is: a tool error.
+        assert_eq!(answer["result"]["isError"], true, "{id}: {answer}");
+        let said = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(said.contains(why), "{id}: {said}");
+        still_serves(&mut server);
+    }
+    // Arguments that are not an object are invalid params, deep or not.
+    let array = format!(
+        r#"{{"jsonrpc":"2.0","id":"array","method":"tools/call","params":{{"name":"add","arguments":{}{}}}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let answer = server.answer(array.as_bytes(), &json!("array"));
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let (status, stderr) = server.finish();
+    assert!(status.success(), "{status}: {stderr}");
+}
+
+#[test]
+fn requests_serde_json_cannot_read_are_answered_with_their_id() {
+    // Each of these got no answer at all (rmcp's transport dropped them).
+    let mut server = StdioServer::start();
+    server.initialize();
+    let nested = format!("{}{}", "[".repeat(1_000), "]".repeat(1_000));
+    let frames = [
+        (
+            1,
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"cursor":{nested}}}}}"#
+            ),
+            -32602,
+        ),
+        (
+            2,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":"add"}"#.to_string(),
+            -32602,
+        ),
+        (
+            3,
+            format!(r#"{{"jsonrpc":"2.0","id":3,"method":"ping","x":{nested}}}"#),
+            -32600,
+        ),
+        (
+            4,
+            r#"{"jsonrpc":"2.0","id":4,"method":"ping","x":1e400}"#.to_string(),
+            -32600,
+        ),
+    ];
+    for (id, frame, code) in frames {
+        let answer = server.answer(frame.as_bytes(), &json!(id));
+        assert_eq!(answer["error"]["code"], code, "{id}: {answer}");
+    }
+    // A notification that cannot be read has no answer, and stops nothing.
+    server.send(
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{nested}}}}}"#
+        )
+        .as_bytes(),
+    );
+    still_serves(&mut server);
+    let (status, stderr) = server.finish();
+    assert!(status.success(), "{status}: {stderr}");
+}
+
+#[test]
+fn a_line_that_is_not_json_is_a_parse_error_with_id_null() {
+    // A line of 100,000 `[` got no answer (JSON-RPC answers it -32700 with id null).
+    let mut server = StdioServer::start();
+    server.initialize();
+    for frame in [
+        "[".repeat(100_000),
+        "{\"jsonrpc\":\"2.0\",\"id\":5,".to_string(),
+    ] {
+        let answer = server.answer(frame.as_bytes(), &Value::Null);
+        assert_eq!(answer["error"]["code"], -32700, "{answer}");
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("not JSON")),
+            "{answer}"
+        );
+        still_serves(&mut server);
+    }
     let (status, stderr) = server.finish();
     assert!(status.success(), "{status}: {stderr}");
 }
@@ -912,7 +1018,8 @@ fn malformed_frames_neither_stop_nor_hang_the_server() {
             more => panic!("frame {i} ({kind:?}) got {} answers: {more:?}", more.len()),
         };
         let ok = match kind {
-            Bad::Truncated | Bad::Binary => words == "nothing" || words == "error -32700 (no id)",
+            // rmcp's transport dropped these; JSON-RPC answers them -32700.
+            Bad::Truncated | Bad::Binary => words == "error -32700 (no id)",
             // Before initialize, rmcp answers every request but a ping with -32602 (the request
             // lacks the metadata of the lifecycle without initialize).
             Bad::UnknownMethodRequest if i < BEFORE_INITIALIZE => words == "error -32602 (its id)",
@@ -927,10 +1034,9 @@ fn malformed_frames_neither_stop_nor_hang_the_server() {
             }
             // An answer of some kind (rmcp reads a number as cursor leniently: a result).
             Bad::WrongTypes => words != "nothing",
-            // serde_json reads 1e400 as unparsable, which rmcp ignores.
-            Bad::HugeId => {
-                words == "result (its id)" || words == "nothing" || words.starts_with("error ")
-            }
+            // An id that is not a string or an integer (1e400, 1.5, past 64 bits) cannot be
+            // read: -32600 without it.
+            Bad::HugeId => words == "result (its id)" || words == "error -32600 (no id)",
             Bad::BeforeInitializeRequest => {
                 words.starts_with("error ") && words.ends_with("(its id)")
             }

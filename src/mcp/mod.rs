@@ -4,6 +4,7 @@
 //! - [`bindings`]: which command runs each tool (a TOML file);
 //! - `process`: running a bound command for a call;
 //! - [`server`]: the MCP server over a [`crate::Toolset`], on stdio;
+//! - `stdio`: the server's stdio transport, which answers every line it cannot read;
 //! - [`http`]: the same on streamable HTTP, on loopback, with an optional bearer token;
 //! - [`client`]: another server's tools, listed and called.
 
@@ -12,6 +13,7 @@ pub mod client;
 pub mod http;
 mod process;
 pub mod server;
+mod stdio;
 
 pub use bindings::{Binding, Bindings, BindingsError};
 pub use client::{Client, ClientError};

@@ -31,10 +31,12 @@ use serde_json::Value;
 
 use super::bindings::Bindings;
 use super::process;
+use super::stdio::RawArguments;
 use crate::emit::{Options, Target};
 use crate::runtime::{
     Approval, Approver, Audit, CallError, CallErrorKind, CancelToken, Handler, RunOptions, Runtime,
 };
+use crate::validate::Arguments;
 use crate::Toolset;
 
 /// How the server logs each call on standard error.
@@ -208,6 +210,11 @@ impl ToolServer {
         let rounds = context
             .protocol_version()
             .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        // Arguments the stdio transport could not read are text, which the validator reads.
+        let raw = context
+            .extensions
+            .get::<RawArguments>()
+            .map(|r| r.0.as_str());
         let needs_approval = toolset
             .tool(&name)
             .is_some_and(|(_, t)| t.requires_approval);
@@ -224,9 +231,13 @@ impl ToolServer {
                         .client_capabilities()
                         .is_some_and(|c| c.elicitation.is_some());
                     if supports {
-                        let arguments =
-                            Value::Object(request.arguments.clone().unwrap_or_default());
-                        let ask = ElicitRequest::new(approval_request(&name, &arguments));
+                        let shown = match raw {
+                            Some(text) => text.to_string(),
+                            None => pretty(&Value::Object(
+                                request.arguments.clone().unwrap_or_default(),
+                            )),
+                        };
+                        let ask = ElicitRequest::new(approval_request(&name, &shown));
                         let mut requests = InputRequests::new();
                         requests.insert(APPROVAL_KEY.to_string(), InputRequest::Elicitation(ask));
                         return Ok(InputRequiredResult::from_input_requests(requests).into());
@@ -236,6 +247,10 @@ impl ToolServer {
             }
         }
         let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let arguments = match raw {
+            Some(text) => Arguments::Text(text),
+            None => Arguments::Value(&arguments),
+        };
         let token = CancelToken::new();
         let progress = context.meta.get_progress_token();
         let peer = context.peer.clone();
@@ -246,7 +261,7 @@ impl ToolServer {
             },
             inner.runtime.call(
                 &name,
-                &arguments,
+                arguments,
                 RunOptions::default().cancel(token.clone()),
             ),
         );
@@ -317,14 +332,16 @@ fn as_text(v: &Value) -> String {
 const NO_ELICITATION: &str =
     "requires approval, and the client cannot be asked (it does not support elicitation)";
 
-/// The elicitation that asks to approve a call.
-fn approval_request(tool: &str, arguments: &Value) -> ElicitRequestParams {
+/// Arguments as the approval shows them.
+fn pretty(arguments: &Value) -> String {
+    serde_json::to_string_pretty(arguments).unwrap_or_default()
+}
+
+/// The elicitation that asks to approve a call with the arguments `shown`.
+fn approval_request(tool: &str, shown: &str) -> ElicitRequestParams {
     ElicitRequestParams::FormElicitationParams {
         meta: None,
-        message: format!(
-            "Allow the tool `{tool}` to run with these arguments?\n{}",
-            serde_json::to_string_pretty(arguments).unwrap_or_default()
-        ),
+        message: format!("Allow the tool `{tool}` to run with these arguments?\n{shown}"),
         requested_schema: ElicitationSchema::new(BTreeMap::new()),
     }
 }
@@ -365,7 +382,7 @@ async fn ask_client(request: crate::runtime::ApprovalRequest) -> Approval {
     }
     match call
         .peer
-        .create_elicitation(approval_request(&request.tool, &request.arguments))
+        .create_elicitation(approval_request(&request.tool, &pretty(&request.arguments)))
         .await
     {
         Ok(r) => approval_of(Some(r)),
@@ -517,10 +534,9 @@ fn unread_request(request: &CustomRequest) -> McpError {
 /// Serves over standard input and output until the client closes them. Logs go to standard
 /// error, never to standard output.
 pub async fn serve_stdio(server: ToolServer) -> std::io::Result<()> {
-    use rmcp::transport::async_rw::AsyncRwTransport;
     use rmcp::ServiceExt;
     let transport = Lifecycle {
-        inner: AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout()),
+        inner: super::stdio::Lines::new(),
         initialized: false,
     };
     let running = server
