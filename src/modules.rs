@@ -117,21 +117,54 @@ impl Loader for MemoryLoader {
     }
 }
 
-/// A path with `.` left out and `..` taken back where it can be, as text.
+/// A path with `.` left out and `..` taken back where it can be, as text (see [`normalize_parts`]).
 fn normalize(path: &Path) -> String {
-    let mut out = PathBuf::new();
+    // The prefix and root of an absolute path cannot be taken back; the other components are
+    // text, since the path was made of text.
+    let mut root = Vec::new();
+    let mut rest = Vec::new();
     for c in path.components() {
+        let text = c.as_os_str().to_str().unwrap_or_default();
         match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other.as_os_str()),
+            Component::Prefix(_) | Component::RootDir => root.push(text),
+            Component::CurDir => rest.push("."),
+            Component::ParentDir => rest.push(".."),
+            Component::Normal(_) => rest.push(text),
         }
     }
-    out.display().to_string()
+    let parts = normalize_parts(root.len(), root.into_iter().chain(rest));
+    parts.iter().collect::<PathBuf>().display().to_string()
+}
+
+/// The parts of a path (its folders and file name) with `.` and empty parts left out and each
+/// `..` taking back the name before it: the one rule for import paths, which every loader's
+/// `resolve` follows. The first `root` parts (an absolute path's root, a URI's scheme and
+/// authority) are never taken back, and a `..` at them is dropped (`/..` is `/`). In a relative
+/// path a `..` with no name before it to take back is kept, so `../../x` stays `../../x` and
+/// `a/../../b` is `../b`.
+pub(crate) fn normalize_parts<'a>(
+    root: usize,
+    parts: impl IntoIterator<Item = &'a str>,
+) -> Vec<&'a str> {
+    let mut out: Vec<&'a str> = Vec::new();
+    for part in parts {
+        if out.len() < root {
+            out.push(part);
+            continue;
+        }
+        match part {
+            "" | "." => {}
+            ".." => match out.last() {
+                Some(&last) if out.len() > root && last != ".." => {
+                    out.pop();
+                }
+                _ if root == 0 => out.push(".."),
+                _ => {}
+            },
+            name => out.push(name),
+        }
+    }
+    out
 }
 
 /// One file of a build, placed at `base` in the shared span space.
@@ -543,4 +576,36 @@ pub(crate) fn imports_need_a_loader(file: &ast::File) -> Vec<Diagnostic> {
             _ => None,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{normalize, normalize_parts};
+    use std::path::Path;
+
+    #[test]
+    fn dots_are_taken_back_by_one_rule() {
+        for (path, want) in [
+            ("a/../../b", "../b"),
+            ("../../x", "../../x"),
+            ("../../../x/../y", "../../../y"),
+            ("./a/./b/..", "a"),
+            ("a/b/c/../../shared.tool", "a/shared.tool"),
+            ("c/../../../shared.tool", "../../shared.tool"),
+            ("/a/b/../c", "/a/c"),
+            ("/a/../../b", "/b"),
+            ("/..", "/"),
+            ("/../..", "/"),
+            ("a/..", ""),
+        ] {
+            assert_eq!(normalize(Path::new(path)), want, "{path}");
+        }
+    }
+
+    #[test]
+    fn the_root_parts_are_kept_whatever_they_hold() {
+        let uri = ["file:", "", "", "w", "..", "..", "x.tool"];
+        assert_eq!(normalize_parts(3, uri), ["file:", "", "", "x.tool"]);
+        assert_eq!(normalize_parts(0, ["..", "..", "a", ".."]), ["..", ".."]);
+    }
 }

@@ -88,6 +88,50 @@ fn paths_are_relative_to_the_importing_file() {
     assert!(compile_with("api/a.tool", a, &l).is_ok());
 }
 
+/// The JSON Schema of a build's tools, as text.
+fn emitted(compiled: &tooldef::Compiled) -> String {
+    tooldef::emit::tools(
+        &compiled.module,
+        tooldef::emit::Target::JsonSchema,
+        &tooldef::emit::Options::default(),
+    )
+    .expect("emits")
+    .json
+    .to_string()
+}
+
+/// A path that climbs out of the root's folder climbs as far as it says: two `..` from `main.tool`
+/// are `../../shared.tool`, not the `shared.tool` beside it. Each `..` after the first used to
+/// take back the `..` before it, so the import silently compiled the decoy next to `main.tool`
+/// (and seven of them from `a/b/c/main.tool` on disk reached `../etc/passwd`).
+#[test]
+fn leading_dots_climb_past_the_root_folder() {
+    let main = "import { Money } from \"../../shared.tool\"\n/// T.\ntool t { m: Money }\n";
+    let l = loader(&[
+        ("../../shared.tool", "type Money { cents: integer }\n"),
+        ("shared.tool", "type Money { wrong: string }\n"),
+        ("main.tool", main),
+    ]);
+    for root in ["main.tool", "./main.tool"] {
+        let compiled = compile_with(root, main, &l).expect("compiles");
+        let text = emitted(&compiled);
+        assert!(
+            text.contains("cents") && !text.contains("wrong"),
+            "{root}: {text}"
+        );
+    }
+    // Climbing from a folder: `c/../../../x` is `../../x`.
+    let deep = "import { Money } from \"../../../shared.tool\"\n/// T.\ntool t { m: Money }\n";
+    let l = loader(&[
+        ("../../shared.tool", "type Money { cents: integer }\n"),
+        ("shared.tool", "type Money { wrong: string }\n"),
+        ("c/main.tool", deep),
+    ]);
+    let compiled = compile_with("c/main.tool", deep, &l).expect("compiles");
+    let text = emitted(&compiled);
+    assert!(text.contains("cents") && !text.contains("wrong"), "{text}");
+}
+
 #[test]
 fn a_circle_of_imports_is_an_error_with_the_chain() {
     let a = "import { B } from \"./b.tool\"\ntype A { b?: B }\n/// T.\ntool t { a: A }\n";

@@ -302,6 +302,49 @@ fn imports_are_read_relative_to_the_file_and_errors_name_their_file() {
     assert!(stderr(&o).contains("unresolved-import"), "{}", stderr(&o));
 }
 
+/// `../../shared.tool` from `a/b/c/main.tool`, run in `a/b/c` as `main.tool`, is `a/shared.tool`:
+/// it used to compile the decoy `a/b/c/shared.tool` instead, and exit 0 (the second `..` took
+/// back the first). Named from the top (`a/b/c/main.tool`) or by an absolute path it was right.
+#[test]
+fn an_import_climbing_out_of_the_working_folder_reads_the_file_it_names() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let deep = dir.path().join("a/b/c");
+    std::fs::create_dir_all(&deep).expect("mkdir");
+    std::fs::write(
+        dir.path().join("a/shared.tool"),
+        "type Money { cents: integer }\n",
+    )
+    .expect("write");
+    std::fs::write(deep.join("shared.tool"), "type Money { wrong: string }\n").expect("write");
+    std::fs::write(
+        deep.join("main.tool"),
+        "import { Money } from \"../../shared.tool\"\n/// T.\ntool t { m: Money }\n",
+    )
+    .expect("write");
+    let absolute = deep.join("main.tool");
+    let absolute = absolute.to_str().expect("utf-8 path");
+    for (cwd, root) in [
+        (deep.as_path(), "main.tool"),
+        (deep.as_path(), "./main.tool"),
+        (dir.path(), "a/b/c/main.tool"),
+        (dir.path(), absolute),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_tooldef"))
+            .args(["compile", "--target", "openai", root])
+            .current_dir(cwd)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run tooldef");
+        assert_eq!(o.status.code(), Some(0), "{root}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(
+            out.contains("\"cents\"") && !out.contains("\"wrong\""),
+            "{root}: {out}"
+        );
+    }
+}
+
 #[test]
 fn build_writes_one_document_per_target_and_check_finds_stale_and_missing_ones() {
     let dir = tempfile::tempdir().expect("temp dir");

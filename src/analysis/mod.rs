@@ -425,22 +425,19 @@ impl crate::Loader for EditorLoader<'_> {
         if from.is_empty() || path.contains("://") {
             return path.to_string();
         }
-        let mut parts: Vec<&str> = from.split('/').collect();
-        parts.pop();
+        let mut folder: Vec<&str> = from.split('/').collect();
+        folder.pop();
         // The parts that `..` may not remove: a URI's scheme and authority, a leading `/`.
-        let keep = if from.contains("://") {
+        let root = if from.contains("://") {
             3
         } else {
             usize::from(from.starts_with('/'))
         };
-        for segment in path.split('/') {
-            match segment {
-                "" | "." => {}
-                ".." if parts.len() > keep && parts.last() != Some(&"..") => {
-                    parts.pop();
-                }
-                other => parts.push(other),
-            }
+        let mut parts =
+            crate::modules::normalize_parts(root, folder.into_iter().chain(path.split('/')));
+        if root > 0 && parts.len() == root {
+            // The root itself: `/`, `file:///`.
+            parts.push("");
         }
         parts.join("/")
     }

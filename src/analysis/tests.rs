@@ -661,3 +661,30 @@ fn completion_offers_imported_types() {
     let c = complete("import { A } from \"./c.tool\"\nenum E { a }\n/// d\ntool t { a: $ }");
     assert!(labels(&c).contains(&"E"), "{:?}", labels(&c));
 }
+
+/// An editor's keys are paths or URIs, joined as text by the rule every loader follows: `..`
+/// past the folders of a relative key is kept, and never climbs above a root.
+#[test]
+fn import_paths_of_editor_keys_keep_dots_past_the_top() {
+    let open = BTreeMap::new();
+    let loader = EditorLoader {
+        open: &open,
+        disk: crate::FileLoader::default(),
+    };
+    for (from, path, want) in [
+        ("a/b/c/main.tool", "../../shared.tool", "a/shared.tool"),
+        ("main.tool", "../../shared.tool", "../../shared.tool"),
+        ("c/main.tool", "../../../x.tool", "../../x.tool"),
+        ("./a/./b/main.tool", "./../x.tool", "a/x.tool"),
+        ("/w/a.tool", "../../x.tool", "/x.tool"),
+        ("/a.tool", "..", "/"),
+        ("file:///w/a.tool", "../../x.tool", "file:///x.tool"),
+        ("file:///w/a.tool", "..", "file:///"),
+    ] {
+        assert_eq!(
+            crate::Loader::resolve(&loader, from, path),
+            want,
+            "{from} + {path}"
+        );
+    }
+}
