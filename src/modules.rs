@@ -29,6 +29,9 @@ pub const MAX_BUILD_BYTES: usize = 64 << 20;
 /// The most files one build may read.
 pub const MAX_BUILD_FILES: usize = 10_000;
 
+/// How many files an `import-cycle` error names at each end of a longer circle.
+const CYCLE_ENDS: usize = 3;
+
 /// Supplies the sources that imports name: from disk ([`FileLoader`]), from memory
 /// ([`MemoryLoader`]), or from wherever a host keeps them.
 pub trait Loader {
@@ -222,7 +225,8 @@ impl Build {
         // The path of files being loaded, each with the index of the item to look for its next
         // import from (each item is looked at once).
         let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
-        let mut done: HashSet<usize> = HashSet::new();
+        // Where each file on the path is on it, so that an import back to one is found at once.
+        let mut on_stack: HashMap<usize, usize> = HashMap::from([(0, 0)]);
         while let Some(&(module, next)) = stack.last() {
             let items = &self.modules[module].items;
             let found = items
@@ -234,7 +238,7 @@ impl Build {
                     _ => None,
                 });
             let Some((k, path, span)) = found else {
-                done.insert(module);
+                on_stack.remove(&module);
                 stack.pop();
                 continue;
             };
@@ -245,8 +249,8 @@ impl Build {
             let target = loader.resolve(&from, &path);
             if let Some(&t) = self.by_name.get(&target) {
                 self.targets.insert((module, path), t);
-                if !done.contains(&t) && stack.iter().any(|&(m, _)| m == t) {
-                    self.cycle(&stack, t, span);
+                if let Some(&at) = on_stack.get(&t) {
+                    self.cycle(&stack[at..], span);
                 }
                 continue;
             }
@@ -277,6 +281,7 @@ impl Build {
                 Ok(text) => {
                     let index = self.add(&target, text);
                     self.targets.insert((module, path), index);
+                    on_stack.insert(index, stack.len());
                     stack.push((index, 0));
                 }
                 Err(why) => self.diagnostics.push(
@@ -288,17 +293,26 @@ impl Build {
         }
     }
 
-    /// Reports the circle that the import at `span` closes back to `target`.
-    fn cycle(&mut self, stack: &[(usize, usize)], target: usize, span: Span) {
+    /// Reports the circle that the import at `span` closes: `path` runs from the file it imports
+    /// to the file it is in. Each import that closes a circle is reported once, at that import,
+    /// with the files of the circle in order; a long circle is named by its first and last
+    /// [`CYCLE_ENDS`] files and the number between, so that a report has a bounded length however
+    /// long the circle (n files that each import the next and the first close n - 1 circles).
+    fn cycle(&mut self, path: &[(usize, usize)], span: Span) {
         if !self.cyclic.insert(span.start) {
             return;
         }
-        let from = stack.iter().position(|&(m, _)| m == target).unwrap_or(0);
-        let mut chain: Vec<&str> = stack[from..]
-            .iter()
-            .map(|&(m, _)| self.modules[m].source.name())
-            .collect();
-        chain.push(self.modules[target].source.name());
+        // The circle ends where it starts.
+        let len = path.len() + 1;
+        let file = |k: usize| self.modules[path[k % path.len()].0].source.name();
+        let mut chain: Vec<String> = Vec::new();
+        if len <= 2 * CYCLE_ENDS + 1 {
+            chain.extend((0..len).map(|k| file(k).to_string()));
+        } else {
+            chain.extend((0..CYCLE_ENDS).map(|k| file(k).to_string()));
+            chain.push(format!("… {} files …", len - 2 * CYCLE_ENDS));
+            chain.extend((len - CYCLE_ENDS..len).map(|k| file(k).to_string()));
+        }
         let chain = chain.join(" → ");
         self.diagnostics.push(
             Diagnostic::error(
