@@ -47,7 +47,8 @@ pub trait Loader {
     fn load(&self, name: &str) -> Result<String, String>;
 }
 
-/// Reads imported files from disk, each through a size limit. An import names a regular file
+/// Reads imported files from disk, each through a size limit (a file whose size is known to be
+/// over it is refused unread). An import names a regular file
 /// (through links): a device, a pipe or a folder is refused before it is opened, since reading
 /// one may never end (a FIFO waits for a writer) or may take what belongs to someone else
 /// (`/dev/stdin` is the protocol stream of a language server).
@@ -74,18 +75,27 @@ impl Loader for FileLoader {
         }
         let file = std::fs::File::open(name).map_err(cannot)?;
         // Looked at again once open, in case the name was pointed elsewhere in between.
-        if !file.metadata().map_err(cannot)?.is_file() {
+        let meta = file.metadata().map_err(cannot)?;
+        if !meta.is_file() {
             return Err(not_a_file());
         }
-        let mut bytes = Vec::new();
-        file.take(self.max_bytes as u64 + 1)
-            .read_to_end(&mut bytes)
-            .map_err(cannot)?;
-        if bytes.len() > self.max_bytes {
-            return Err(format!(
+        let too_large = || {
+            format!(
                 "`{name}` is larger than {} bytes (the limit for one file)",
                 self.max_bytes
-            ));
+            )
+        };
+        // A file known to be too large is refused unread; one that grows is cut at the limit.
+        let cap = u64::try_from(self.max_bytes)
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
+        if meta.len() >= cap {
+            return Err(too_large());
+        }
+        let mut bytes = Vec::new();
+        file.take(cap).read_to_end(&mut bytes).map_err(cannot)?;
+        if bytes.len() > self.max_bytes {
+            return Err(too_large());
         }
         String::from_utf8(bytes).map_err(|_| format!("`{name}` is not valid UTF-8"))
     }

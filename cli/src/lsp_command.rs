@@ -31,7 +31,7 @@ use lsp_types::{
 use serde_json::Value;
 
 use tooldef::analysis::{self, Analysis, CompletionKind, RenameError, SymbolKind};
-use tooldef::{Diagnostic, Severity, Span};
+use tooldef::{Diagnostic, FileLoader, Loader, Severity, Span};
 
 use super::build_command::tool_files;
 use super::{to_stderr, InputLimits};
@@ -53,7 +53,7 @@ const EXIT_UNCLEAN: u8 = 1;
 pub(crate) fn run(args: &LspArgs, limits: &InputLimits) -> Result<u8, String> {
     let _ = args.stdio;
     let (connection, writer) = stdio(message_limit(limits.max_input_bytes));
-    let code = serve(&connection);
+    let code = serve(&connection, limits);
     // Dropping the sender lets the writer finish what is queued (the answer to `shutdown`).
     drop(connection);
     let _ = writer.join();
@@ -274,11 +274,14 @@ struct Server<'c> {
     /// The workspace's folder (from `rootUri` or the first workspace folder), whose `.tool`
     /// files a rename also edits when they are not open.
     root: Option<PathBuf>,
+    /// Reads those files: regular files only (a pipe or a device is never opened), each within
+    /// `--max-input-bytes`.
+    disk: FileLoader,
 }
 
 /// Runs a session: the handshake, then every message until `exit`. Returns the exit code.
-fn serve(connection: &Connection) -> u8 {
-    let Some(mut server) = initialize(connection) else {
+fn serve(connection: &Connection, limits: &InputLimits) -> u8 {
+    let Some(mut server) = initialize(connection, limits) else {
         return EXIT_UNCLEAN;
     };
     let mut shutdown = false;
@@ -311,7 +314,7 @@ fn serve(connection: &Connection) -> u8 {
 
 /// Waits for `initialize` and answers it with the capabilities; requests before it are refused,
 /// other notifications dropped. `None` when the client leaves first.
-fn initialize(connection: &Connection) -> Option<Server<'_>> {
+fn initialize<'c>(connection: &'c Connection, limits: &InputLimits) -> Option<Server<'c>> {
     for message in &connection.receiver {
         match message {
             Message::Request(r) if r.method == req::Initialize::METHOD => {
@@ -333,6 +336,9 @@ fn initialize(connection: &Connection) -> Option<Server<'_>> {
                     snippets,
                     versions: HashMap::new(),
                     root: workspace_root(&r.params),
+                    disk: FileLoader {
+                        max_bytes: limits.max_input_bytes,
+                    },
                 };
                 server.send(ok(r.id, serde_json::to_value(result)).into());
                 return Some(server);
@@ -526,6 +532,26 @@ impl Server<'_> {
         if let Err(e) = handled {
             to_stderr(&format!("tooldef lsp: ignored `{method}`: {e}\n"));
         }
+    }
+
+    /// Tells the client (`window/showMessage`) that a rename left out the workspace files it
+    /// could not read, and why: the first few reasons, and how many more.
+    fn show_skipped(&self, reasons: &[String]) {
+        const SHOWN: usize = 3;
+        let mut message = format!(
+            "rename left out {} workspace file{} it could not read: {}",
+            reasons.len(),
+            if reasons.len() == 1 { "" } else { "s" },
+            reasons[..reasons.len().min(SHOWN)].join("; ")
+        );
+        if reasons.len() > SHOWN {
+            message.push_str(&format!("; and {} more", reasons.len() - SHOWN));
+        }
+        let params = lsp_types::ShowMessageParams {
+            typ: lsp_types::MessageType::WARNING,
+            message,
+        };
+        self.send(Notification::new(note::ShowMessage::METHOD.into(), params).into());
     }
 
     /// Publishes the diagnostics of a changed document and of the open documents that may
@@ -778,17 +804,25 @@ impl Server<'_> {
         for k in self.analysis.keys() {
             whole.set(k, self.analysis.text(k).unwrap_or_default());
         }
+        // A file that cannot be read (a pipe, a device, one over the size limit, not UTF-8) is
+        // left out, and the client is told which.
+        let mut skipped = Vec::new();
         for path in self
             .root
             .iter()
             .flat_map(|r| tool_files(std::slice::from_ref(r)))
         {
             let uri = file_uri(&path);
-            if self.analysis.text(&uri).is_none() {
-                if let Ok(text) = std::fs::read_to_string(&path) {
-                    whole.set(uri, text);
-                }
+            if self.analysis.text(&uri).is_some() {
+                continue;
             }
+            match self.disk.load(&path.to_string_lossy()) {
+                Ok(text) => whole.set(uri, text),
+                Err(why) => skipped.push(why),
+            }
+        }
+        if !skipped.is_empty() {
+            self.show_skipped(&skipped);
         }
         let edits = whole
             .rename(key, offset, &p.new_name)

@@ -780,3 +780,57 @@ fn rename_reaches_files_of_the_workspace_that_are_not_open() {
     assert_eq!(apply(b, &changes[&b_uri]), b.replace("Address", "Place"));
     assert_eq!(client.finish(), Some(0));
 }
+
+/// A rename reads the workspace's files that are not open, but only regular files within the
+/// input limit: a pipe, a device or an oversized file named `*.tool` is left out, and the client
+/// is told so. The old code read each with no check: on a FIFO the rename never answered and the
+/// server was stuck for good; a link to `/dev/zero` grew to 2.1 GB before a ulimit stopped it; a
+/// 300 MB file was read whole (1.18 GB resident).
+#[cfg(unix)]
+#[test]
+fn rename_skips_workspace_files_that_are_not_regular_or_too_large() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = dir.path();
+    let main = "type A { a: string }\n/// T.\ntool t { x: A }\n";
+    let user = "import { A } from \"./main.tool\"\n/// U.\ntool u { y: A }\n";
+    std::fs::write(root.join("main.tool"), main).expect("write");
+    std::fs::write(root.join("user.tool"), user).expect("write");
+    // Over the limit of 64 KiB given below.
+    std::fs::write(root.join("big.tool"), "// x\n".repeat(20_000)).expect("write");
+    std::os::unix::fs::symlink("/dev/zero", root.join("zero.tool")).expect("symlink");
+    let made = Command::new("mkfifo")
+        .arg(root.join("evil.tool"))
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success());
+
+    let root_uri = format!("file://{}", root.display());
+    let mut client = Client::spawn(&["--max-input-bytes", "64KiB"]);
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": root_uri, "capabilities": {}}),
+    );
+    client.notify("initialized", json!({}));
+    let main_uri = format!("{root_uri}/main.tool");
+    client.open(&main_uri, main);
+    let mut params = at(&main_uri, position(main, "A", 0, 0));
+    params["newName"] = json!("B");
+    let edit = client.request("textDocument/rename", params);
+    let changes = edit["changes"].as_object().expect("changes");
+    let user_uri = format!("{root_uri}/user.tool");
+    assert_eq!(changes.len(), 2, "{edit}");
+    assert_eq!(apply(main, &changes[&main_uri]), main.replace('A', "B"));
+    assert_eq!(
+        apply(user, &changes[&user_uri]),
+        user.replace("{ A }", "{ B }").replace(": A", ": B")
+    );
+    let shown = client.notification("window/showMessage");
+    let message = shown["message"].as_str().expect("a message");
+    assert!(message.contains("left out 3 workspace files"), "{message}");
+    for name in ["big.tool", "evil.tool", "zero.tool"] {
+        assert!(message.contains(name), "{message}");
+    }
+    assert!(message.contains("not a regular file"), "{message}");
+    assert!(message.contains("larger than 65536 bytes"), "{message}");
+    assert_eq!(client.finish(), Some(0));
+}
