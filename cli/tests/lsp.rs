@@ -921,3 +921,46 @@ fn positions_on_one_long_line_convert_in_logarithmic_time() {
     }
     assert_eq!(client.finish(), Some(0));
 }
+
+/// One `didChange` of 4,001 ranged edits to a 1 MB document, each against the text the ones
+/// before it left: the first adds a line at the top, so every later one is a line further down
+/// than in the text that was opened. The old server indexed the whole text again for each
+/// edit: 4,000 edits took 7.3 s on a 1 MB document and 24.5 s on a 4 MB one (release build).
+#[test]
+fn many_edits_in_one_change_apply_in_order_in_linear_time() {
+    const EDITS: usize = 4_000;
+    let (mut client, _) = Client::start(json!({}));
+    let uri = "file:///w/edits.tool";
+    let line = format!("// {}\n", "x".repeat(60));
+    let text = line.repeat(16_384);
+    client.open(uri, &text);
+    let mut changes = vec![json!({
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+        "text": "type First = string\n",
+    })];
+    for k in 0..EDITS {
+        changes.push(json!({
+            "range": {"start": {"line": k + 1, "character": 0}, "end": {"line": k + 1, "character": 63}},
+            "text": format!("type T{k} = string"),
+        }));
+    }
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": changes}),
+    );
+    let symbols = client.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let symbols = symbols.as_array().expect("symbols");
+    assert_eq!(symbols.len(), EDITS + 1);
+    assert_eq!(symbols[0]["name"], "First");
+    for (k, symbol) in symbols[1..].iter().enumerate() {
+        assert_eq!(symbol["name"], format!("T{k}"));
+        assert_eq!(
+            symbol["range"]["start"],
+            json!({"line": k + 1, "character": 0})
+        );
+    }
+    assert_eq!(client.finish(), Some(0));
+}
