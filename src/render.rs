@@ -4,6 +4,7 @@
 //! (and [`Diagnostic::to_json`](crate::Diagnostic::to_json) is the form for machines).
 
 use std::fmt;
+use std::ops::Range;
 
 use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
@@ -21,24 +22,221 @@ pub enum Style {
     Plain,
 }
 
+/// A line of at most this many bytes is shown whole.
+const WHOLE_LINE: usize = 240;
+/// On a longer line, how many characters are shown before and after each label's start and end
+/// (and from the start of a line that holds none).
+const AROUND: usize = 60;
+/// Stands for the text left out of a line.
+const CUT: &str = "…";
+
 struct Report<'a> {
     diagnostic: &'a Diagnostic,
-    source: &'a Windowed<'a>,
+    excerpt: Excerpt<'a>,
     /// The help, followed by the related places in other files (a snippet shows one file).
     help: Option<String>,
 }
 
-/// A source as miette reads it, but found through a line index: miette's own reading of a
-/// source walks it from the start for every span, and a copy of it goes with every report, so
-/// a file with many diagnostics cost time in its length times their number. Here each span is
-/// read from a window of the lines around it.
-struct Windowed<'a> {
+/// What miette is shown of a source for one diagnostic: the lines its snippets hold, each line
+/// longer than [`WHOLE_LINE`] cut to the characters around the labels on it, with [`CUT`] where
+/// text is left out. miette draws every line it is given whole, and aligns a label with a
+/// formatting width (at most 65,535), so a diagnostic far along a long line panicked in it, and
+/// each of many diagnostics on one line repeated the whole line.
+///
+/// Offsets in the excerpt stand for offsets in the source: the labels are given to miette in the
+/// excerpt's offsets, and each read of it answers with the source's line numbers and columns.
+struct Excerpt<'a> {
     name: &'a str,
-    text: &'a str,
-    lines: LineIndex,
+    text: String,
+    /// The lines shown, in order: runs of consecutive lines, one run per snippet.
+    lines: Vec<Shown>,
+    /// The labels' spans in the excerpt: the diagnostic's own, then its related places in this
+    /// source.
+    spans: Vec<Range<usize>>,
 }
 
-impl miette::SourceCode for Windowed<'_> {
+/// A line of the source in an [`Excerpt`].
+struct Shown {
+    /// Its 0-based number in the source.
+    number: usize,
+    /// Where it starts in the source.
+    start: usize,
+    /// Where it starts and ends (after its line break) in the excerpt.
+    at: Range<usize>,
+    /// The parts of it shown, each as (where in the source, where it starts in the excerpt).
+    parts: Vec<(Range<usize>, usize)>,
+    /// Where its line break (or the end of the source) is in the source and in the excerpt.
+    end: (usize, usize),
+}
+
+impl Shown {
+    /// The excerpt's offset for source offset `offset` on this line (a place left out is drawn
+    /// at the nearest place shown).
+    fn to_excerpt(&self, offset: usize) -> usize {
+        if offset >= self.end.0 {
+            return self.end.1 + (offset - self.end.0);
+        }
+        match self.parts.iter().rev().find(|(r, _)| r.start <= offset) {
+            Some((r, at)) => at + (offset.min(r.end) - r.start),
+            None => self.parts.first().map_or(self.end.1, |(_, at)| *at),
+        }
+    }
+
+    /// The source's offset for excerpt offset `offset` on this line.
+    fn to_source(&self, offset: usize) -> usize {
+        if offset >= self.end.1 {
+            return self.end.0 + (offset - self.end.1);
+        }
+        match self.parts.iter().rev().find(|(_, at)| *at <= offset) {
+            Some((r, at)) => (r.start + (offset - at)).min(r.end),
+            None => self.start,
+        }
+    }
+}
+
+/// The lines miette draws around a span: one either side of it (its `context_lines`).
+fn context(lines: &LineIndex, last_line: usize, span: &Range<usize>) -> (usize, usize) {
+    let first = lines.line_of(span.start);
+    let last = lines.line_of(span.end.saturating_sub(1).max(span.start));
+    (first.saturating_sub(1), (last + 1).min(last_line))
+}
+
+/// What an excerpt read answers as its line count, for a read whose lines run from `first` to
+/// `last`: miette draws two labels in one snippet when the second's lines start within the
+/// first's line plus this count. Its own reading counts the line breaks from the start of the
+/// source, and the excerpt keeps that.
+fn line_count(_first: usize, last: usize) -> usize {
+    last + 1
+}
+
+impl<'a> Excerpt<'a> {
+    /// The excerpt of `text` (named `name`, indexed by `lines`) for labels at `spans`.
+    fn new(name: &'a str, text: &str, lines: &LineIndex, spans: Vec<Range<usize>>) -> Self {
+        let last_line = lines.line_of(text.len());
+        // The runs of lines miette will draw as one snippet each, found as it finds them: the
+        // labels in order, each joining the run before when miette would draw them together.
+        let mut order: Vec<&Range<usize>> = spans.iter().collect();
+        order.sort_by_key(|s| s.start);
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        for span in order {
+            let (first, last) = context(lines, last_line, span);
+            match runs.last_mut() {
+                Some((a, b)) if first <= *a + line_count(*a, *b) => *b = (*b).max(last),
+                _ => runs.push((first, last)),
+            }
+        }
+        let mut excerpt = Excerpt {
+            name,
+            text: String::new(),
+            lines: Vec::new(),
+            spans: Vec::new(),
+        };
+        for (first, last) in runs {
+            for number in first..=last {
+                excerpt.push_line(text, lines, number, &spans);
+            }
+        }
+        excerpt.spans = spans
+            .iter()
+            .map(|s| {
+                let start = excerpt.line(s.start, lines).to_excerpt(s.start);
+                let end = if s.end > s.start {
+                    excerpt.line(s.end - 1, lines).to_excerpt(s.end)
+                } else {
+                    start
+                };
+                start..end.max(start)
+            })
+            .collect();
+        excerpt
+    }
+
+    /// The line shown that holds source offset `offset`.
+    fn line(&self, offset: usize, lines: &LineIndex) -> &Shown {
+        let number = lines.line_of(offset);
+        let i = self.lines.partition_point(|l| l.number < number);
+        &self.lines[i.min(self.lines.len() - 1)]
+    }
+
+    /// Adds line `number` of `text`, cut around the ends of the `spans` on it when it is long.
+    fn push_line(&mut self, text: &str, lines: &LineIndex, number: usize, spans: &[Range<usize>]) {
+        let start = lines.line_start(number).unwrap_or(text.len());
+        let next = lines.line_start(number + 1).unwrap_or(text.len());
+        let end = if text[start..next].ends_with('\n') {
+            next - 1
+        } else {
+            next
+        };
+        let shown: Vec<Range<usize>> = if next - start <= WHOLE_LINE {
+            std::iter::once(start..end).collect()
+        } else {
+            let mut anchors: Vec<usize> = Vec::new();
+            for s in spans {
+                if lines.line_of(s.start) == number {
+                    anchors.push(s.start);
+                }
+                if s.end > s.start && lines.line_of(s.end - 1) == number {
+                    anchors.push(s.end);
+                }
+            }
+            if anchors.is_empty() {
+                anchors.push(start);
+            }
+            let mut windows: Vec<Range<usize>> = anchors
+                .into_iter()
+                .map(|a| {
+                    let mut a = a.clamp(start, end);
+                    while !text.is_char_boundary(a) {
+                        a -= 1;
+                    }
+                    let from = text[start..a]
+                        .char_indices()
+                        .rev()
+                        .take(AROUND)
+                        .last()
+                        .map_or(a, |(i, _)| start + i);
+                    let to = text[a..end]
+                        .char_indices()
+                        .nth(AROUND)
+                        .map_or(end, |(i, _)| a + i);
+                    from..to
+                })
+                .collect();
+            windows.sort_by_key(|w| w.start);
+            let mut merged: Vec<Range<usize>> = Vec::new();
+            for w in windows {
+                match merged.last_mut() {
+                    Some(m) if w.start <= m.end => m.end = m.end.max(w.end),
+                    _ => merged.push(w),
+                }
+            }
+            merged
+        };
+        let at = self.text.len();
+        let mut parts = Vec::with_capacity(shown.len());
+        for (i, part) in shown.iter().enumerate() {
+            if part.start > start || i > 0 {
+                self.text.push_str(CUT);
+            }
+            parts.push((part.clone(), self.text.len()));
+            self.text.push_str(&text[part.clone()]);
+        }
+        if shown.last().is_some_and(|p| p.end < end) {
+            self.text.push_str(CUT);
+        }
+        let break_at = self.text.len();
+        self.text.push_str(&text[end..next]);
+        self.lines.push(Shown {
+            number,
+            start,
+            at: at..self.text.len(),
+            parts,
+            end: (end, break_at),
+        });
+    }
+}
+
+impl miette::SourceCode for Excerpt<'_> {
     fn read_span<'b>(
         &'b self,
         span: &SourceSpan,
@@ -46,29 +244,46 @@ impl miette::SourceCode for Windowed<'_> {
         after: usize,
     ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
         let (start, len) = (span.offset(), span.len());
-        if start + len > self.text.len() {
+        if start + len > self.text.len() || self.lines.is_empty() {
             return Err(MietteError::OutOfBounds);
         }
-        // miette stops reading where its context ends; the window only has to reach that far
-        // (its reading counts a span's own line break apart from the lines after it, so two
-        // lines of slack).
-        let first = self.lines.line_of(start).saturating_sub(before + 1);
-        let last = self.lines.line_of(start + len.saturating_sub(1)) + after + 2;
-        let from = self.lines.line_start(first).unwrap_or(0);
-        let to = self.lines.line_start(last + 1).unwrap_or(self.text.len());
-        let window: &'b str = &self.text[from..to];
-        let inner =
-            window.read_span(&SourceSpan::new((start - from).into(), len), before, after)?;
-        let shifted = SourceSpan::new((inner.span().offset() + from).into(), inner.span().len());
+        let find = |offset: usize| {
+            self.lines
+                .partition_point(|l| l.at.end <= offset)
+                .min(self.lines.len() - 1)
+        };
+        let (first, last) = (
+            find(start),
+            find((start + len).saturating_sub(1).max(start)),
+        );
+        // A read must stay within one run of lines: the excerpt holds nothing between runs.
+        let follows = |i: usize| self.lines[i].number == self.lines[i - 1].number + 1;
+        if (first + 1..=last).any(|i| !follows(i)) {
+            return Err(MietteError::OutOfBounds);
+        }
+        let mut from = first;
+        while from > 0 && first - from < before && follows(from) {
+            from -= 1;
+        }
+        let mut to = last;
+        while to + 1 < self.lines.len() && to - last < after && follows(to + 1) {
+            to += 1;
+        }
+        let (top, bottom) = (&self.lines[from], &self.lines[to]);
+        // miette reads a column only without lines before (as its own reading does); it counts
+        // bytes from the start of the line.
+        let column = if before == 0 {
+            self.lines[first].to_source(start) - self.lines[first].start
+        } else {
+            0
+        };
         Ok(Box::new(MietteSpanContents::new_named(
             self.name.to_string(),
-            inner.data(),
-            shifted,
-            inner.line() + first,
-            inner.column(),
-            // miette's reading counts the line breaks from the start of the source to the end
-            // of the context, and decides from that whether two labels share a snippet.
-            inner.line_count() + first,
+            &self.text.as_bytes()[top.at.start..bottom.at.end],
+            SourceSpan::new(top.at.start.into(), bottom.at.end - top.at.start),
+            top.number,
+            column,
+            line_count(top.number, bottom.number),
         )))
     }
 }
@@ -106,24 +321,30 @@ impl miette::Diagnostic for Report<'_> {
     }
 
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        Some(self.source)
+        Some(&self.excerpt)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let len = self.source.text.len();
-        let clamp = move |s: crate::Span| {
-            let start = s.start.min(len);
-            (start, s.end.clamp(start, len) - start)
-        };
         let d = self.diagnostic;
         let label = (!d.label.is_empty()).then(|| d.label.clone());
-        let primary = LabeledSpan::new_primary_with_span(label, clamp(d.span));
-        let related = d
-            .related
-            .iter()
-            .filter(|r| r.file.is_none())
-            .map(move |r| LabeledSpan::new_with_span(Some(r.message.clone()), clamp(r.span)));
-        Some(Box::new(std::iter::once(primary).chain(related)))
+        let messages = std::iter::once(label).chain(
+            d.related
+                .iter()
+                .filter(|r| r.file.is_none())
+                .map(|r| Some(r.message.clone())),
+        );
+        let labels = messages
+            .zip(&self.excerpt.spans)
+            .enumerate()
+            .map(|(i, (message, span))| {
+                let span = (span.start, span.len());
+                if i == 0 {
+                    LabeledSpan::new_primary_with_span(message, span)
+                } else {
+                    LabeledSpan::new_with_span(message, span)
+                }
+            });
+        Some(Box::new(labels))
     }
 }
 
@@ -133,8 +354,11 @@ pub fn report(diagnostic: &Diagnostic, file: &str, source: &str, style: Style) -
 }
 
 /// Renders every diagnostic, separated by blank lines. The source is indexed once, and each
-/// snippet is read from the lines around its spans, so the time grows with the source plus the
-/// number of diagnostics, not with their product.
+/// snippet holds the lines around its labels (as many as miette puts in one snippet), so the
+/// time does not grow with the number of diagnostics times the length of the source. A line
+/// longer than 240 bytes is shown cut to the 60 characters either side of each label's start and
+/// end on it, with `…` where text is left out (the line and column named are the source's), so
+/// neither does a report's size grow with the length of its lines.
 pub fn reports(diagnostics: &[Diagnostic], file: &str, source: &str, style: Style) -> String {
     let theme = match style {
         Style::Color => GraphicalTheme::unicode(),
@@ -143,10 +367,11 @@ pub fn reports(diagnostics: &[Diagnostic], file: &str, source: &str, style: Styl
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(100)
         .with_links(false);
-    let windowed = Windowed {
-        name: file,
-        text: source,
-        lines: LineIndex::new(source),
+    let lines = LineIndex::new(source);
+    let len = source.len();
+    let clamp = |s: crate::Span| {
+        let start = s.start.min(len);
+        start..s.end.clamp(start, len)
     };
     let mut out = String::new();
     for (i, diagnostic) in diagnostics.iter().enumerate() {
@@ -159,9 +384,19 @@ pub fn reports(diagnostics: &[Diagnostic], file: &str, source: &str, style: Styl
                 .map(|f| format!("{}: {}", r.message, f.locate(r.span)))
         });
         let help: Vec<String> = diagnostic.help.iter().cloned().chain(elsewhere).collect();
+        let spans = std::iter::once(diagnostic.span)
+            .chain(
+                diagnostic
+                    .related
+                    .iter()
+                    .filter(|r| r.file.is_none())
+                    .map(|r| r.span),
+            )
+            .map(clamp)
+            .collect();
         let report = Report {
             diagnostic,
-            source: &windowed,
+            excerpt: Excerpt::new(file, source, &lines, spans),
             help: (!help.is_empty()).then(|| help.join("\n")),
         };
         let mut one = String::new();

@@ -471,3 +471,25 @@ fn an_mcp_server_that_lists_tools_forever_stops_at_the_limit() {
     );
     assert_over_limit(&out, "`tools/list`", 64 * 1024, "--max-input-bytes");
 }
+
+// Long lines.
+
+/// An error 70,000 columns along a line: miette aligned its label with a formatting width, which
+/// stops at 65,535, so every command that draws a report of it panicked (exit 101).
+#[test]
+fn an_error_far_along_a_long_line_is_reported() {
+    let dir = temp();
+    let source = format!("type A {{{}a: strin }}\n", " ".repeat(70_000));
+    std::fs::write(dir.path().join("p.tool"), source).unwrap();
+    for args in [
+        &["check", "p.tool"][..],
+        &["compile", "--target", "openai", "p.tool"],
+        &["stats", "p.tool"],
+    ] {
+        let out = run(dir.path(), args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("p.tool:1:70012"), "{args:?}: {err}");
+        assert!(err.len() < 2_000, "{args:?}: {} bytes", err.len());
+    }
+}
