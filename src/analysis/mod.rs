@@ -12,8 +12,10 @@
 //!
 //! Names resolve within a document and through its imports (`import { A } from "./x.tool"`):
 //! into another open document, or into the file on disk. Documents are compiled with their
-//! imports, and a change recompiles every document that imports anything
-//! ([`Analysis::affected_by`] names them, for a host to republish their diagnostics).
+//! imports, and each remembers every file its compilation asked for, read or not (an import that
+//! failed to load is one a document opened later may satisfy). A change recompiles the changed
+//! document and those that asked for it ([`Analysis::affected_by`] names them, for a host to
+//! republish their diagnostics); other documents are left alone.
 //!
 //! ```
 //! use tooldef::analysis::Analysis;
@@ -37,7 +39,8 @@ mod locate;
 mod rename;
 mod symbols;
 
-use std::collections::{BTreeMap, HashMap};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value;
 
@@ -61,6 +64,9 @@ struct Document {
     text: String,
     parsed: Result<ast::File, Errors>,
     compiled: Result<Compiled, Errors>,
+    /// Every file its compilation asked the loader for (its import closure, and the imports that
+    /// could not be read): a change to one of them may change its diagnostics.
+    reads: BTreeSet<String>,
     /// Where each type or enum is defined: the index of its item (the first, when a name is
     /// defined twice).
     definitions: HashMap<String, usize>,
@@ -86,6 +92,7 @@ impl Document {
             text,
             parsed,
             compiled,
+            reads: BTreeSet::new(),
             definitions,
         }
     }
@@ -159,37 +166,42 @@ impl Analysis {
         self.recompile(&key);
     }
 
-    /// Compiles the document `changed` and every document that imports anything (any of them may
-    /// import the changed one): imports are read from the open documents first, then from disk.
+    /// Compiles the document `changed` and every document whose compilation asked for it (it
+    /// imports it, or imports a file that does): imports are read from the open documents first,
+    /// then from disk.
     fn recompile(&mut self, changed: &str) {
-        let loader = EditorLoader {
-            open: &self.documents,
-            disk: crate::FileLoader::default(),
-        };
-        let results: Vec<(String, Result<Compiled, Errors>)> = self
-            .documents
-            .iter()
-            .filter(|(k, d)| {
-                k.as_str() == changed || d.file().is_some_and(crate::modules::has_imports)
-            })
-            .filter_map(|(k, d)| {
+        let affected = self.affected_by(changed);
+        let results: Vec<(String, Result<Compiled, Errors>, BTreeSet<String>)> = affected
+            .into_iter()
+            .filter_map(|k| {
+                let d = self.documents.get(&k)?;
                 d.file()?;
-                Some((k.clone(), crate::compile_with(k, &d.text, &loader)))
+                let loader = Recording {
+                    inner: EditorLoader {
+                        open: &self.documents,
+                        disk: crate::FileLoader::default(),
+                    },
+                    asked: RefCell::new(BTreeSet::new()),
+                };
+                let compiled = crate::compile_with(&k, &d.text, &loader);
+                Some((k, compiled, loader.asked.into_inner()))
             })
             .collect();
-        for (key, compiled) in results {
+        for (key, compiled, reads) in results {
             if let Some(d) = self.documents.get_mut(&key) {
                 d.compiled = compiled;
+                d.reads = reads;
             }
         }
     }
 
     /// The keys of the open documents whose diagnostics may change when `key` changes: itself
-    /// and every document that imports anything.
+    /// and every document whose compilation asked for it, read or not (through an import, or an
+    /// import of an import).
     pub fn affected_by(&self, key: &str) -> Vec<String> {
         self.documents
             .iter()
-            .filter(|(k, d)| k.as_str() == key || d.file().is_some_and(crate::modules::has_imports))
+            .filter(|(k, d)| k.as_str() == key || d.reads.contains(key))
             .map(|(k, _)| k.clone())
             .collect()
     }
@@ -411,6 +423,23 @@ fn char_offset(text: &str, offset: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests;
+
+/// A loader that notes every name it is asked for.
+struct Recording<L> {
+    inner: L,
+    asked: RefCell<BTreeSet<String>>,
+}
+
+impl<L: crate::Loader> crate::Loader for Recording<L> {
+    fn resolve(&self, from: &str, path: &str) -> String {
+        self.inner.resolve(from, path)
+    }
+
+    fn load(&self, name: &str) -> Result<String, String> {
+        self.asked.borrow_mut().insert(name.to_string());
+        self.inner.load(name)
+    }
+}
 
 /// Reads imports for the documents of an editor: an open document's text first (it may be
 /// unsaved), else the file on disk. Keys are paths or `file://` URIs; an import's path is joined

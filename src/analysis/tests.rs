@@ -688,3 +688,56 @@ fn import_paths_of_editor_keys_keep_dots_past_the_top() {
         );
     }
 }
+
+/// A change recompiles only the documents whose compilation asked for the changed one, read or
+/// not. The old analysis recompiled every document that imports anything: 1,000 documents,
+/// each importing a different missing file, took 500,500 compilations (45 s in a release
+/// build); now each open compiles one.
+#[test]
+fn a_change_recompiles_only_the_documents_that_asked_for_it() {
+    const DOCUMENTS: usize = 1_000;
+    let mut analysis = Analysis::new();
+    let mut affected = 0;
+    for i in 0..DOCUMENTS {
+        let key = format!("file:///w/d{i}.tool");
+        let text =
+            format!("import {{ A }} from \"./nope{i}.tool\"\n/// T.\ntool t{i} {{ a: A }}\n");
+        analysis.set(key.clone(), text);
+        let now = analysis.affected_by(&key);
+        assert_eq!(now, std::slice::from_ref(&key));
+        affected += now.len();
+    }
+    assert_eq!(affected, DOCUMENTS);
+
+    // A file that one of them failed to import, opened now, is seen by that one alone.
+    let missing = "file:///w/nope7.tool";
+    let d7 = "file:///w/d7.tool";
+    assert!(!analysis.diagnostics(d7).is_empty());
+    analysis.set(missing, "type A { a: string }\n");
+    assert_eq!(analysis.affected_by(missing), [d7, missing]);
+    assert!(
+        analysis.diagnostics(d7).is_empty(),
+        "{:?}",
+        analysis.diagnostics(d7)
+    );
+
+    // Through an import of an import: `top` reaches `nope7` through `d7`.
+    let top = "file:///w/top.tool";
+    analysis.set(top, "import { A } from \"./nope7.tool\"\nimport { B } from \"./mid.tool\"\n/// T.\ntool top { a: A, b: B }\n");
+    analysis.set(
+        "file:///w/mid.tool",
+        "import { A } from \"./leaf.tool\"\ntype B { a: A }\n",
+    );
+    assert_eq!(
+        analysis.affected_by("file:///w/leaf.tool"),
+        ["file:///w/mid.tool", top]
+    );
+    // Opened, then closed: the two that asked for it are recompiled each time, and still
+    // ask for it once it is back on (missing from) disk.
+    analysis.set("file:///w/leaf.tool", "type A { a: string }\n");
+    analysis.remove("file:///w/leaf.tool");
+    assert_eq!(
+        analysis.affected_by("file:///w/leaf.tool"),
+        ["file:///w/mid.tool", top]
+    );
+}
