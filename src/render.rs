@@ -101,12 +101,19 @@ fn context(lines: &LineIndex, last_line: usize, span: &Range<usize>) -> (usize, 
     (first.saturating_sub(1), (last + 1).min(last_line))
 }
 
+/// The most lines between two labels' snippets that miette draws as one snippet, the lines
+/// between shown.
+const JOINED_GAP: usize = 8;
+
 /// What an excerpt read answers as its line count, for a read whose lines run from `first` to
 /// `last`: miette draws two labels in one snippet when the second's lines start within the
-/// first's line plus this count. Its own reading counts the line breaks from the start of the
-/// source, and the excerpt keeps that.
-fn line_count(_first: usize, last: usize) -> usize {
-    last + 1
+/// first's line plus this count. The count is the read's own lines and [`JOINED_GAP`], so labels
+/// a few lines apart share a snippet and labels further apart are drawn apart. (miette's own
+/// reading counts the line breaks from the start of the source, so that labels on lines a and
+/// 2a were drawn as one snippet with every line between them: a duplicate at the end of a long
+/// file drew the whole file.)
+fn line_count(first: usize, last: usize) -> usize {
+    last - first + 1 + JOINED_GAP
 }
 
 impl<'a> Excerpt<'a> {

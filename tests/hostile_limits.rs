@@ -1002,6 +1002,29 @@ mod long_lines {
     }
 
     #[test]
+    fn labels_far_apart_in_a_file_are_drawn_apart() {
+        // miette joins two labels into one snippet when the second's lines start within the
+        // first's line number plus its line count, and that count ran from the start of the
+        // file: a type defined at line 20,001 and again at line 40,003 drew the 20,000 lines
+        // between them (1.2 MB for one error), and n such pairs drew n times the file.
+        let n = 20_000;
+        let types = |prefix: &str| -> String {
+            (0..n)
+                .map(|i| format!("type {prefix}{i} {{ a: string }}\n"))
+                .collect()
+        };
+        let source = format!(
+            "{}tool t {{ a: string }}\ntype Dup {{ a: string }}\n{}type Dup {{ b: string }}\n",
+            types("F"),
+            types("G")
+        );
+        let out = rendered(&source);
+        assert!(out.contains("first defined here"), "{out}");
+        assert!(out.contains(&format!("[p.tool:{}:6]", 2 * n + 3)), "{out}");
+        assert!(out.len() < 2_000, "{} bytes", out.len());
+    }
+
+    #[test]
     fn many_diagnostics_on_one_line_cost_each_its_own_snippet() {
         // Each report repeated the whole line: 1,500 errors on a 35 KB line drew 104 MB in
         // 1.8 s, and 3,000 reached the 65,535 columns miette can align (a panic). 20,000 would
