@@ -314,6 +314,17 @@ fn shapes() -> Vec<Shape> {
                 let _ = tooldef::validate::Validator::new(&module.module, tool);
             }),
         ),
+        (
+            "report: the line and column of n places on one line",
+            20_000,
+            Box::new(|n| {
+                // A long line of two-byte characters, and a place in every tenth byte.
+                let s = "é".repeat(5 * n);
+                let index = tooldef::LineIndex::new(&s);
+                let columns: usize = (0..n).map(|i| index.line_col(&s, 10 * i).1).sum();
+                assert_eq!(columns, (0..n).map(|i| 5 * i + 1).sum::<usize>());
+            }),
+        ),
     ];
     #[cfg(feature = "cli")]
     shapes.push((

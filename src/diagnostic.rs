@@ -506,9 +506,25 @@ impl Errors {
 }
 
 /// Maps byte offsets to 1-based line and column numbers (columns count characters).
+///
+/// A column is counted from a checkpoint of characters every [`CHECKPOINT`] bytes, so finding
+/// one costs at most that many bytes' reading, however long the line: many diagnostics on one
+/// long line each counted the line from its start, quadratic in the line's length.
 #[derive(Clone, Debug)]
 pub struct LineIndex {
     line_starts: Vec<usize>,
+    /// How many characters come before byte `k × CHECKPOINT`, for each `k` within the source.
+    checkpoints: Vec<usize>,
+    /// The length of the source indexed.
+    len: usize,
+}
+
+/// The distance in bytes between the character counts [`LineIndex`] keeps.
+const CHECKPOINT: usize = 256;
+
+/// Whether `byte` starts a character of UTF-8 text (it is not a continuation byte).
+fn starts_char(byte: u8) -> bool {
+    (byte as i8) >= -0x40
 }
 
 impl LineIndex {
@@ -516,7 +532,31 @@ impl LineIndex {
     pub fn new(source: &str) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(source.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { line_starts }
+        let mut checkpoints = Vec::with_capacity(source.len() / CHECKPOINT + 1);
+        let mut chars = 0;
+        for chunk in source.as_bytes().chunks(CHECKPOINT) {
+            checkpoints.push(chars);
+            chars += chunk.iter().filter(|&&b| starts_char(b)).count();
+        }
+        checkpoints.push(chars);
+        LineIndex {
+            line_starts,
+            checkpoints,
+            len: source.len(),
+        }
+    }
+
+    /// How many characters of `source` come before byte `offset`, a character boundary (counted
+    /// from the start when `source` is not the text indexed).
+    fn chars_before(&self, source: &str, offset: usize) -> usize {
+        let k = offset / CHECKPOINT;
+        match self.checkpoints.get(k) {
+            Some(before) if source.len() == self.len => {
+                let chunk = &source.as_bytes()[k * CHECKPOINT..offset];
+                before + chunk.iter().filter(|&&b| starts_char(b)).count()
+            }
+            _ => source[..offset].chars().count(),
+        }
     }
 
     /// The 0-based line that holds byte `offset` (offsets past the end are on the last line).
@@ -540,7 +580,7 @@ impl LineIndex {
         while !source.is_char_boundary(end) {
             end -= 1;
         }
-        let column = source[start..end].chars().count() + 1;
+        let column = self.chars_before(source, end) - self.chars_before(source, start) + 1;
         (line + 1, column)
     }
 }
@@ -564,4 +604,46 @@ pub fn decode_source(bytes: &[u8]) -> Result<&str, Diagnostic> {
         .with_label("not UTF-8")
         .with_help("save the file as UTF-8")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LineIndex;
+    use proptest::prelude::*;
+
+    /// The line and column of `offset` counted from the start of `source`.
+    fn counted(source: &str, offset: usize) -> (usize, usize) {
+        let mut end = offset.min(source.len());
+        while !source.is_char_boundary(end) {
+            end -= 1;
+        }
+        let before = &source[..end];
+        let line = before.matches('\n').count() + 1;
+        let start = before.rfind('\n').map_or(0, |i| i + 1);
+        (line, before[start..].chars().count() + 1)
+    }
+
+    proptest! {
+        #[test]
+        fn columns_from_checkpoints_are_counted_columns(
+            parts in proptest::collection::vec(
+                prop_oneof![Just("a"), Just("\n"), Just("é"), Just("漢"), Just("😀"), Just("\t")],
+                0..2_000,
+            ),
+            offsets in proptest::collection::vec(0usize..8_100, 1..20),
+        ) {
+            let source: String = parts.concat();
+            let index = LineIndex::new(&source);
+            for offset in offsets {
+                prop_assert_eq!(index.line_col(&source, offset), counted(&source, offset));
+            }
+        }
+    }
+
+    #[test]
+    fn a_source_other_than_the_one_indexed_is_counted_from_its_start() {
+        let index = LineIndex::new("ab");
+        let other = "é".repeat(600);
+        assert_eq!(index.line_col(&other, 1_000), (1, 501));
+    }
 }
