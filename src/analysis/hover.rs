@@ -16,12 +16,12 @@ pub(super) fn hover(analysis: &Analysis, key: &str, offset: usize) -> Option<Hov
     let doc = analysis.document(key)?;
     match locate::at(doc, offset)? {
         Found::Tool(t) => Some(tool(doc, t)),
-        Found::Definition(item) => Some(definition(doc, item, item.name()?.span)),
+        Found::Definition(item) => Some(definition((analysis, key, doc), item, item.name()?.span)),
         Found::Reference(name) => {
             let at = analysis.resolve(key, &name.text)?;
             let doc = analysis.document(&at.document)?;
             let item = doc.definition(&name.text)?;
-            Some(definition(doc, item, name.span))
+            Some(definition((analysis, &at.document, doc), item, name.span))
         }
         Found::Builtin(name) => Some(Hover {
             span: name.span,
@@ -34,8 +34,12 @@ pub(super) fn hover(analysis: &Analysis, key: &str, offset: usize) -> Option<Hov
             constraints: Vec::new(),
             schema: None,
         }),
-        Found::Field { field, .. } => Some(field_hover(doc, field, field.name.span)),
-        Found::Key { key, field, .. } => Some(field_hover(doc, field, key.span)),
+        Found::Field { field, .. } => {
+            Some(field_hover((analysis, key, doc), field, field.name.span))
+        }
+        Found::Key {
+            key: name, field, ..
+        } => Some(field_hover((analysis, key, doc), field, name.span)),
     }
 }
 
@@ -90,12 +94,15 @@ fn tool(doc: &Document, t: &ast::ToolDef) -> Hover {
     }
 }
 
+/// A document of an analysis, with its key: where a hover finds the checked model.
+type In<'a> = (&'a Analysis, &'a str, &'a Document);
+
 /// A type or enum: its definition as written, its description and its schema.
-fn definition(doc: &Document, item: &Item, span: Span) -> Hover {
+fn definition((analysis, key, doc): In<'_>, item: &Item, span: Span) -> Hover {
     let whole = locate::item_span(item);
     let start = locate::item_doc(item).map_or(whole.start, |d| d.span.end);
     let code = cut(doc.slice(Span::new(start, whole.end)).trim());
-    let schema = doc.compiled.as_ref().ok().and_then(|c| {
+    let schema = analysis.with_model(key, |c| {
         let (id, _) = c.module.named(&item.name()?.text)?;
         let mut schema = crate::emit::type_schema(&c.module, &Ty::Ref(id))?;
         // The draft is the same for every schema shown; `$defs` stays, `$ref`s point there.
@@ -113,10 +120,10 @@ fn definition(doc: &Document, item: &Item, span: Span) -> Hover {
     }
 }
 
-fn field_hover(doc: &Document, field: &ast::Field, span: Span) -> Hover {
+fn field_hover((analysis, key, doc): In<'_>, field: &ast::Field, span: Span) -> Hover {
     let mut constraints = Vec::new();
     constraints_of(doc, &field.ty, &mut constraints);
-    let schema = doc.compiled.as_ref().ok().and_then(|c| {
+    let schema = analysis.with_model(key, |c| {
         let model = model_field(&c.module, field.name.span)?;
         field_schema(&c.module, model)
     });

@@ -10,6 +10,11 @@
 //! checked model (the JSON Schema of a field), from [`crate::compile`]. Completion alone reads
 //! tokens rather than the tree, since it is asked while the source is half typed.
 //!
+//! A document keeps its diagnostics, not its compiled model: a model holds the models of
+//! everything the document imports, so many documents importing one large file would each hold
+//! a copy of it. The analysis keeps one compiled model at a time, that of the document last
+//! changed or asked about; a query about another document compiles that one again.
+//!
 //! Names resolve within a document and through its imports (`import { A } from "./x.tool"`):
 //! into another open document, or into the file on disk. Documents are compiled with their
 //! imports, and each remembers every file its compilation asked for, read or not (an import that
@@ -41,6 +46,7 @@ mod symbols;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 
@@ -56,14 +62,36 @@ pub use symbols::{Symbol, SymbolKind};
 #[derive(Debug, Default)]
 pub struct Analysis {
     documents: BTreeMap<String, Document>,
+    /// The number of the last compilation: each document keeps the number of its own.
+    generation: u64,
+    /// The one compiled model the analysis keeps (behind a lock, so that a query through `&self`
+    /// may fill it).
+    model: Mutex<Option<Model>>,
 }
 
-/// One document: its text, its syntax tree and its compilation.
+/// The compiled model of one document, as its compilation numbered `generation` made it: valid
+/// while the document keeps that number.
+#[derive(Debug)]
+struct Model {
+    key: String,
+    generation: u64,
+    /// `None` when that compilation failed.
+    compiled: Option<Compiled>,
+}
+
+/// One document: its text, its syntax tree and what its last compilation found.
 #[derive(Debug)]
 struct Document {
     text: String,
     parsed: Result<ast::File, Errors>,
-    compiled: Result<Compiled, Errors>,
+    /// Its own diagnostics, errors and warnings, in source order (those in the files it imports
+    /// are theirs).
+    diagnostics: Vec<Diagnostic>,
+    /// Whether it compiled: whether a query may ask for its checked model.
+    checks: bool,
+    /// The number of its last compilation (0 before the first): a change to it or to a file it
+    /// read gives it a new one, which no kept model has.
+    generation: u64,
     /// Every file its compilation asked the loader for (its import closure, and the imports that
     /// could not be read): a change to one of them may change its diagnostics.
     reads: BTreeSet<String>,
@@ -76,9 +104,9 @@ impl Document {
     /// A document, compiled later (with the other documents at hand, for its imports).
     fn new(text: String) -> Document {
         let parsed = crate::parse(&text);
-        let compiled = match &parsed {
-            Ok(_) => Err(Errors::new(Vec::new())),
-            Err(e) => Err(e.clone()),
+        let diagnostics = match &parsed {
+            Ok(_) => Vec::new(),
+            Err(e) => own(&e.diagnostics),
         };
         let mut definitions = HashMap::new();
         if let Ok(file) = &parsed {
@@ -91,7 +119,9 @@ impl Document {
         Document {
             text,
             parsed,
-            compiled,
+            diagnostics,
+            checks: false,
+            generation: 0,
             reads: BTreeSet::new(),
             definitions,
         }
@@ -167,32 +197,89 @@ impl Analysis {
     }
 
     /// Compiles the document `changed` and every document whose compilation asked for it (it
-    /// imports it, or imports a file that does): imports are read from the open documents first,
-    /// then from disk.
+    /// imports it, or imports a file that does), one at a time: each keeps its diagnostics, and
+    /// the model of `changed` is kept for the queries that follow an edit.
     fn recompile(&mut self, changed: &str) {
-        let affected = self.affected_by(changed);
-        let results: Vec<(String, Result<Compiled, Errors>, BTreeSet<String>)> = affected
-            .into_iter()
-            .filter_map(|k| {
-                let d = self.documents.get(&k)?;
-                d.file()?;
-                let loader = Recording {
-                    inner: EditorLoader {
-                        open: &self.documents,
-                        disk: crate::FileLoader::default(),
-                    },
-                    asked: RefCell::new(BTreeSet::new()),
-                };
-                let compiled = crate::compile_with(&k, &d.text, &loader);
-                Some((k, compiled, loader.asked.into_inner()))
-            })
-            .collect();
-        for (key, compiled, reads) in results {
-            if let Some(d) = self.documents.get_mut(&key) {
-                d.compiled = compiled;
-                d.reads = reads;
+        // The kept model may be one of those about to change: dropped before any other is made.
+        *self.model.get_mut().unwrap_or_else(PoisonError::into_inner) = None;
+        let mut affected = self.affected_by(changed);
+        // `changed` last, so that its model is the only one alive from then on.
+        affected.sort_by_key(|k| k == changed);
+        for key in affected {
+            let Some((compiled, reads)) =
+                self.documents.get(&key).and_then(|d| self.compile(&key, d))
+            else {
+                continue;
+            };
+            self.generation = self.generation.wrapping_add(1);
+            let generation = self.generation;
+            let Some(doc) = self.documents.get_mut(&key) else {
+                continue;
+            };
+            doc.diagnostics = match &compiled {
+                Ok(c) => own(&c.warnings),
+                Err(e) => own(&e.diagnostics),
+            };
+            doc.checks = compiled.is_ok();
+            doc.reads = reads;
+            doc.generation = generation;
+            if key == changed {
+                *self.model.get_mut().unwrap_or_else(PoisonError::into_inner) = Some(Model {
+                    key,
+                    generation,
+                    compiled: compiled.ok(),
+                });
             }
         }
+    }
+
+    /// Compiles a document with its imports, read from the open documents first, then from
+    /// disk; with every file the compilation asked for. `None` when it does not parse.
+    fn compile(
+        &self,
+        key: &str,
+        doc: &Document,
+    ) -> Option<(Result<Compiled, Errors>, BTreeSet<String>)> {
+        doc.file()?;
+        let loader = Recording {
+            inner: EditorLoader {
+                open: &self.documents,
+                disk: crate::FileLoader::default(),
+            },
+            asked: RefCell::new(BTreeSet::new()),
+        };
+        let compiled = crate::compile_with(key, &doc.text, &loader);
+        Some((compiled, loader.asked.into_inner()))
+    }
+
+    /// `f` of the checked model of document `key`: the kept model when it is that document's
+    /// as it stands, else the document compiled again (and kept in place of the other). `None`
+    /// when the document is not open or did not compile (its errors or those of its imports).
+    fn with_model<R>(&self, key: &str, f: impl FnOnce(&Compiled) -> Option<R>) -> Option<R> {
+        let doc = self.documents.get(key)?;
+        if !doc.checks {
+            return None;
+        }
+        let mut kept = self.model.lock().unwrap_or_else(PoisonError::into_inner);
+        let current = |m: &Model| m.key == key && m.generation == doc.generation;
+        if !kept.as_ref().is_some_and(current) {
+            // Dropped before the next one is made: one model at a time.
+            *kept = None;
+            let (compiled, _) = self.compile(key, doc)?;
+            *kept = Some(Model {
+                key: key.to_string(),
+                generation: doc.generation,
+                compiled: compiled.ok(),
+            });
+        }
+        f(kept.as_ref()?.compiled.as_ref()?)
+    }
+
+    /// How many compiled models the analysis holds.
+    #[cfg(test)]
+    fn models(&self) -> usize {
+        let kept = self.model.lock().unwrap_or_else(PoisonError::into_inner);
+        usize::from(kept.as_ref().is_some_and(|m| m.compiled.is_some()))
     }
 
     /// The keys of the open documents whose diagnostics may change when `key` changes: itself
@@ -232,13 +319,10 @@ impl Analysis {
     /// Every diagnostic of a document, errors and warnings, in source order: what
     /// [`crate::compile`] reports. Empty for a document that is not open.
     pub fn diagnostics(&self, key: &str) -> Vec<Diagnostic> {
-        // A document's own diagnostics: those in the files it imports are theirs.
-        let own = |d: &Vec<Diagnostic>| d.iter().filter(|d| d.file.is_none()).cloned().collect();
-        match self.documents.get(key).map(|d| &d.compiled) {
-            Some(Ok(compiled)) => own(&compiled.warnings),
-            Some(Err(errors)) => own(&errors.diagnostics),
-            None => Vec::new(),
-        }
+        self.documents
+            .get(key)
+            .map(|d| d.diagnostics.clone())
+            .unwrap_or_default()
     }
 
     /// What to show for the name at `offset`: a field, a tool, a type or enum (defined or used)
@@ -367,6 +451,16 @@ impl Analysis {
     fn document(&self, key: &str) -> Option<&Document> {
         self.documents.get(key)
     }
+}
+
+/// A document's own diagnostics among those of its compilation: those in the files it imports
+/// are theirs.
+fn own(diagnostics: &[Diagnostic]) -> Vec<Diagnostic> {
+    diagnostics
+        .iter()
+        .filter(|d| d.file.is_none())
+        .cloned()
+        .collect()
 }
 
 /// The span of `old` that differs from `new` and the text that replaces it: the common prefix

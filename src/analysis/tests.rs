@@ -741,3 +741,46 @@ fn a_change_recompiles_only_the_documents_that_asked_for_it() {
         ["file:///w/mid.tool", top]
     );
 }
+
+/// The analysis keeps one compiled model at a time, however many documents import one file:
+/// a hover that needs another document's model compiles it again, and one made before a change
+/// to a file it read is never used after it. The old analysis kept every document's model: 201
+/// here, one a document, each importer's holding the shared file's.
+#[test]
+fn documents_that_share_an_import_keep_one_compiled_model() {
+    const DOCUMENTS: usize = 200;
+    let shared = "file:///w/shared.tool";
+    let mut analysis = Analysis::new();
+    analysis.set(shared, "type A { a: string @min_length(1) }\n");
+    let text = "import { A } from \"./shared.tool\"\n/// T.\ntool t { item: A }\n";
+    let key = |i: usize| format!("file:///w/d{i}.tool");
+    for i in 0..DOCUMENTS {
+        analysis.set(key(i), text);
+        assert_eq!(analysis.models(), 1);
+    }
+    let item = at(text, "item", 0, 1);
+    let min_length = |a: &Analysis, i: usize| {
+        let hover = a.hover(&key(i), item).expect("a hover");
+        hover.schema.expect("a schema")["properties"]["a"]["minLength"].clone()
+    };
+    for i in [0, DOCUMENTS - 1, 0, 0] {
+        assert_eq!(min_length(&analysis, i), 1);
+        assert_eq!(analysis.models(), 1);
+    }
+
+    // A change to the shared file recompiles every importer; the model kept before it, d0's,
+    // is not asked again: the hover shows the new constraint.
+    analysis.set(shared, "type A { a: string @min_length(2) }\n");
+    assert_eq!(analysis.models(), 1);
+    for i in [0, 1] {
+        assert_eq!(min_length(&analysis, i), 2);
+        assert_eq!(analysis.models(), 1);
+    }
+
+    // A document with errors has no model to ask for, and a hover there makes none.
+    analysis.set(shared, "type A { a: Missing }\n");
+    assert_eq!(analysis.hover(&key(0), item).expect("a hover").schema, None);
+    assert_eq!(analysis.models(), 0);
+    assert!(!analysis.diagnostics(shared).is_empty());
+    assert!(analysis.diagnostics(&key(0)).is_empty());
+}
