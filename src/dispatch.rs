@@ -221,17 +221,10 @@ impl Toolset {
         } else {
             message.push('.');
         }
-        let names: Vec<String> = self
-            .names()
-            .take(LISTED_NAMES)
-            .map(|n| format!("`{n}`"))
-            .collect();
-        if !names.is_empty() {
+        if !self.is_empty() {
+            let names = self.names().map(|n| format!("`{n}`"));
             message.push_str(" The tools are: ");
-            message.push_str(&names.join(", "));
-            if self.len() > LISTED_NAMES {
-                message.push_str(&format!(" and {} more", self.len() - LISTED_NAMES));
-            }
+            message.push_str(&crate::suggest::listed(names, LISTED_NAMES, ", "));
             message.push('.');
         }
         message

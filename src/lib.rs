@@ -82,7 +82,7 @@ pub use runtime::{
     Approval, Approver, Audit, CallError, CallErrorKind, CallOutcome, CancelToken, Handler, Reply,
     RunOptions, Runtime, ToolError,
 };
-pub use suggest::did_you_mean;
+pub use suggest::{did_you_mean, listed};
 pub use toolset::{Answer, LoadError, Toolset};
 
 /// The fixed limits of the language and its compiler (see `docs/limits.md`).

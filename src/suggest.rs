@@ -1,6 +1,13 @@
-//! "Did you mean ...?" suggestions for misspelt names.
+//! "Did you mean ...?" suggestions for misspelt names, and the bounded lists of names a
+//! message shows when no suggestion fits.
 
 use std::borrow::Cow;
+use std::fmt::{self, Write};
+
+/// The longest name, in characters, that gets a suggestion. Nobody mistypes a longer one, and
+/// comparing two names costs the product of their lengths: a 100,000-character unknown type name
+/// took about a minute to compare with the names a file defines.
+const LONGEST_SUGGESTED: usize = 64;
 
 /// The candidate closest to `name`, if it is close enough to be a likely typo.
 ///
@@ -25,6 +32,9 @@ pub(crate) fn did_you_mean_tiered<'a, const TIERS: usize>(
     name: &str,
     candidates: impl IntoIterator<Item = (&'a str, usize)>,
 ) -> Option<&'a str> {
+    if name.chars().nth(LONGEST_SUGGESTED).is_some() {
+        return None;
+    }
     let lower = lowercase(name);
     let shared = Shared::new(&lower);
     // The closest candidate of each set so far.
@@ -79,6 +89,70 @@ pub(crate) fn did_you_mean_tiered<'a, const TIERS: usize>(
         }
     }
     best.into_iter().flatten().next().map(|(_, c)| c)
+}
+
+/// The suggestions of one check, under a bound on their work in all: each unknown name is
+/// compared with every candidate, so n unknown names among n defined ones would cost n² (times
+/// the names' lengths). Once a suggestion would go past the bound, no more are made, and the
+/// messages give their general help instead.
+#[derive(Debug)]
+pub(crate) struct Budget {
+    /// What is left, in pairs of bytes compared (a name's length times a candidate's).
+    left: usize,
+}
+
+impl Default for Budget {
+    /// About a tenth of a second of comparisons; a file of a thousand unknown names among a
+    /// thousand types of ten characters spends a third of it.
+    fn default() -> Self {
+        Budget { left: 1 << 28 }
+    }
+}
+
+impl Budget {
+    /// [`did_you_mean`], while the budget lasts.
+    pub(crate) fn did_you_mean<'a, I>(&mut self, name: &str, candidates: I) -> Option<&'a str>
+    where
+        I: IntoIterator<Item = &'a str> + Clone,
+    {
+        let per_byte = name.len() + 1;
+        let mut cost: usize = 0;
+        for candidate in candidates.clone() {
+            cost = cost.saturating_add(per_byte.saturating_mul(candidate.len() + 1));
+            if cost > self.left {
+                // Spent: reading the candidates again for each later name would be the cost
+                // the budget bounds.
+                self.left = 0;
+                return None;
+            }
+        }
+        self.left -= cost;
+        did_you_mean(name, candidates)
+    }
+}
+
+/// `items`, at most `most` of them, joined by `separator`, then "and N more" when there are
+/// more: the list a message gives of what there is, of bounded length however many there are.
+pub fn listed<T: fmt::Display>(
+    items: impl IntoIterator<Item = T>,
+    most: usize,
+    separator: &str,
+) -> String {
+    let mut out = String::new();
+    let mut count = 0usize;
+    for item in items {
+        if count < most {
+            if count > 0 {
+                out.push_str(separator);
+            }
+            let _ = write!(out, "{item}");
+        }
+        count += 1;
+    }
+    if count > most {
+        let _ = write!(out, " and {} more", count - most);
+    }
+    out
 }
 
 /// The characters of an ASCII name, counted, to bound the similarity of another name to it from
@@ -156,7 +230,47 @@ fn lowercase(s: &str) -> Cow<'_, str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{did_you_mean, did_you_mean_tiered};
+    use super::{did_you_mean, did_you_mean_tiered, listed, Budget};
+
+    #[test]
+    fn a_long_name_gets_no_suggestion() {
+        let long = "a".repeat(64);
+        let longer = "a".repeat(65);
+        assert_eq!(
+            did_you_mean(&long[1..], [long.as_str()]),
+            Some(long.as_str())
+        );
+        assert_eq!(did_you_mean(&longer, [longer.as_str()]), None);
+    }
+
+    #[test]
+    fn a_spent_budget_suggests_nothing_more() {
+        let names: Vec<String> = (0..50).map(|i| format!("name{i}")).collect();
+        let mut budget = Budget { left: 10_000 };
+        // Each asks 6 bytes against 50 names of 6 and 7 bytes (with one for each): 2,040 pairs,
+        // so the budget makes four and is spent by the fifth.
+        let made = (0..10)
+            .filter(|i| {
+                budget
+                    .did_you_mean(&format!("nmae{i}"), names[..50].iter().map(String::as_str))
+                    .is_some()
+            })
+            .count();
+        assert_eq!(made, 4);
+        assert_eq!(budget.left, 0);
+        assert_eq!(budget.did_you_mean("nmae1", ["name1"]), None);
+    }
+
+    #[test]
+    fn a_list_stops_at_its_most() {
+        assert_eq!(listed(["a", "b"], 3, ", "), "a, b");
+        assert_eq!(listed(["a", "b", "c"], 3, ", "), "a, b, c");
+        assert_eq!(
+            listed(["a", "b", "c", "d", "e"], 3, "; "),
+            "a; b; c and 2 more"
+        );
+        assert_eq!(listed(Vec::<&str>::new(), 3, ", "), "");
+    }
 
     #[test]
     fn suggests_close_names_only() {

@@ -542,15 +542,12 @@ impl Server<'_> {
     /// could not read, and why: the first few reasons, and how many more.
     fn show_skipped(&self, reasons: &[String]) {
         const SHOWN: usize = 3;
-        let mut message = format!(
+        let message = format!(
             "rename left out {} workspace file{} it could not read: {}",
             reasons.len(),
             if reasons.len() == 1 { "" } else { "s" },
-            reasons[..reasons.len().min(SHOWN)].join("; ")
+            tooldef::listed(reasons, SHOWN, "; ")
         );
-        if reasons.len() > SHOWN {
-            message.push_str(&format!("; and {} more", reasons.len() - SHOWN));
-        }
         let params = lsp_types::ShowMessageParams {
             typ: lsp_types::MessageType::WARNING,
             message,

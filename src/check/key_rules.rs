@@ -5,10 +5,12 @@
 use crate::ast::{self, AttrValue, Attribute, ValueKind};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::model::*;
-use crate::suggest::did_you_mean;
+use crate::suggest::listed;
 
-use super::attributes::list;
 use super::Checker;
+
+/// The most fields a help lists when a rule names a field the object does not declare.
+const LISTED_FIELDS: usize = 20;
 
 /// The attributes that state rules across an object's keys.
 pub(crate) const OBJECT_CONSTRAINTS: &[&str] = &[
@@ -210,14 +212,17 @@ impl Checker {
             format!("`{name}` is not a field of this object"),
         )
         .with_label("no such field");
-        d = match did_you_mean(name, names.clone()) {
+        d = match self.suggestions.did_you_mean(name, names.clone()) {
             Some(s) => d.with_help(format!("did you mean `{s}`?")),
             None if object.fields.is_empty() => d.with_help(
                 "this object declares no fields; rules across fields name declared fields",
             ),
             None => {
-                let names: Vec<&str> = names.collect();
-                d.with_help(format!("the fields are {}", list(&names)))
+                let names = names.map(|n| format!("`{n}`"));
+                d.with_help(format!(
+                    "the fields are {}",
+                    listed(names, LISTED_FIELDS, ", ")
+                ))
             }
         };
         self.error(d);

@@ -14,7 +14,6 @@ mod names;
 mod types;
 mod values;
 
-use crate::suggest::did_you_mean;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
@@ -126,20 +125,14 @@ struct Checker {
     names: HashMap<String, (TypeId, Span)>,
     /// Types and enums whose definitions did not parse.
     broken: HashSet<String>,
-    /// Candidates scored for "did you mean" so far (see [`SUGGESTION_WORK`]).
-    suggestion_work: usize,
+    /// What is left for "did you mean" suggestions.
+    suggestions: crate::suggest::Budget,
     pending: Vec<Pending>,
     /// The module's patterns, compiled under its budget.
     patterns: crate::pattern::Patterns,
     /// Whether the patterns' budget has been reported spent.
     patterns_over: bool,
 }
-
-/// How many candidates the "did you mean" suggestions of one check may score in all. Each unknown
-/// name is scored against every type name, so a file of n unknown names and n types would cost
-/// n² comparisons; past this budget (about ten milliseconds of work) unknown names get the
-/// general help instead.
-const SUGGESTION_WORK: usize = 1 << 20;
 
 impl Checker {
     pub(super) fn error(&mut self, d: Diagnostic) {
@@ -149,13 +142,9 @@ impl Checker {
     /// The built-in or defined type name closest to an unknown `name`, while the suggestion
     /// budget lasts.
     pub(super) fn closest_type_name(&mut self, name: &str) -> Option<&str> {
-        let candidates = BUILTIN_TYPES.len() + self.names.len();
-        if self.suggestion_work + candidates > SUGGESTION_WORK {
-            return None;
-        }
-        self.suggestion_work += candidates;
         let defined = self.names.keys().map(String::as_str);
-        did_you_mean(name, BUILTIN_TYPES.iter().copied().chain(defined))
+        self.suggestions
+            .did_you_mean(name, BUILTIN_TYPES.iter().copied().chain(defined))
     }
 
     fn module(&mut self, file: &ast::File) -> Module {
