@@ -15,12 +15,18 @@ use std::collections::{HashMap, HashSet};
 use std::io::Read as _;
 use std::path::{Component, Path, PathBuf};
 
+use indexmap::IndexMap;
+
 use crate::ast::{self, Item, TypeExpr, TypeKind};
 use crate::check;
 use crate::diagnostic::{Code, Diagnostic, Errors, Span};
 use crate::source::Source;
+use crate::suggest::{listed, Budget};
 use crate::syntax;
 use crate::Compiled;
+
+/// The most names of a file an unresolved import's help lists.
+const LISTED_DEFINITIONS: usize = 10;
 
 /// The most bytes all the files of one build may hold together: an import cannot get around the
 /// limit on one source.
@@ -350,12 +356,24 @@ impl Build {
                     .push((m, n.span));
             }
         }
+        // What each file defines, in order, the first definition of a name kept: looked up once
+        // for each name imported from it.
+        let defines: Vec<IndexMap<&str, Span>> = self
+            .modules
+            .iter()
+            .map(|module| {
+                let mut own = IndexMap::new();
+                for n in definitions(&module.items) {
+                    own.entry(n.text.as_str()).or_insert(n.span);
+                }
+                own
+            })
+            .collect();
         let broken: HashSet<&str> = self.broken.iter().map(String::as_str).collect();
+        let mut suggestions = Budget::default();
         let mut found = Vec::new();
         for (m, module) in self.modules.iter().enumerate() {
-            let own: HashMap<&str, Span> = definitions(&module.items)
-                .map(|n| (n.text.as_str(), n.span))
-                .collect();
+            let own = &defines[m];
             // Imported names: where the import names them, and whether they are used (a name
             // that could not be imported counts as used: its error is enough).
             let mut imported: HashMap<&str, (Span, bool)> = HashMap::new();
@@ -394,23 +412,25 @@ impl Build {
                         // The file could not be read: already reported at the path.
                         continue;
                     };
-                    let there = &self.modules[t];
-                    let names: Vec<&str> =
-                        definitions(&there.items).map(|d| d.text.as_str()).collect();
-                    if !names.contains(&name) && !broken.contains(name) {
+                    let names = &defines[t];
+                    if !names.contains_key(name) && !broken.contains(name) {
                         imported.insert(name, (n.span, true));
+                        let there = self.modules[t].source.name();
                         let mut d = Diagnostic::error(
                             Code::UnresolvedImport,
                             n.span,
-                            format!("`{}` defines no type or enum `{name}`", there.source.name()),
+                            format!("`{there}` defines no type or enum `{name}`"),
                         )
                         .with_label("not defined there");
-                        d = match crate::suggest::did_you_mean(name, names.iter().copied()) {
+                        d = match suggestions.did_you_mean(name, names.keys().copied()) {
                             Some(s) => d.with_help(format!("did you mean `{s}`?")),
                             None if names.is_empty() => {
                                 d.with_help("that file defines no types or enums")
                             }
-                            None => d.with_help(format!("it defines: {}", names.join(", "))),
+                            None => d.with_help(format!(
+                                "it defines: {}",
+                                listed(names.keys(), LISTED_DEFINITIONS, ", ")
+                            )),
                         };
                         found.push(d);
                     }

@@ -932,6 +932,38 @@ fn imports_back_to_a_deep_ancestor_report_each_circle_in_bounded_length() {
     );
 }
 
+#[test]
+fn names_imported_from_a_large_file_are_looked_up_once_each() {
+    // Each imported name was looked for in a list of the other file's names, built again for
+    // it, and each name not there was told every name there: 20,000 names imported from a file
+    // of 20,000 types wrote 20,000 lists of 20,000 names (2.6 GB).
+    let n = 20_000;
+    let types: String = (0..n)
+        .map(|i| format!("type T{i} {{ a: string }}\n"))
+        .collect();
+    let wanted: Vec<String> = (0..n).map(|i| format!("U{i}")).collect();
+    let main = format!("import {{ {} }} from \"./types.tool\"\n", wanted.join(", "));
+    let diagnostics = build_diagnostics(vec![
+        ("main.tool".to_string(), main),
+        ("types.tool".to_string(), types),
+    ]);
+    let unresolved: Vec<&tooldef::Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| d.code == Code::UnresolvedImport)
+        .collect();
+    assert_eq!(unresolved.len(), n);
+    let help = unresolved[0].help.as_deref().expect("a help");
+    assert_eq!(
+        help,
+        "it defines: T0, T1, T2, T3, T4, T5, T6, T7, T8, T9 and 19990 more"
+    );
+    let total: usize = unresolved
+        .iter()
+        .map(|d| d.message.len() + d.help.as_ref().map_or(0, String::len))
+        .sum();
+    assert!(total < 150 * n, "{total} bytes of messages");
+}
+
 /// Reports drawn for people of sources with long lines (`tooldef::render`, which miette draws).
 #[cfg(feature = "cli")]
 mod long_lines {
