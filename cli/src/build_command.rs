@@ -33,7 +33,9 @@ pub(crate) struct BuildArgs {
 }
 
 /// The `.tool` files of `paths`: files as given (and `-`), folders searched recursively, in
-/// sorted order; hidden folders and `target`/`node_modules` are skipped. A folder that holds no
+/// sorted order; hidden folders and `target`/`node_modules` are skipped, and so are the special
+/// files found in a folder (a pipe, a socket or a device, or a link to one: opening a pipe
+/// waits for a writer). A folder that holds no
 /// `.tool` file, or cannot be read, is passed on as it is, so that the command reports it as an
 /// input it cannot read and goes on with the others.
 pub(crate) fn tool_files(paths: &[PathBuf]) -> Vec<PathBuf> {
@@ -74,12 +76,18 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
                 if !name.starts_with('.') && name != "target" && name != "node_modules" {
                     todo.push(path);
                 }
-            } else if name.ends_with(".tool") {
+            } else if name.ends_with(".tool") && !special(&path) {
                 out.push(path);
             }
         }
     }
     Ok(())
+}
+
+/// Whether `path` is a pipe, a socket or a device, or a link to one (a link that leads nowhere is
+/// kept, to be reported as an input that cannot be read).
+fn special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 /// Reads each of `files` as a source (UTF-8, within the input limit).

@@ -493,3 +493,37 @@ fn an_error_far_along_a_long_line_is_reported() {
         assert!(err.len() < 2_000, "{args:?}: {} bytes", err.len());
     }
 }
+
+#[test]
+fn a_pipe_named_like_a_source_in_a_folder_is_passed_over() {
+    // The folder walk took every entry named `*.tool` that is not a folder: opening a pipe
+    // waits for a writer, so `check DIR` with a pipe `evil.tool` in DIR never ended.
+    let dir = temp();
+    std::fs::write(dir.path().join("good.tool"), TOOL).unwrap();
+    let made = Command::new("mkfifo")
+        .arg(dir.path().join("evil.tool"))
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    for command in ["check", "stats"] {
+        let mut child = Command::new(BIN)
+            .args([command, "."])
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run tooldef");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while child.try_wait().expect("wait").is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("`tooldef {command} .` still reads the pipe after 30 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let out = child.wait_with_output().expect("output");
+        assert!(out.status.success(), "{command}: {}", stderr(&out));
+    }
+}
