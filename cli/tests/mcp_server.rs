@@ -568,6 +568,12 @@ impl StdioServer {
         (status, self.stderr())
     }
 
+    /// Closes stdin and asserts that the server exits successfully.
+    fn finish_cleanly(self) {
+        let (status, stderr) = self.finish();
+        assert!(status.success(), "{status}: {stderr}");
+    }
+
     fn stderr(&mut self) -> String {
         if self.child.try_wait().ok().flatten().is_none() {
             let _ = self.child.kill();
@@ -614,8 +620,7 @@ fn notifications_and_responses_before_initialize_do_not_stop_the_server() {
         server.initialize();
         let listed = server.request(5, "tools/list", json!({}));
         assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(7));
-        let (status, stderr) = server.finish();
-        assert!(status.success(), "{status}: {stderr}");
+        server.finish_cleanly();
     }
 }
 
@@ -662,8 +667,7 @@ fn a_call_whose_arguments_are_not_an_object_is_invalid_params() {
     );
     assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
     still_serves(&mut server);
-    let (status, stderr) = server.finish();
-    assert!(status.success(), "{status}: {stderr}");
+    server.finish_cleanly();
 }
 
 #[test]
@@ -688,8 +692,7 @@ fn a_second_initialize_is_an_invalid_request() {
         );
     }
     still_serves(&mut server);
-    let (status, stderr) = server.finish();
-    assert!(status.success(), "{status}: {stderr}");
+    server.finish_cleanly();
 }
 
 #[test]
@@ -725,8 +728,7 @@ fn arguments_serde_json_cannot_read_get_a_tool_error() {
     );
     let answer = server.answer(array.as_bytes(), &json!("array"));
     assert_eq!(answer["error"]["code"], -32602, "{answer}");
-    let (status, stderr) = server.finish();
-    assert!(status.success(), "{status}: {stderr}");
+    server.finish_cleanly();
 }
 
 #[test]
@@ -771,8 +773,7 @@ fn requests_serde_json_cannot_read_are_answered_with_their_id() {
         .as_bytes(),
     );
     still_serves(&mut server);
-    let (status, stderr) = server.finish();
-    assert!(status.success(), "{status}: {stderr}");
+    server.finish_cleanly();
 }
 
 #[test]
@@ -794,8 +795,7 @@ fn a_line_that_is_not_json_is_a_parse_error_with_id_null() {
         );
         still_serves(&mut server);
     }
-    let (status, stderr) = server.finish();
-    assert!(status.success(), "{status}: {stderr}");
+    server.finish_cleanly();
 }
 
 /// The kinds of bad frames.
@@ -1070,8 +1070,7 @@ fn malformed_frames_neither_stop_nor_hang_the_server() {
         json!({"sum": 3}),
         "{added}"
     );
-    let (status, stderr) = server.finish();
-    assert!(status.success(), "{status}: {stderr}");
+    server.finish_cleanly();
 }
 
 /// How to run Node 22 or newer: the installed `node`, or `node@22` from the npm registry
