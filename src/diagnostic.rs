@@ -507,7 +507,7 @@ impl Errors {
 
 /// Maps byte offsets to 1-based line and column numbers (columns count characters).
 ///
-/// A column is counted from a checkpoint of characters every [`CHECKPOINT`] bytes, so finding
+/// A column is counted from a checkpoint of characters every 256 bytes, so finding
 /// one costs at most that many bytes' reading, however long the line: many diagnostics on one
 /// long line each counted the line from its start, quadratic in the line's length.
 #[derive(Clone, Debug)]
