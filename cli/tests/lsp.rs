@@ -782,8 +782,8 @@ fn rename_reaches_files_of_the_workspace_that_are_not_open() {
 }
 
 /// A rename reads the workspace's files that are not open, but only regular files within the
-/// input limit: a pipe, a device or an oversized file named `*.tool` is left out, and the client
-/// is told so. The old code read each with no check: on a FIFO the rename never answered and the
+/// input limit: the folder walk passes over a pipe or a device named `*.tool` (as every command's
+/// walk does), and an oversized file is left out with a word to the client. The old code read each with no check: on a FIFO the rename never answered and the
 /// server was stuck for good; a link to `/dev/zero` grew to 2.1 GB before a ulimit stopped it; a
 /// 300 MB file was read whole (1.18 GB resident).
 #[cfg(unix)]
@@ -826,11 +826,8 @@ fn rename_skips_workspace_files_that_are_not_regular_or_too_large() {
     );
     let shown = client.notification("window/showMessage");
     let message = shown["message"].as_str().expect("a message");
-    assert!(message.contains("left out 3 workspace files"), "{message}");
-    for name in ["big.tool", "evil.tool", "zero.tool"] {
-        assert!(message.contains(name), "{message}");
-    }
-    assert!(message.contains("not a regular file"), "{message}");
+    assert!(message.contains("left out 1 workspace file "), "{message}");
+    assert!(message.contains("big.tool"), "{message}");
     assert!(message.contains("larger than 65536 bytes"), "{message}");
     assert_eq!(client.finish(), Some(0));
 }
