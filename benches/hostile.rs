@@ -315,6 +315,18 @@ fn shapes() -> Vec<Shape> {
             }),
         ),
         (
+            "check: n rules across the keys of n fields",
+            5_000,
+            Box::new(|n| {
+                let fields: String = (0..n).map(|i| format!("  f{i}?: string\n")).collect();
+                let rules: String = (0..n)
+                    .map(|i| format!("@requires(f{}: f{})\n", n - 1 - i, (2 * n - 2 - i) % n))
+                    .collect();
+                let s = format!("/// T.\n{rules}tool t {{\n{fields}}}\n");
+                assert!(tooldef::compile(&s).is_ok());
+            }),
+        ),
+        (
             "report: the line and column of n places on one line",
             20_000,
             Box::new(|n| {

@@ -257,6 +257,36 @@ fn a_union_of_many_named_types_checks_in_linear_time() {
 }
 
 #[test]
+fn many_rules_across_keys_check_in_linear_time() {
+    // Each field a rule names was looked for among the object's fields, and each name among the
+    // names before it in its rule: 200,000 `@requires` over the last two of 15,000 fields (a
+    // 5.5 MB source) took 11.5 s to check in a release build, 0.7 s now.
+    let fields = 10_000;
+    let declared: String = (0..fields).map(|i| format!("  f{i}?: string\n")).collect();
+    let n = 100_000;
+    let rule = format!("@requires(f{}: f{})\n", fields - 1, fields - 2);
+    let source = format!("/// T.\n{}tool t {{\n{declared}}}\n", rule.repeat(n));
+    let compiled = tooldef::compile(&source).expect("compiles");
+    assert_eq!(compiled.module.tools[0].params.rules.groups.len(), n);
+
+    // One rule naming every field four times, the last first.
+    let names: Vec<String> = (0..4 * fields)
+        .map(|i| format!("f{}", fields - 1 - i % fields))
+        .collect();
+    let source = format!(
+        "/// T.\n@exactly_one_of({})\ntool t {{\n{declared}}}\n",
+        names.join(", ")
+    );
+    let errors = tooldef::compile(&source).expect_err("names repeated");
+    let twice = errors
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.ends_with("is named twice"))
+        .count();
+    assert_eq!(twice, 3 * fields);
+}
+
+#[test]
 fn a_long_single_line_formats() {
     // The formatter searched to the end of the line for every line it printed: a 13 MB
     // one-line file took seven minutes.

@@ -1,6 +1,8 @@
 //! Attributes: which apply where, their arguments, and the tool attributes (hints, approval,
 //! modes, retries, formats, metadata).
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use crate::ast::{self, AttrValue, Attribute, ValueKind};
@@ -8,12 +10,15 @@ use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::model::*;
 use crate::suggest::did_you_mean;
 
-use super::key_rules::{OBJECT_CONSTRAINTS, REPEATABLE_ATTRIBUTES};
+use super::key_rules::{FieldIndex, OBJECT_CONSTRAINTS, REPEATABLE_ATTRIBUTES};
 use super::values::non_negative;
 use super::{
     Checker, ARRAY_CONSTRAINTS, FIELD_ANNOTATIONS, NUMBER_CONSTRAINTS, STRING_CONSTRAINTS,
     TOOL_ATTRIBUTES, TYPE_ATTRIBUTES,
 };
+
+/// The attributes of one item given so far that may be given once, with where each was given.
+pub(super) type Seen<'a> = HashMap<&'a str, Span>;
 
 impl Checker {
     // -----------------------------------------------------------------------------------------
@@ -22,7 +27,8 @@ impl Checker {
     /// The attributes of a `type` (`ty`, its type) or an `enum` (`None`); returns whether it is
     /// deprecated. An object type also takes the rules across its keys.
     pub(super) fn item_attributes(&mut self, attrs: &[Attribute], mut ty: Option<&mut Ty>) -> bool {
-        let mut seen = Vec::new();
+        let mut seen = Seen::new();
+        let mut fields = FieldIndex::default();
         let mut deprecated = false;
         for a in attrs {
             if !self.first_time(&mut seen, a) {
@@ -32,7 +38,7 @@ impl Checker {
             match (name, ty.as_deref_mut()) {
                 ("deprecated", _) => deprecated = self.flag(a).unwrap_or(true),
                 (_, Some(Ty::Object(o))) if OBJECT_CONSTRAINTS.contains(&name) => {
-                    self.key_rule(o, a);
+                    self.key_rule(o, a, &mut fields);
                 }
                 _ => self.unknown_attribute(a, TYPE_ATTRIBUTES, "types and enums"),
             }
@@ -44,7 +50,8 @@ impl Checker {
     }
 
     pub(super) fn tool_attributes(&mut self, tool: &mut Tool, attrs: &[Attribute]) {
-        let mut seen = Vec::new();
+        let mut seen = Seen::new();
+        let mut fields = FieldIndex::default();
         for a in attrs {
             if !self.first_time(&mut seen, a) {
                 continue;
@@ -74,7 +81,7 @@ impl Checker {
                     } else {
                         "strict"
                     };
-                    if let Some(&(_, first)) = seen.iter().find(|(n, _)| *n == other) {
+                    if let Some(&first) = seen.get(other) {
                         self.error(
                             Diagnostic::error(
                                 Code::ConflictingAttributes,
@@ -142,7 +149,9 @@ impl Checker {
                         }
                     }
                 }
-                name if OBJECT_CONSTRAINTS.contains(&name) => self.key_rule(&mut tool.params, a),
+                name if OBJECT_CONSTRAINTS.contains(&name) => {
+                    self.key_rule(&mut tool.params, a, &mut fields)
+                }
                 _ => self.unknown_attribute(a, TOOL_ATTRIBUTES, "tools"),
             }
         }
@@ -224,44 +233,33 @@ impl Checker {
         ok.then_some(retry)
     }
 
-    /// Whether `a` is the first attribute of its name in `seen` (a list: items have few
-    /// attributes, and a scan is cheaper than hashing); reports a repeat otherwise, and repeated
+    /// Whether `a` is the first attribute of its name in `seen` (each attribute that may be given
+    /// once, by name, where it was first given); reports a repeat otherwise, and repeated
     /// argument names.
-    pub(super) fn first_time<'a>(
-        &mut self,
-        seen: &mut Vec<(&'a str, Span)>,
-        a: &'a Attribute,
-    ) -> bool {
+    pub(super) fn first_time<'a>(&mut self, seen: &mut Seen<'a>, a: &'a Attribute) -> bool {
         // Each group rule is a rule of its own: an object may have several.
         let repeatable = REPEATABLE_ATTRIBUTES.contains(&a.name.text.as_str());
-        if let Some(&(_, first)) = seen
-            .iter()
-            .find(|(n, _)| *n == a.name.text)
-            .filter(|_| !repeatable)
-        {
-            self.error(
-                Diagnostic::error(
-                    Code::DuplicateAttribute,
-                    a.span,
-                    format!("`@{}` is given twice", a.name.text),
-                )
-                .with_label("duplicate attribute")
-                .with_related(first, "first given here"),
-            );
-            return false;
+        if !repeatable {
+            if let Some(&first) = seen.get(a.name.text.as_str()) {
+                self.error(
+                    Diagnostic::error(
+                        Code::DuplicateAttribute,
+                        a.span,
+                        format!("`@{}` is given twice", a.name.text),
+                    )
+                    .with_label("duplicate attribute")
+                    .with_related(first, "first given here"),
+                );
+                return false;
+            }
+            seen.insert(&a.name.text, a.span);
         }
-        seen.push((&a.name.text, a.span));
-        let mut names: Vec<(&str, Span)> = Vec::new();
+        // Where each argument name was last given.
+        let mut names: HashMap<&str, Span> = HashMap::new();
         for arg in a.args() {
             let Some(n) = &arg.name else { continue };
             // The latest earlier one, as a map that kept the last span would report.
-            let repeated = names
-                .iter()
-                .rev()
-                .find(|(t, _)| *t == n.text)
-                .map(|&(_, s)| s);
-            names.push((&n.text, n.span));
-            if let Some(first) = repeated {
+            if let Some(first) = names.insert(&n.text, n.span) {
                 self.error(
                     Diagnostic::error(
                         Code::InvalidAttributeArgument,

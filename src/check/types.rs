@@ -12,8 +12,8 @@ use crate::model::*;
 use crate::pattern::{BuildError, MAX_PATTERN_MEMORY};
 use crate::suggest::did_you_mean;
 
-use super::attributes::{article, list};
-use super::key_rules::OBJECT_CONSTRAINTS;
+use super::attributes::{article, list, Seen};
+use super::key_rules::{FieldIndex, OBJECT_CONSTRAINTS};
 use super::names::{duplicate, enum_folding, first_line};
 use super::{
     Checker, Pending, ARRAY_CONSTRAINTS, FIELD_ANNOTATIONS, NUMBER_CONSTRAINTS, STRING_CONSTRAINTS,
@@ -123,7 +123,7 @@ impl Checker {
             deprecated: false,
             span: f.name.span,
         };
-        let mut seen = Vec::new();
+        let mut seen = Seen::new();
         // The examples and the default, checked against the type once the module is known.
         let mut values = Vec::new();
         for a in &f.annotations {
@@ -355,7 +355,8 @@ impl Checker {
     }
 
     fn constraints(&mut self, ty: &mut Ty, ty_span: Span, attrs: &[Attribute]) {
-        let mut seen = Vec::new();
+        let mut seen = Seen::new();
+        let mut fields = FieldIndex::default();
         for a in attrs {
             if !is_constraint(&a.name.text) {
                 let known: Vec<&str> = applicable(ty).to_vec();
@@ -395,12 +396,12 @@ impl Checker {
             if !self.first_time(&mut seen, a) {
                 continue;
             }
-            self.constraint(ty, ty_span, a);
+            self.constraint(ty, ty_span, a, &mut fields);
         }
         self.check_ranges(ty);
     }
 
-    fn constraint(&mut self, ty: &mut Ty, ty_span: Span, a: &Attribute) {
+    fn constraint(&mut self, ty: &mut Ty, ty_span: Span, a: &Attribute, fields: &mut FieldIndex) {
         let name = a.name.text.as_str();
         let kind_name = ty.kind_name();
         let target: &mut Ty = match ty {
@@ -538,7 +539,7 @@ impl Checker {
                 let Some(n) = self.length_arg(a) else { return };
                 t.max_items = Some(Spanned::new(n, a.span));
             }
-            (Ty::Object(o), _) if OBJECT_CONSTRAINTS.contains(&name) => self.key_rule(o, a),
+            (Ty::Object(o), _) if OBJECT_CONSTRAINTS.contains(&name) => self.key_rule(o, a, fields),
             (Ty::Tuple(t), "unique") => {
                 if let Some(b) = self.flag(a) {
                     t.unique = Some(Spanned::new(b, a.span));
