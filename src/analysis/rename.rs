@@ -288,12 +288,32 @@ pub(super) fn rename(
     }
     Ok(places(analysis, &target, true)
         .into_iter()
-        .map(|l| Edit {
-            document: l.document,
-            span: l.span,
-            new_text: new_name.to_string(),
+        .map(|l| {
+            let old_text = analysis
+                .text(&l.document)
+                .and_then(|text| text.get(l.span.start..l.span.end))
+                .unwrap_or_default();
+            Edit {
+                new_text: spelled_like(old_text, new_name),
+                document: l.document,
+                span: l.span,
+            }
         })
         .collect())
+}
+
+/// `new_name` written the way the name it replaces was: quoted where that was a string
+/// (`"h"`, `r#"h"#`), so the new name keeps the string's token boundaries; bare otherwise.
+fn spelled_like(old_text: &str, new_name: &str) -> String {
+    let bare = !old_text.is_empty()
+        && old_text
+            .chars()
+            .all(|c| c == '_' || c.is_ascii_alphanumeric());
+    if bare {
+        new_name.to_string()
+    } else {
+        serde_json::Value::from(new_name).to_string()
+    }
 }
 
 /// The name of another field called `name` in the object at `body`.

@@ -234,7 +234,8 @@ fn rename_a_field_changes_the_keys_that_name_it() {
     let renamed = apply(WEATHER, &edits);
     assert!(renamed.contains("latitude: number"));
     assert!(renamed.contains("{ latitude: 1, lon: 2 }"));
-    assert!(renamed.contains("[{ latitude: 3, lon: 4 }]"));
+    // A quoted key stays quoted.
+    assert!(renamed.contains("[{ \"latitude\": 3, lon: 4 }]"));
     assert!(crate::compile(&renamed).is_ok(), "{renamed}");
 }
 
@@ -783,4 +784,30 @@ fn documents_that_share_an_import_keep_one_compiled_model() {
     assert_eq!(analysis.models(), 0);
     assert!(!analysis.diagnostics(shared).is_empty());
     assert!(analysis.diagnostics(&key(0)).is_empty());
+}
+
+#[test]
+fn rename_keeps_a_quoted_name_quoted() {
+    // Found by fuzzing: the quoted field name `"h"` follows `string` with no space, and the
+    // rename wrote the new name bare, so `string"h"` became `stringrenamed`.
+    let source = "/// Does t.\ntool t {\n  b?: { g: string\"h\": \"x\" } = { g: \"z\", \"h\": \"x\" }\n  c?: { r#\"k\"#: string } = { r\"k\": \"y\" }\n}\n";
+    let a = analysis(source);
+    assert!(crate::compile(source).is_ok());
+    let edits = a
+        .rename(KEY, at(source, "\"h\"", 0, 1), "renamed")
+        .expect("renamed");
+    assert_eq!(edits.len(), 2);
+    let renamed = apply(source, &edits);
+    assert!(renamed.contains("string\"renamed\": \"x\""), "{renamed}");
+    assert!(renamed.contains("\"z\", \"renamed\": \"x\" }"), "{renamed}");
+    assert!(crate::compile(&renamed).is_ok(), "{renamed}");
+
+    let edits = a
+        .rename(KEY, at(source, "r#\"k\"#", 0, 3), "key")
+        .expect("renamed");
+    assert_eq!(edits.len(), 2);
+    let renamed = apply(source, &edits);
+    assert!(renamed.contains("{ \"key\": string }"), "{renamed}");
+    assert!(renamed.contains("= { \"key\": \"y\" }"), "{renamed}");
+    assert!(crate::compile(&renamed).is_ok(), "{renamed}");
 }
