@@ -494,15 +494,6 @@ fn changed_part<'n>(old: &str, new: &'n str) -> Option<(Span, &'n str)> {
     ))
 }
 
-/// Whether `name` is an identifier: what a type, enum or field may be renamed to.
-fn is_identifier(name: &str) -> bool {
-    let mut bytes = name.bytes();
-    bytes
-        .next()
-        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
-}
-
 /// The offset, moved back to the start of the character it falls in; `None` past the end.
 fn char_offset(text: &str, offset: usize) -> Option<usize> {
     if offset > text.len() {

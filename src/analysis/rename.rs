@@ -2,6 +2,7 @@
 
 use crate::ast::{self, Item};
 use crate::diagnostic::Span;
+use crate::syntax::{is_identifier, quote};
 
 use super::locate::{self, Found};
 use super::{Analysis, Edit, Location};
@@ -236,7 +237,7 @@ pub(super) fn rename(
     new_name: &str,
 ) -> Result<Vec<Edit>, RenameError> {
     let (target, _, old) = target(analysis, key, offset)?;
-    if !super::is_identifier(new_name) {
+    if !is_identifier(new_name) {
         return Err(RenameError::NotAnIdentifier(new_name.to_string()));
     }
     match &target {
@@ -305,14 +306,10 @@ pub(super) fn rename(
 /// `new_name` written the way the name it replaces was: quoted where that was a string
 /// (`"h"`, `r#"h"#`), so the new name keeps the string's token boundaries; bare otherwise.
 fn spelled_like(old_text: &str, new_name: &str) -> String {
-    let bare = !old_text.is_empty()
-        && old_text
-            .chars()
-            .all(|c| c == '_' || c.is_ascii_alphanumeric());
-    if bare {
+    if is_identifier(old_text) {
         new_name.to_string()
     } else {
-        serde_json::Value::from(new_name).to_string()
+        quote(new_name)
     }
 }
 

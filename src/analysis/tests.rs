@@ -793,21 +793,30 @@ fn rename_keeps_a_quoted_name_quoted() {
     let source = "/// Does t.\ntool t {\n  b?: { g: string\"h\": \"x\" } = { g: \"z\", \"h\": \"x\" }\n  c?: { r#\"k\"#: string } = { r\"k\": \"y\" }\n}\n";
     let a = analysis(source);
     assert!(crate::compile(source).is_ok());
-    let edits = a
-        .rename(KEY, at(source, "\"h\"", 0, 1), "renamed")
-        .expect("renamed");
-    assert_eq!(edits.len(), 2);
-    let renamed = apply(source, &edits);
-    assert!(renamed.contains("string\"renamed\": \"x\""), "{renamed}");
-    assert!(renamed.contains("\"z\", \"renamed\": \"x\" }"), "{renamed}");
-    assert!(crate::compile(&renamed).is_ok(), "{renamed}");
-
-    let edits = a
-        .rename(KEY, at(source, "r#\"k\"#", 0, 3), "key")
-        .expect("renamed");
-    assert_eq!(edits.len(), 2);
-    let renamed = apply(source, &edits);
-    assert!(renamed.contains("{ \"key\": string }"), "{renamed}");
-    assert!(renamed.contains("= { \"key\": \"y\" }"), "{renamed}");
-    assert!(crate::compile(&renamed).is_ok(), "{renamed}");
+    // (the name, a point inside it, the new name, two pieces of the result)
+    let cases = [
+        (
+            "\"h\"",
+            1,
+            "renamed",
+            ["string\"renamed\": \"x\"", "\"z\", \"renamed\": \"x\" }"],
+        ),
+        (
+            "r#\"k\"#",
+            3,
+            "key",
+            ["{ \"key\": string }", "= { \"key\": \"y\" }"],
+        ),
+    ];
+    for (name, inside, new_name, expected) in cases {
+        let edits = a
+            .rename(KEY, at(source, name, 0, inside), new_name)
+            .expect("renamed");
+        assert_eq!(edits.len(), 2, "{name}");
+        let renamed = apply(source, &edits);
+        for piece in expected {
+            assert!(renamed.contains(piece), "{piece} in {renamed}");
+        }
+        assert!(crate::compile(&renamed).is_ok(), "{renamed}");
+    }
 }

@@ -6,6 +6,7 @@ use super::Unprintable;
 use crate::ast::{self, *};
 use crate::diagnostic::Span;
 use crate::model::{self, Additional, Module, NamedKind, Ty};
+use crate::syntax::is_identifier;
 
 /// Turns a model into a syntax tree that compiles back to it.
 pub(crate) fn to_ast(m: &Module) -> Result<File, Unprintable> {
@@ -21,13 +22,6 @@ pub(crate) fn to_ast(m: &Module) -> Result<File, Unprintable> {
     Ok(File {
         items: items.into_iter().map(|(_, _, item)| item).collect(),
     })
-}
-
-/// Whether `s` is an identifier (`[A-Za-z_][A-Za-z0-9_]*`).
-pub(super) fn is_ident(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn is_word(s: &str) -> bool {
@@ -50,7 +44,7 @@ fn sp() -> Span {
 fn name(text: &str) -> Name {
     Name {
         text: text.to_string(),
-        quoted: !is_ident(text),
+        quoted: !is_identifier(text),
         span: sp(),
     }
 }
@@ -137,7 +131,7 @@ fn f64_value(x: f64) -> Value {
 
 impl ToAst<'_> {
     fn named(&mut self, t: &model::NamedType) -> Result<Item, Unprintable> {
-        if !is_ident(&t.name) {
+        if !is_identifier(&t.name) {
             return Err(Unprintable(format!(
                 "the type name `{}` is not an identifier",
                 t.name
@@ -153,7 +147,7 @@ impl ToAst<'_> {
                 let mut out = Vec::new();
                 for m in members {
                     let value = match &m.value {
-                        Value::String(s) if is_ident(s) => EnumValue::Ident(s.clone()),
+                        Value::String(s) if is_identifier(s) => EnumValue::Ident(s.clone()),
                         Value::String(s) => EnumValue::String(s.clone()),
                         Value::Number(n) if n.is_i64() || n.is_u64() => {
                             EnumValue::Integer(n.to_string())
@@ -269,7 +263,7 @@ impl ToAst<'_> {
         if !t.meta.is_empty() {
             let mut args = Vec::new();
             for (k, v) in &t.meta {
-                if !is_ident(k) {
+                if !is_identifier(k) {
                     return Err(Unprintable(format!(
                         "the `@meta` key `{k}` is not an identifier"
                     )));
@@ -561,7 +555,7 @@ fn array_attrs(
 /// `@min_properties`, `@max_properties`, `@exactly_one_of`, `@at_most_one_of` and `@requires`.
 fn key_rule_attrs(rules: &model::KeyRules) -> Vec<Attribute> {
     let field = |n: &String| {
-        if is_ident(n) {
+        if is_identifier(n) {
             word(n)
         } else {
             val(&Value::String(n.clone()))

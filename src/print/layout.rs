@@ -1,9 +1,9 @@
 //! The printer: syntax trees in canonical layout, with the source's comments put back.
 
 use super::comments::Comment;
-use super::from_model::is_ident;
 use crate::ast::{self, *};
 use crate::diagnostic::Span;
+use crate::syntax::{is_identifier, quote};
 
 const INDENT: &str = "  ";
 
@@ -356,7 +356,7 @@ impl<'s> Printer<'s> {
     }
 
     fn name(&mut self, n: &Name) {
-        if n.quoted || !is_ident(&n.text) {
+        if n.quoted || !is_identifier(&n.text) {
             let text = self.string_literal(&n.text, n.span, false);
             self.write(&text);
         } else {
@@ -744,9 +744,4 @@ fn raw_string(s: &str) -> Option<String> {
         .unwrap_or(0);
     let fence = "#".repeat(hashes);
     Some(format!("r{fence}\"{s}\"{fence}"))
-}
-
-/// A string in double quotes with JSON escapes.
-pub(crate) fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}"))
 }

@@ -19,6 +19,21 @@ struct ToolParser;
 /// The deepest nesting of `{`, `[`, `(`, `<` and `T[]` suffixes that the parser accepts.
 pub const MAX_NESTING: usize = 64;
 
+/// Whether `name` is an identifier (`[A-Za-z_][A-Za-z0-9_]*`, the grammar's `ident`): a name
+/// that is written bare. Every other name is written as a string (see [`quote`]).
+pub(crate) fn is_identifier(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// `text` as a string in double quotes with JSON escapes, which reads back as `text`.
+pub(crate) fn quote(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| format!("{text:?}"))
+}
+
 /// Parses a whole `.tool` source into its syntax tree.
 ///
 /// Errors are syntax errors (`syntax`), nesting beyond [`MAX_NESTING`] (`nesting-too-deep`), and

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::model::*;
 use crate::suggest::{did_you_mean, did_you_mean_tiered};
+use crate::syntax::{is_identifier, quote};
 
 use super::compile::{FieldCheck, KeyGroupCheck, Node, ObjectCheck};
 use super::error::{ErrorCode, NodeDetail, NumberRule, Problem, Shown, ValidationError};
@@ -409,19 +410,11 @@ fn field_text(module: &Module, f: &Field, depth: usize) -> String {
 
 /// A key as written in a signature: bare when it is an identifier, quoted otherwise.
 fn display_key(key: &str) -> String {
-    if is_ident(key) {
+    if is_identifier(key) {
         key.to_string()
     } else {
-        json_text(&Value::String(key.to_string()))
+        quote(key)
     }
-}
-
-/// Whether a key is written bare: an ASCII identifier.
-fn is_ident(key: &str) -> bool {
-    key.bytes()
-        .next()
-        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-        && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// The compact signature of a tool, e.g.
@@ -558,7 +551,7 @@ fn write_readable_path(out: &mut String, pointer: &str) {
             out.push('[');
             out.push_str(&seg);
             out.push(']');
-        } else if is_ident(&seg) {
+        } else if is_identifier(&seg) {
             if !first {
                 out.push('.');
             }
