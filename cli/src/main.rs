@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use serde_json::Value;
 
 use tooldef::emit::{self, Target};
 use tooldef::render::{self, Style};
@@ -424,26 +423,42 @@ fn print_diagnostics(all: &[(String, String, Vec<Diagnostic>)], format: Format, 
             }
         }
         Format::Json => {
-            let mut out = Vec::new();
-            for (name, text, diags) in all {
-                for run in diags.chunk_by(same_file) {
-                    let (name, text) = match &run[0].file {
-                        Some(file) => (file.name(), file.text()),
-                        None => (name.as_str(), text.as_str()),
-                    };
-                    let index = LineIndex::new(text);
-                    out.extend(run.iter().map(|d| d.to_json(name, text, &index)));
-                }
-            }
-            let mut json = serde_json::to_string_pretty(&Value::Array(out)).unwrap_or_default();
-            json.push('\n');
+            let all = JsonDiagnostics(all);
             if to_stdout {
-                self::to_stdout(&json);
+                write_pretty(std::io::stdout().lock(), &all);
             } else {
-                to_stderr(&json);
+                write_pretty(std::io::stderr().lock(), &all);
             }
         }
     }
+}
+
+/// Every diagnostic as one JSON array, each turned into JSON only as it is written, so a source
+/// with a million problems never holds a million JSON objects at once.
+struct JsonDiagnostics<'a>(&'a [(String, String, Vec<Diagnostic>)]);
+
+impl serde::Serialize for JsonDiagnostics<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().flat_map(|(name, text, diags)| {
+            diags.chunk_by(same_file).flat_map(move |run| {
+                let (name, text) = match &run[0].file {
+                    Some(file) => (file.name(), file.text()),
+                    None => (name.as_str(), text.as_str()),
+                };
+                let index = LineIndex::new(text);
+                run.iter().map(move |d| d.to_json(name, text, &index))
+            })
+        }))
+    }
+}
+
+/// `value` as pretty JSON and a line break, through a buffer (a closed pipe ends the output).
+fn write_pretty(out: impl Write, value: &impl serde::Serialize) {
+    let mut out = std::io::BufWriter::new(out);
+    if serde_json::to_writer_pretty(&mut out, value).is_ok() {
+        let _ = out.write_all(b"\n");
+    }
+    let _ = out.flush();
 }
 
 /// Whether two diagnostics point into the same file.
