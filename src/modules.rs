@@ -346,16 +346,6 @@ impl Build {
 
     /// What each file may name, checked before the whole is checked as one tree.
     fn visibility(&mut self) {
-        // Where each type or enum is defined: the file and the name's span.
-        let mut defined: HashMap<&str, Vec<(usize, Span)>> = HashMap::new();
-        for (m, module) in self.modules.iter().enumerate() {
-            for n in definitions(&module.items) {
-                defined
-                    .entry(n.text.as_str())
-                    .or_default()
-                    .push((m, n.span));
-            }
-        }
         // What each file defines, in order, the first definition of a name kept: looked up once
         // for each name imported from it.
         let defines: Vec<IndexMap<&str, Span>> = self
@@ -369,6 +359,13 @@ impl Build {
                 own
             })
             .collect();
+        // Where each name is first defined in any file: the file a missing import should name.
+        let mut first_defined: HashMap<&str, (usize, Span)> = HashMap::new();
+        for (m, own) in defines.iter().enumerate() {
+            for (&name, &span) in own {
+                first_defined.entry(name).or_insert((m, span));
+            }
+        }
         let broken: HashSet<&str> = self.broken.iter().map(String::as_str).collect();
         let mut suggestions = Budget::default();
         let mut found = Vec::new();
@@ -456,10 +453,9 @@ impl Build {
                     *used = true;
                     continue;
                 }
-                let Some(places) = defined.get(name) else {
+                let Some(&(there, span)) = first_defined.get(name) else {
                     continue; // Not defined anywhere: the check calls it unknown.
                 };
-                let (there, span) = places[0];
                 let path = relative(module.source.name(), self.modules[there].source.name());
                 found.push(
                     Diagnostic::error(
