@@ -188,6 +188,19 @@ fn shapes() -> Vec<Shape> {
             }),
         ),
         (
+            "diff: two versions of a tool of n fields, the fields reordered",
+            2_500,
+            Box::new(|n| {
+                let old: String = (0..n).map(|i| format!("  f{i}?: string\n")).collect();
+                let new: String = (0..n).rev().map(|i| format!("  f{i}?: string\n")).collect();
+                let old =
+                    tooldef::compile(&format!("/// T.\ntool t {{\n{old}}}\n")).expect("compiles");
+                let new = tooldef::compile(&format!("/// T.\ntool t {{\n{new}  g?: string\n}}\n"))
+                    .expect("compiles");
+                assert_eq!(tooldef::diff(&old.module, &new.module).len(), 1);
+            }),
+        ),
+        (
             "check: broken items, each recovered from",
             5_000,
             Box::new(|n| {

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::relation::{property, required_field, Relation, Side};
+use super::relation::{property, required_field, FieldsByName, Relation, Side};
 use super::{Change, ChangeKind};
 use crate::model::{Additional, EnumMember, Field, Module, ObjectTy, Ty, TypeId};
 use crate::validate::{json_equal, type_text};
@@ -76,14 +76,19 @@ impl<'a> Walker<'a> {
 
     /// Two versions of an object: its fields one by one, then what other keys may hold.
     pub(super) fn object(&mut self, path: &str, old: &'a ObjectTy, new: &'a ObjectTy) {
+        let (old_fields, new_fields) = (FieldsByName::new(old), FieldsByName::new(new));
         for f in &old.fields {
             let at = format!("{path}{}", property(&f.name));
-            match new.field(&f.name) {
+            match new_fields.get(&f.name) {
                 Some(n) => self.field(&at, f, n),
                 None => self.field_removed(&at, f, &new.additional),
             }
         }
-        for n in new.fields.iter().filter(|n| old.field(&n.name).is_none()) {
+        for n in new
+            .fields
+            .iter()
+            .filter(|n| old_fields.get(&n.name).is_none())
+        {
             let at = format!("{path}{}", property(&n.name));
             self.field_added(&at, n, &old.additional);
         }
