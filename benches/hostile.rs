@@ -201,6 +201,38 @@ fn shapes() -> Vec<Shape> {
             }),
         ),
         (
+            "diff: n tools against the same tools in reverse order",
+            5_000,
+            Box::new(|n| {
+                let old: String = (0..n)
+                    .map(|i| format!("/// T.\ntool t{i} {{}}\n"))
+                    .collect();
+                let new: String = (0..n)
+                    .rev()
+                    .map(|i| format!("/// T.\ntool t{i} {{}}\n"))
+                    .collect();
+                let old = tooldef::compile(&old).expect("compiles");
+                let new =
+                    tooldef::compile(&format!("{new}/// T.\ntool extra {{}}\n")).expect("compiles");
+                assert_eq!(tooldef::diff(&old.module, &new.module).len(), 1);
+            }),
+        ),
+        (
+            "diff: n tools against n others, each a likely rename",
+            1_000,
+            Box::new(|n| {
+                let old: String = (0..n)
+                    .map(|i| format!("/// T.\ntool old_tool_{i} {{}}\n"))
+                    .collect();
+                let new: String = (0..n)
+                    .map(|i| format!("/// T.\ntool new_tool_{i} {{}}\n"))
+                    .collect();
+                let old = tooldef::compile(&old).expect("compiles");
+                let new = tooldef::compile(&new).expect("compiles");
+                assert_eq!(tooldef::diff(&old.module, &new.module).len(), 2 * n);
+            }),
+        ),
+        (
             "check: broken items, each recovered from",
             5_000,
             Box::new(|n| {

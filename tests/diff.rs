@@ -520,3 +520,32 @@ fn rules_across_keys_added_are_breaking_and_removed_compatible() {
     );
     assert!(changes("", ruled, ruled).is_empty());
 }
+
+#[test]
+fn tools_are_paired_by_name_and_a_removed_one_names_its_likely_rename() {
+    let old = module("/// A.\ntool get_weather {}\n/// B.\ntool keep { a: string }\n");
+    let new = module(
+        "/// B.\ntool keep { a: integer }\n/// A.\ntool get_weather_now {}\n/// C.\ntool unrelated {}\n",
+    );
+    let c = diff(&old, &new);
+    let seen: Vec<(&str, ChangeKind, &str)> = c
+        .iter()
+        .map(|c| (c.tool.as_str(), c.kind, c.path.as_str()))
+        .collect();
+    let a = at("a");
+    assert_eq!(
+        seen,
+        [
+            ("get_weather", Breaking, ""),
+            ("keep", Breaking, a.as_str()),
+            ("get_weather_now", Compatible, ""),
+            ("unrelated", Compatible, ""),
+        ],
+        "{c:#?}"
+    );
+    assert_eq!(
+        c[0].message,
+        "tool removed (renamed to `get_weather_now`?): calls to it fail"
+    );
+    assert_eq!(c[2].message, "tool added");
+}

@@ -29,7 +29,10 @@ mod relation;
 mod tool;
 mod walk;
 
+use std::collections::HashMap;
+
 use crate::model::{Module, Tool};
+use crate::suggest::Budget;
 
 /// How a change affects the callers of a tool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -89,9 +92,17 @@ fn pairs(module: &Module) -> Vec<(&Module, &Tool)> {
 /// [`diff`] over tools that may come from several modules each (a [`crate::Toolset`]'s
 /// [`tools`](crate::Toolset::tools)): a tool is matched by name.
 pub fn diff_tools(old: &[(&Module, &Tool)], new: &[(&Module, &Tool)]) -> Vec<Change> {
+    let (old_names, new_names) = (by_name(old), by_name(new));
+    // The new tools no old tool is called: what a removed tool may have been renamed to.
+    let added: Vec<&str> = new
+        .iter()
+        .map(|(_, t)| t.name.as_str())
+        .filter(|n| !old_names.contains_key(n))
+        .collect();
+    let mut suggestions = Budget::default();
     let mut changes = Vec::new();
     for &(old_module, old_tool) in old {
-        match new.iter().find(|(_, t)| t.name == old_tool.name) {
+        match new_names.get(old_tool.name.as_str()) {
             Some(&(new_module, new_tool)) => {
                 changes.extend(tool::compare(old_module, old_tool, new_module, new_tool));
             }
@@ -99,12 +110,12 @@ pub fn diff_tools(old: &[(&Module, &Tool)], new: &[(&Module, &Tool)]) -> Vec<Cha
                 tool: old_tool.name.clone(),
                 path: String::new(),
                 kind: ChangeKind::Breaking,
-                message: removed_message(old_tool, old, new),
+                message: removed_message(old_tool, &added, &mut suggestions),
             }),
         }
     }
     for &(_, new_tool) in new {
-        if !old.iter().any(|(_, t)| t.name == new_tool.name) {
+        if !old_names.contains_key(new_tool.name.as_str()) {
             changes.push(Change {
                 tool: new_tool.name.clone(),
                 path: String::new(),
@@ -116,13 +127,19 @@ pub fn diff_tools(old: &[(&Module, &Tool)], new: &[(&Module, &Tool)]) -> Vec<Cha
     changes
 }
 
-/// "tool removed", naming the new tool it may have been renamed to.
-fn removed_message(old_tool: &Tool, old: &[(&Module, &Tool)], new: &[(&Module, &Tool)]) -> String {
-    let added = new
-        .iter()
-        .map(|(_, t)| t.name.as_str())
-        .filter(|n| !old.iter().any(|(_, t)| t.name == *n));
-    match crate::suggest::did_you_mean(&old_tool.name, added) {
+/// The tools by name, the first of a name kept: one lookup a tool when the versions are paired.
+fn by_name<'a>(tools: &[(&'a Module, &'a Tool)]) -> HashMap<&'a str, (&'a Module, &'a Tool)> {
+    let mut by_name = HashMap::with_capacity(tools.len());
+    for &(module, tool) in tools {
+        by_name.entry(tool.name.as_str()).or_insert((module, tool));
+    }
+    by_name
+}
+
+/// "tool removed", naming the added tool it may have been renamed to while `suggestions` last
+/// (n tools removed and n added would otherwise cost n² comparisons of names).
+fn removed_message(old_tool: &Tool, added: &[&str], suggestions: &mut Budget) -> String {
+    match suggestions.did_you_mean(&old_tool.name, added.iter().copied()) {
         Some(name) => format!("tool removed (renamed to `{name}`?): calls to it fail"),
         None => "tool removed: calls to it fail".into(),
     }
