@@ -360,6 +360,21 @@ fn shapes() -> Vec<Shape> {
             }),
         ),
         (
+            "validate: a validator for a union of two objects of n literal fields",
+            // Every field could tell the members apart but none does (each holds the same
+            // literal in both), so each is tried as the discriminator.
+            4_000,
+            Box::new(|n| {
+                let fields: Vec<String> = (0..n).map(|i| format!("f{i}: \"x\"")).collect();
+                let fields = fields.join(", ");
+                let s = format!(
+                    "type A {{ {fields} }}\ntype B {{ {fields}, g: string }}\n/// T.\ntool t {{ u: A | B }}\n"
+                );
+                let module = tooldef::compile(&s).expect("within the limits").module;
+                let _ = tooldef::validate::Validator::new(&module, &module.tools[0]);
+            }),
+        ),
+        (
             "check: n rules across the keys of n fields",
             5_000,
             Box::new(|n| {

@@ -3,6 +3,7 @@
 //! later stages can point diagnostics at the source.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 use indexmap::IndexMap;
 use serde_json::{Number, Value};
@@ -84,16 +85,31 @@ impl Module {
         if objects.len() < 2 {
             return None;
         }
-        let tag = |o: &'a ObjectTy, key: &str| -> Option<&'a str> {
-            let f = o.fields.iter().find(|f| f.name == key && f.required)?;
-            match self.resolve(&f.ty) {
+        // Each member's required fields by name (the first of a name): one lookup a member for
+        // each candidate, where a scan would make a union of wide objects quadratic in their
+        // width.
+        let required: Vec<HashMap<&str, &Field>> = objects
+            .iter()
+            .map(|o| {
+                let mut by_name = HashMap::with_capacity(o.fields.len());
+                for f in o.fields.iter().filter(|f| f.required) {
+                    by_name.entry(f.name.as_str()).or_insert(f);
+                }
+                by_name
+            })
+            .collect();
+        let tag = |required: &HashMap<&str, &'a Field>, key: &str| -> Option<&'a str> {
+            match self.resolve(&required.get(key)?.ty) {
                 Ty::Const(Value::String(s)) => Some(s.as_str()),
                 _ => None,
             }
         };
         objects[0].fields.iter().find_map(|candidate| {
             let key = candidate.name.as_str();
-            let tags: Vec<&str> = objects.iter().map(|o| tag(o, key)).collect::<Option<_>>()?;
+            let tags: Vec<&str> = required
+                .iter()
+                .map(|r| tag(r, key))
+                .collect::<Option<_>>()?;
             let mut seen = std::collections::HashSet::new();
             tags.iter().all(|t| seen.insert(*t)).then_some((key, tags))
         })

@@ -196,3 +196,36 @@ fn the_tag_picks_what_trying_every_member_would() {
         }
     }
 }
+
+#[test]
+fn the_discriminator_is_the_first_field_all_require_with_distinct_literals() {
+    // `same` holds one literal in both, `opt` is optional in A, `free` is no literal in B:
+    // `kind` is the first that tells the members apart, through an alias in B.
+    let source = r#"
+type Kind = "b"
+type A { same: "x", opt?: "a", free: "p", kind: "a", last: "1" }
+type B { same: "x", opt: "b", free: string, kind: Kind, last: "2" }
+/// T.
+tool t { u: A | B }
+"#;
+    let module = tooldef::compile(source).expect("compiles").module;
+    let u = module.tools[0].params.field("u").expect("u");
+    let tooldef::model::Ty::AnyOf(members) = &u.ty else {
+        panic!("a union: {:?}", u.ty)
+    };
+    assert_eq!(
+        module.discriminator(members),
+        Some(("kind", vec!["a", "b"]))
+    );
+    // No field qualifies when the members share every literal.
+    let module = tooldef::compile(
+        "type A { k: \"x\" }\ntype B { k: \"x\", n?: string }\n/// T.\ntool t { u: A | B }\n",
+    )
+    .expect("compiles")
+    .module;
+    let u = module.tools[0].params.field("u").expect("u");
+    let tooldef::model::Ty::AnyOf(members) = &u.ty else {
+        panic!("a union: {:?}", u.ty)
+    };
+    assert_eq!(module.discriminator(members), None);
+}
