@@ -329,6 +329,25 @@ fn shapes() -> Vec<Shape> {
             }),
         ),
         (
+            "import: n definitions whose names make one type name",
+            10_000,
+            Box::new(|n| {
+                // `a` and four punctuation marks: every name reduces to `A`.
+                const MARKS: &[u8] = b"!@#%^&*()+=[]{};:,<>?~|";
+                let defs: serde_json::Map<String, Value> = (0..n)
+                    .map(|mut i| {
+                        let mut name = String::from("a");
+                        for _ in 0..4 {
+                            name.push(char::from(MARKS[i % MARKS.len()]));
+                            i /= MARKS.len();
+                        }
+                        (name, json!({"type": "string"}))
+                    })
+                    .collect();
+                import(&json!({"$defs": defs, "type": "object", "properties": {}}));
+            }),
+        ),
+        (
             "check: a union of n named types",
             25_000,
             Box::new(|n| {

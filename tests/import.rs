@@ -396,3 +396,40 @@ fn another_dialect_given_as_json_schema_names_its_dialect() {
         );
     }
 }
+
+#[test]
+fn definitions_whose_names_clash_get_the_first_free_number() {
+    // `a` and `a#` both make `A`; `A2` is then taken, so its own definition becomes `A22`, and
+    // the next `A` skips to `A3`.
+    let schema = json!({
+        "$defs": {"a": {"type": "string"}, "a#": {"type": "integer"}, "A2": {"type": "boolean"}, "a!": {"type": "null"}},
+        "description": "T.",
+        "type": "object",
+        "properties": {}
+    });
+    let imported = tooldef::import::import(
+        &schema,
+        tooldef::import::Dialect::JsonSchema,
+        &tooldef::import::Options {
+            name: Some("t".into()),
+            ..Default::default()
+        },
+    )
+    .expect("imports");
+    let types: Vec<&str> = imported
+        .source
+        .lines()
+        .filter(|l| l.starts_with("type "))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "type A = string",
+            "type A2 = integer",
+            "type A22 = boolean",
+            "type A3 = null"
+        ],
+        "{}",
+        imported.source
+    );
+}

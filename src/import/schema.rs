@@ -100,6 +100,8 @@ pub(crate) struct Core {
     pub origins: Origins,
     def_ids: HashMap<String, TypeId>,
     type_names: std::collections::HashSet<String>,
+    /// For each base name given a number, the next number to try: every lower one is taken.
+    next_number: HashMap<String, usize>,
     depth: usize,
 }
 
@@ -149,6 +151,7 @@ impl Core {
             origins: Origins::default(),
             def_ids: HashMap::new(),
             type_names: std::collections::HashSet::new(),
+            next_number: HashMap::new(),
             depth: 0,
         }
     }
@@ -237,11 +240,18 @@ impl Core {
         } else {
             base
         };
+        // The base, else the base and the first free number from 2; each base resumes where
+        // it stopped, so many definitions of one base cost one try each, not one per earlier.
         let mut name = base.clone();
-        let mut n = 2;
-        while self.type_names.contains(&name) {
-            name = format!("{base}{n}");
-            n += 1;
+        if self.type_names.contains(&name) {
+            let n = self.next_number.entry(base.clone()).or_insert(2);
+            loop {
+                name = format!("{base}{n}");
+                *n += 1;
+                if !self.type_names.contains(&name) {
+                    break;
+                }
+            }
         }
         self.type_names.insert(name.clone());
         name
