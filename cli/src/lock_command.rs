@@ -9,7 +9,7 @@
 //! (`--from mcp`, objects kept as they are), given their settings, and compared with
 //! [`tooldef::diff`], so the report gives diff's classes.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -189,6 +189,11 @@ fn check(args: &LockArgs, limits: &InputLimits, current: &Lock) -> Result<u8, St
 fn tool_report(locked: &Lock, current: &Lock, changes: &[Change]) -> Vec<String> {
     let mut names: BTreeSet<&str> = locked.tools.keys().map(String::as_str).collect();
     names.extend(current.tools.keys().map(String::as_str));
+    // The classes of each tool's changes, gathered in one pass over them.
+    let mut classes: HashMap<&str, BTreeSet<ChangeKind>> = HashMap::new();
+    for c in changes {
+        classes.entry(c.tool.as_str()).or_default().insert(c.kind);
+    }
     names
         .into_iter()
         .filter_map(|name| {
@@ -198,12 +203,12 @@ fn tool_report(locked: &Lock, current: &Lock, changes: &[Change]) -> Vec<String>
                 (Some(a), Some(b)) if *a != b.as_kept_by(a) => "changed",
                 _ => return None,
             };
-            let kinds: BTreeSet<ChangeKind> = changes
-                .iter()
-                .filter(|c| c.tool == name)
-                .map(|c| c.kind)
+            let kinds: Vec<&str> = classes
+                .get(name)
+                .into_iter()
+                .flatten()
+                .map(|k| k.as_str())
                 .collect();
-            let kinds: Vec<&str> = kinds.into_iter().map(ChangeKind::as_str).collect();
             Some(format!("tool `{name}`: {status} ({})", kinds.join(", ")))
         })
         .collect()
