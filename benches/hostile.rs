@@ -233,6 +233,27 @@ fn shapes() -> Vec<Shape> {
             }),
         ),
         (
+            "dispatch: n calls of tools a set of 1,000 lacks",
+            5_000,
+            Box::new(|n| {
+                let source: String = (0..1_000)
+                    .map(|i| format!("/// T.\ntool some_tool_number_{i} {{}}\n"))
+                    .collect();
+                let tools = tooldef::Toolset::from_source(&source).expect("compiles");
+                let blocks: Vec<Value> = (0..n)
+                    .map(|i| json!({"type": "tool_use", "id": format!("c{i}"), "name": format!("sone_toul_numbr_{i}x"), "input": {}}))
+                    .collect();
+                let out = tools
+                    .dispatch(
+                        tooldef::envelope::Provider::Anthropic,
+                        &json!({ "content": blocks }),
+                        &tooldef::DispatchOptions::default(),
+                    )
+                    .expect("dispatched");
+                assert_eq!(out.replies.len(), n);
+            }),
+        ),
+        (
             "check: broken items, each recovered from",
             5_000,
             Box::new(|n| {

@@ -22,10 +22,13 @@
 //! assert!(out.replies[0]["content"].as_str().unwrap().contains("did you mean `get_weather`?"));
 //! ```
 
+use std::collections::HashMap;
+
 use serde_json::{json, Value};
 
 use crate::emit::Target;
 use crate::envelope::{EnvelopeError, Provider, ToolCall};
+use crate::suggest::{listed, Budget};
 use crate::validate::{CompileError, Invalid, Mode, Validated};
 use crate::Toolset;
 
@@ -182,7 +185,20 @@ impl Toolset {
     ) -> Result<Dispatched, DispatchError> {
         let mut reports = Vec::with_capacity(calls.len());
         let mut replies = Vec::new();
+        // What each unknown name is told: a response may call many names the set lacks, and
+        // each suggestion compares the name with every tool, so their work comes from one
+        // budget, and a name called again is told the same.
+        let mut unknown = Unknown::default();
         for call in calls {
+            if self.tool(&call.name).is_none() {
+                let message = unknown.message(self, &call.name);
+                replies.push(provider.unknown_tool_reply(&call, &message));
+                reports.push(CallReport {
+                    call,
+                    verdict: Verdict::Unknown(message),
+                });
+                continue;
+            }
             let validator = match options.target {
                 Some(target) => self.validator_for(&call.name, target),
                 None => self.validator(&call.name),
@@ -198,11 +214,6 @@ impl Toolset {
                         }
                     }
                 }
-                Err(CompileError::UnknownTool { .. }) => {
-                    let message = self.unknown_tool_message(&call.name);
-                    replies.push(provider.unknown_tool_reply(&call, &message));
-                    Verdict::Unknown(message)
-                }
                 Err(e) => return Err(DispatchError::Target(e)),
             };
             reports.push(CallReport { call, verdict });
@@ -212,21 +223,37 @@ impl Toolset {
             replies,
         })
     }
+}
 
-    /// What the model is told when it calls a tool the set does not have.
-    fn unknown_tool_message(&self, name: &str) -> String {
+/// The messages for the unknown tool names of one response.
+#[derive(Default)]
+struct Unknown {
+    /// The message for each name seen.
+    told: HashMap<String, String>,
+    /// The list of the set's tools every message ends with, made once.
+    tools: Option<String>,
+    suggestions: Budget,
+}
+
+impl Unknown {
+    /// What the model is told when it calls `name`, a tool `set` does not have.
+    fn message(&mut self, set: &Toolset, name: &str) -> String {
+        if let Some(told) = self.told.get(name) {
+            return told.clone();
+        }
         let mut message = format!("There is no tool named `{name}`");
-        if let Some(s) = self.suggest(name) {
+        if let Some(s) = self.suggestions.did_you_mean(name, set.names()) {
             message.push_str(&format!("; did you mean `{s}`?"));
         } else {
             message.push('.');
         }
-        if !self.is_empty() {
-            let names = self.names().map(|n| format!("`{n}`"));
-            message.push_str(" The tools are: ");
-            message.push_str(&crate::suggest::listed(names, LISTED_NAMES, ", "));
-            message.push('.');
+        if !set.is_empty() {
+            message.push_str(self.tools.get_or_insert_with(|| {
+                let names = set.names().map(|n| format!("`{n}`"));
+                format!(" The tools are: {}.", listed(names, LISTED_NAMES, ", "))
+            }));
         }
+        self.told.insert(name.to_string(), message.clone());
         message
     }
 }

@@ -233,7 +233,7 @@ impl Toolset {
     }
 
     /// The tools' names, in source order (file by file).
-    pub fn names(&self) -> impl Iterator<Item = &str> {
+    pub fn names(&self) -> impl Iterator<Item = &str> + Clone {
         self.tools.keys().map(String::as_str)
     }
 

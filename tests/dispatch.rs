@@ -493,3 +493,47 @@ fn a_tool_call_is_plain_data() {
     };
     assert_eq!(call.clone(), call);
 }
+
+#[test]
+fn many_unknown_tools_in_one_response_are_told_in_bounded_work() {
+    let source: String = (0..1_000)
+        .map(|i| format!("/// T.\ntool some_tool_number_{i} {{}}\n"))
+        .collect();
+    let tools = Toolset::from_source(&source).expect("compiles");
+    // 5,000 names the set lacks, each close to one it has, then the first one again.
+    let mut blocks: Vec<Value> = (0..5_000)
+        .map(|i| json!({"type": "tool_use", "id": format!("c{i}"), "name": format!("sone_toul_numbr_{i}x"), "input": {}}))
+        .collect();
+    blocks.push(
+        json!({"type": "tool_use", "id": "again", "name": "sone_toul_numbr_0x", "input": {}}),
+    );
+    let out = tools
+        .dispatch(
+            Provider::Anthropic,
+            &json!({ "content": blocks }),
+            &DispatchOptions::default(),
+        )
+        .expect("dispatched");
+    let told: Vec<&str> = out
+        .calls
+        .iter()
+        .map(|c| match &c.verdict {
+            Verdict::Unknown(message) => message.as_str(),
+            other => panic!("unknown, not {other:?}"),
+        })
+        .collect();
+    assert_eq!(told.len(), 5_001);
+    // The first names get their suggestion; once the budget is spent the rest do not, and
+    // every message still lists the tools.
+    assert!(
+        told[0].contains("did you mean `some_tool_number_0`?"),
+        "{}",
+        told[0]
+    );
+    assert!(!told[4_999].contains("did you mean"), "{}", told[4_999]);
+    assert!(told
+        .iter()
+        .all(|m| m.contains("The tools are: `some_tool_number_0`")));
+    // A name called again is told the same.
+    assert_eq!(told[5_000], told[0]);
+}
