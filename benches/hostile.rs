@@ -254,6 +254,20 @@ fn shapes() -> Vec<Shape> {
             }),
         ),
         (
+            "toolset: n sources, each with an error",
+            2_000,
+            Box::new(|n| {
+                let sources = (0..n).map(|i| {
+                    tooldef::Source::new(
+                        format!("f{i}.tool"),
+                        format!("/// T.\ntool t{i} {{ x: nope }}\n"),
+                    )
+                });
+                let errors = tooldef::Toolset::new(sources).expect_err("unknown types");
+                assert_eq!(errors.errors().count(), n);
+            }),
+        ),
+        (
             "check: broken items, each recovered from",
             5_000,
             Box::new(|n| {

@@ -36,6 +36,11 @@ impl Source {
         Ok(Source::new(path.display().to_string(), text))
     }
 
+    /// The identity of the shared value: the same for a source and its clones.
+    pub(crate) fn id(&self) -> *const () {
+        Arc::as_ptr(&self.0).cast()
+    }
+
     /// The name.
     pub fn name(&self) -> &str {
         &self.0.name

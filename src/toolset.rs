@@ -22,6 +22,7 @@
 //! assert_eq!(*ok.arguments, serde_json::json!({"city": "Oslo", "days": 1}));
 //! ```
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -205,12 +206,7 @@ impl Toolset {
                 }
             }
         }
-        let source_index = |d: &Diagnostic| {
-            d.file
-                .as_ref()
-                .and_then(|f| sources.iter().position(|s| s == f))
-        };
-        diagnostics.sort_by_key(|d| (source_index(d), d.span.start, d.span.end));
+        let diagnostics = in_source_order(&sources, diagnostics);
         if failed {
             return Err(Errors { diagnostics });
         }
@@ -479,6 +475,30 @@ impl Toolset {
             warnings: diagnostics,
         })
     }
+}
+
+/// `diagnostics` sorted by the source they point into (the first of `sources` equal to it; none
+/// first), then by place. Each file's place is found once, by identity for a clone of a source
+/// and by name and text otherwise, so the sort costs no scan of the sources per comparison.
+fn in_source_order(sources: &[Source], diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut first_equal: HashMap<(&str, &str), usize> = HashMap::new();
+    for (i, s) in sources.iter().enumerate() {
+        first_equal.entry((s.name(), s.text())).or_insert(i);
+    }
+    let mut place: HashMap<*const (), Option<usize>> = HashMap::new();
+    let mut keyed: Vec<(Option<usize>, Diagnostic)> = diagnostics
+        .into_iter()
+        .map(|d| {
+            let at = d.file.as_ref().and_then(|f| {
+                *place
+                    .entry(f.id())
+                    .or_insert_with(|| first_equal.get(&(f.name(), f.text())).copied())
+            });
+            (at, d)
+        })
+        .collect();
+    keyed.sort_by_key(|(at, d)| (*at, d.span.start, d.span.end));
+    keyed.into_iter().map(|(_, d)| d).collect()
 }
 
 #[cfg(test)]

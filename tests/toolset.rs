@@ -53,6 +53,39 @@ fn a_tool_defined_in_two_files_points_at_both() {
     assert!(errors.to_string().starts_with("b.tool:2:6:"), "{errors}");
 }
 
+#[test]
+fn diagnostics_come_file_by_file_then_by_place() {
+    // A tool defined again in `b.tool` is found after every file compiled, so it is reported
+    // after `c.tool`'s errors; the sort puts it back before them.
+    let errors = Toolset::new([
+        Source::new("a.tool", WEATHER),
+        Source::new("b.tool", "/// W.\ntool get_weather {}\n"),
+        Source::new("c.tool", "/// T.\ntool u { x: nada, y: nix }\n"),
+    ])
+    .unwrap_err();
+    let order: Vec<(String, Code, usize)> = errors
+        .errors()
+        .map(|d| {
+            (
+                d.file.as_ref().unwrap().name().to_string(),
+                d.code,
+                d.span.start,
+            )
+        })
+        .collect();
+    let places: Vec<(&str, Code)> = order.iter().map(|(f, c, _)| (f.as_str(), *c)).collect();
+    assert_eq!(
+        places,
+        [
+            ("b.tool", Code::DuplicateName),
+            ("c.tool", Code::UnknownType),
+            ("c.tool", Code::UnknownType),
+        ],
+        "{order:?}"
+    );
+    assert!(order[1].2 < order[2].2, "{order:?}");
+}
+
 /// The set's document is each source's document merged in the target's outer shape.
 #[test]
 fn one_document_per_target_for_the_whole_set() {
