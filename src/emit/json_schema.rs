@@ -10,6 +10,8 @@
 //!   otherwise.
 //! - Descriptions of enum values are folded into the description ("One of: ...").
 
+use std::collections::HashSet;
+
 use indexmap::IndexSet;
 use serde_json::{json, Map, Value};
 
@@ -328,6 +330,8 @@ fn key_rules(m: &mut Map<String, Value>, rules: &KeyRules) {
     }
     let required = |names: &[String]| json!({ "required": names });
     let mut dependent = Map::new();
+    // Each key's needs already listed: many rules for one key stay linear in their number.
+    let mut listed: HashSet<(&str, &str)> = HashSet::new();
     let mut parts = Vec::new();
     for group in &rules.groups {
         match &group.value {
@@ -351,7 +355,7 @@ fn key_rules(m: &mut Map<String, Value>, rules: &KeyRules) {
                     .or_insert_with(|| Value::Array(Vec::new()));
                 if let Value::Array(list) = entry {
                     for n in needs {
-                        if !list.iter().any(|x| x == n.as_str()) {
+                        if listed.insert((key.as_str(), n.as_str())) {
                             list.push(Value::from(n.as_str()));
                         }
                     }
