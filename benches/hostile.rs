@@ -54,6 +54,13 @@ fn patterns(n: usize, pattern: impl Fn(usize) -> String) -> String {
     format!("/// T.\ntool t {{\n{fields}}}\n")
 }
 
+/// A source of one empty tool for each name.
+fn empty_tools(names: impl Iterator<Item = String>) -> String {
+    names
+        .map(|name| format!("/// T.\ntool {name} {{}}\n"))
+        .collect()
+}
+
 /// A shape: its name, the size it is run at, and the work at a size.
 type Shape = (&'static str, usize, Box<dyn Fn(usize)>);
 
@@ -204,13 +211,8 @@ fn shapes() -> Vec<Shape> {
             "diff: n tools against the same tools in reverse order",
             5_000,
             Box::new(|n| {
-                let old: String = (0..n)
-                    .map(|i| format!("/// T.\ntool t{i} {{}}\n"))
-                    .collect();
-                let new: String = (0..n)
-                    .rev()
-                    .map(|i| format!("/// T.\ntool t{i} {{}}\n"))
-                    .collect();
+                let old = empty_tools((0..n).map(|i| format!("t{i}")));
+                let new = empty_tools((0..n).rev().map(|i| format!("t{i}")));
                 let old = tooldef::compile(&old).expect("compiles");
                 let new =
                     tooldef::compile(&format!("{new}/// T.\ntool extra {{}}\n")).expect("compiles");
@@ -221,12 +223,8 @@ fn shapes() -> Vec<Shape> {
             "diff: n tools against n others, each a likely rename",
             1_000,
             Box::new(|n| {
-                let old: String = (0..n)
-                    .map(|i| format!("/// T.\ntool old_tool_{i} {{}}\n"))
-                    .collect();
-                let new: String = (0..n)
-                    .map(|i| format!("/// T.\ntool new_tool_{i} {{}}\n"))
-                    .collect();
+                let old = empty_tools((0..n).map(|i| format!("old_tool_{i}")));
+                let new = empty_tools((0..n).map(|i| format!("new_tool_{i}")));
                 let old = tooldef::compile(&old).expect("compiles");
                 let new = tooldef::compile(&new).expect("compiles");
                 assert_eq!(tooldef::diff(&old.module, &new.module).len(), 2 * n);
@@ -236,9 +234,7 @@ fn shapes() -> Vec<Shape> {
             "dispatch: n calls of tools a set of 1,000 lacks",
             5_000,
             Box::new(|n| {
-                let source: String = (0..1_000)
-                    .map(|i| format!("/// T.\ntool some_tool_number_{i} {{}}\n"))
-                    .collect();
+                let source = empty_tools((0..1_000).map(|i| format!("some_tool_number_{i}")));
                 let tools = tooldef::Toolset::from_source(&source).expect("compiles");
                 let blocks: Vec<Value> = (0..n)
                     .map(|i| json!({"type": "tool_use", "id": format!("c{i}"), "name": format!("sone_toul_numbr_{i}x"), "input": {}}))

@@ -195,11 +195,10 @@ fn nested_schema(depth: usize) -> serde_json::Value {
     s
 }
 
-#[test]
-fn deeply_nested_inline_objects_import_and_format() {
-    // 32 levels took over a minute to import; the import limit is 40.
-    let imported = tooldef::import::import(
-        &nested_schema(38),
+/// `schema` imported from JSON Schema as the tool `t`, objects closed: the printed source.
+fn import_tool(schema: &serde_json::Value) -> String {
+    tooldef::import::import(
+        schema,
         tooldef::import::Dialect::JsonSchema,
         &tooldef::import::Options {
             name: Some("t".into()),
@@ -207,12 +206,16 @@ fn deeply_nested_inline_objects_import_and_format() {
             ..Default::default()
         },
     )
-    .expect("imports");
-    let again = tooldef::format(&imported.source).expect("formats");
-    assert_eq!(
-        again, imported.source,
-        "the printed source is already formatted"
-    );
+    .expect("imports")
+    .source
+}
+
+#[test]
+fn deeply_nested_inline_objects_import_and_format() {
+    // 32 levels took over a minute to import; the import limit is 40.
+    let imported = import_tool(&nested_schema(38));
+    let again = tooldef::format(&imported).expect("formats");
+    assert_eq!(again, imported, "the printed source is already formatted");
 }
 
 #[test]
@@ -225,17 +228,8 @@ fn a_wide_object_and_a_long_enum_check_in_linear_time() {
     // Comparing every pair of values made a 50,000-value enum import in 17 s.
     let values: Vec<String> = (0..50_000).map(|i| format!("v{i}")).collect();
     let schema = serde_json::json!({"type": "object", "properties": {"e": {"enum": values}}});
-    let imported = tooldef::import::import(
-        &schema,
-        tooldef::import::Dialect::JsonSchema,
-        &tooldef::import::Options {
-            name: Some("t".into()),
-            keep_open: false,
-            ..Default::default()
-        },
-    )
-    .expect("imports");
-    assert!(imported.source.contains("\"v49999\""));
+    let imported = import_tool(&schema);
+    assert!(imported.contains("\"v49999\""));
 }
 
 /// `n` definition names that all reduce to the type name `A` (`a` and four punctuation marks).
@@ -262,18 +256,9 @@ fn many_definitions_of_one_base_name_import_in_linear_time() {
         .map(|name| (name, serde_json::json!({"type": "string"})))
         .collect();
     let schema = serde_json::json!({"$defs": defs, "type": "object", "properties": {}});
-    let imported = tooldef::import::import(
-        &schema,
-        tooldef::import::Dialect::JsonSchema,
-        &tooldef::import::Options {
-            name: Some("t".into()),
-            keep_open: false,
-            ..Default::default()
-        },
-    )
-    .expect("imports");
-    assert!(imported.source.contains("type A = string\n"));
-    assert!(imported.source.contains(&format!("type A{n} = string\n")));
+    let imported = import_tool(&schema);
+    assert!(imported.contains("type A = string\n"));
+    assert!(imported.contains(&format!("type A{n} = string\n")));
 }
 
 #[test]
