@@ -36,9 +36,7 @@ fn import(doc: &Value) {
 /// Compiles `source` and validates `call` against its first tool in lax mode (a shape that
 /// does not compile is a mistake in the shape, not a measurement).
 fn validate_lax(source: &str, call: &Value) {
-    let module = tooldef::compile(source).expect("the shape compiles").module;
-    let v = tooldef::validate::Validator::new(&module, &module.tools[0]).expect("a validator");
-    let _ = v.validate_value(call, tooldef::validate::Mode::Lax);
+    let _ = validator(source).validate_value(call, tooldef::validate::Mode::Lax);
 }
 
 fn fresh() -> usize {
@@ -52,6 +50,12 @@ fn patterns(n: usize, pattern: impl Fn(usize) -> String) -> String {
         .map(|i| format!("  /// F.\n  f{i}?: string @pattern(\"{}\")\n", pattern(i)))
         .collect();
     format!("/// T.\ntool t {{\n{fields}}}\n")
+}
+
+/// The validator of the first tool of `source`.
+fn validator(source: &str) -> tooldef::validate::Validator {
+    let module = tooldef::compile(source).expect("the shape compiles").module;
+    tooldef::validate::Validator::new(&module, &module.tools[0]).expect("a validator")
 }
 
 /// A source of one empty tool for each name.
@@ -261,6 +265,22 @@ fn shapes() -> Vec<Shape> {
                 });
                 let errors = tooldef::Toolset::new(sources).expect_err("unknown types");
                 assert_eq!(errors.errors().count(), n);
+            }),
+        ),
+        (
+            "messages: every message of n unknown keys of an object of 1,000 fields",
+            10_000,
+            Box::new(|n| {
+                let fields: String = (0..1_000)
+                    .map(|i| format!("  field_number_{i}?: string\n"))
+                    .collect();
+                let call: serde_json::Map<String, Value> = (0..n)
+                    .map(|i| (format!("feld_numbr_{i}x"), json!(1)))
+                    .collect();
+                let invalid = validator(&format!("/// T.\ntool t {{\n{fields}}}\n"))
+                    .validate_value(&Value::Object(call), tooldef::validate::Mode::Strict)
+                    .expect_err("unknown keys");
+                assert_eq!(invalid.messages().count(), n);
             }),
         ),
         (

@@ -108,11 +108,7 @@ impl CallReport {
                 "id": id,
                 "name": self.call.name,
                 "valid": false,
-                "errors": e.errors.iter().map(|x| json!({
-                    "path": x.path,
-                    "code": x.code.as_str(),
-                    "message": x.message(),
-                })).collect::<Vec<_>>(),
+                "errors": e.errors_json(),
                 "message": e.message(),
             }),
             Verdict::Unknown(message) => json!({

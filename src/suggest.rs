@@ -113,11 +113,21 @@ impl Budget {
     /// [`did_you_mean`], while the budget lasts.
     pub(crate) fn did_you_mean<'a, I>(&mut self, name: &str, candidates: I) -> Option<&'a str>
     where
-        I: IntoIterator<Item = &'a str> + Clone,
+        I: IntoIterator<Item = &'a str>,
+        I::IntoIter: Clone,
     {
+        self.did_you_mean_tiered::<1>(name, candidates.into_iter().map(|c| (c, 0)))
+    }
+
+    /// [`did_you_mean_tiered`], while the budget lasts.
+    pub(crate) fn did_you_mean_tiered<'a, const TIERS: usize>(
+        &mut self,
+        name: &str,
+        candidates: impl IntoIterator<Item = (&'a str, usize)> + Clone,
+    ) -> Option<&'a str> {
         let per_byte = name.len() + 1;
         let mut cost: usize = 0;
-        for candidate in candidates.clone() {
+        for (candidate, _) in candidates.clone() {
             cost = cost.saturating_add(per_byte.saturating_mul(candidate.len() + 1));
             if cost > self.left {
                 // Spent: reading the candidates again for each later name would be the cost
@@ -127,7 +137,7 @@ impl Budget {
             }
         }
         self.left -= cost;
-        did_you_mean(name, candidates)
+        did_you_mean_tiered::<TIERS>(name, candidates)
     }
 }
 

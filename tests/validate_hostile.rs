@@ -386,3 +386,52 @@ mod arbitrary_text {
         }
     }
 }
+
+#[test]
+fn every_message_of_a_large_call_is_written_in_bounded_work() {
+    // Each "did you mean" compares the value with every candidate: 20,000 unknown keys against
+    // 1,000 fields took 10 s to write every message. The messages of one call share a budget.
+    let fields: String = (0..1_000)
+        .map(|i| format!("  field_number_{i}?: string\n"))
+        .collect();
+    let values: Vec<String> = (0..1_000).map(|i| format!("value_number_{i}")).collect();
+    let source = format!(
+        "enum E {{ {} }}\n/// T.\ntool t {{\n  value?: E\n{fields}}}\n",
+        values.join(" ")
+    );
+    let module = tooldef::compile(&source).expect("compiles").module;
+    let v = Validator::for_tool(&module, "t").expect("exists");
+    let mut call = serde_json::Map::new();
+    call.insert("value".into(), json!("valeu_number_0"));
+    for i in 0..20_000 {
+        call.insert(format!("feld_numbr_{i}x"), json!(1));
+    }
+    let invalid = v
+        .validate_value(&Value::Object(call), Mode::Strict)
+        .expect_err("invalid");
+    let messages: Vec<String> = invalid.messages().map(|m| m.into_owned()).collect();
+    assert_eq!(messages.len(), 20_001);
+    // The first problems get their suggestion (the enum value, then the first unknown keys);
+    // once the budget is spent the rest give the general help.
+    assert!(
+        messages[0].contains("did you mean \"value_number_0\"?"),
+        "{}",
+        messages[0]
+    );
+    assert!(
+        messages[1].contains("did you mean `field_number_0`?"),
+        "{}",
+        messages[1]
+    );
+    let last = &messages[20_000];
+    assert!(!last.contains("did you mean"), "{last}");
+    assert!(
+        last.contains("the parameters are: value, field_number_0"),
+        "{last}"
+    );
+    // The JSON list carries the same messages, and each error keeps the one it was given.
+    let listed = invalid.errors_json();
+    assert_eq!(listed[20_000]["message"], last.as_str());
+    assert_eq!(invalid.errors[20_000].message(), last.as_str());
+    assert_eq!(invalid.errors[1].code, ErrorCode::UnknownKey);
+}

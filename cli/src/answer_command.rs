@@ -202,9 +202,7 @@ pub(crate) fn parse(a: &ParseArgs, limits: &InputLimits) -> Result<u8, String> {
         .to_string(),
         (Err(e), true) => json!({
             "valid": false,
-            "errors": e.errors.iter().map(|x| json!({
-                "path": x.path, "code": x.code.as_str(), "message": x.message(),
-            })).collect::<Vec<_>>(),
+            "errors": e.errors_json(),
             "coercions": e.coercions,
             "message": e.message(),
         })

@@ -244,14 +244,11 @@ async fn call_with(
         Err(e) => {
             let out = match a.format {
                 CallFormat::Human => format!("{}\n", e.message()),
-                CallFormat::Json => {
-                    let errors: Vec<Value> = e
-                        .errors
-                        .iter()
-                        .map(|x| json!({"path": x.path, "code": x.code.as_str(), "message": x.message()}))
-                        .collect();
-                    pretty(&json!({"valid": false, "errors": errors, "message": e.message()}))
-                }
+                CallFormat::Json => pretty(&json!({
+                    "valid": false,
+                    "errors": e.errors_json(),
+                    "message": e.message(),
+                })),
             };
             to_stdout(&out);
             return Ok(EXIT_ERRORS);

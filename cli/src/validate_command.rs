@@ -118,22 +118,15 @@ pub(crate) fn run(a: &ValidateArgs, limits: &InputLimits) -> Result<u8, String> 
             }
             (0, pretty(&v.arguments))
         }
-        (Err(e), ResultFormat::Json) => {
-            let errors: Vec<Value> = e
-                .errors
-                .iter()
-                .map(|x| json!({"path": x.path, "code": x.code.as_str(), "message": x.message()}))
-                .collect();
-            (
-                EXIT_ERRORS,
-                pretty(&json!({
-                    "valid": false,
-                    "errors": errors,
-                    "coercions": e.coercions,
-                    "message": e.message(),
-                })),
-            )
-        }
+        (Err(e), ResultFormat::Json) => (
+            EXIT_ERRORS,
+            pretty(&json!({
+                "valid": false,
+                "errors": e.errors_json(),
+                "coercions": e.coercions,
+                "message": e.message(),
+            })),
+        ),
         (Err(e), ResultFormat::Human) => (EXIT_ERRORS, format!("{}\n", e.message())),
     };
     std::io::stdout()

@@ -559,13 +559,14 @@ fn check_output(output: Option<&Validator>, result: Value) -> Result<Value, Stri
             let problems: Vec<String> = invalid
                 .errors
                 .iter()
-                .map(|e| {
+                .zip(invalid.messages())
+                .map(|(e, message)| {
                     let at = if e.path.is_empty() {
                         "the top level"
                     } else {
                         &e.path
                     };
-                    format!("at {at}: {}", e.message())
+                    format!("at {at}: {message}")
                 })
                 .collect();
             return Err(format!(

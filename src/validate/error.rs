@@ -15,6 +15,7 @@ pub(crate) use super::kind::number::NumberRule;
 use super::kind::object::KeyBreak;
 use super::message::{self, SHOWN_CHARS};
 use super::number;
+use crate::suggest::Budget;
 
 /// The kind of a validation problem. The names ([`ErrorCode::as_str`]) are stable: callers may
 /// match on them.
@@ -530,26 +531,34 @@ impl ValidationError {
     /// The problem in one sentence, without the path, e.g. `must be at most 14, got 20`.
     /// Written on the first call and kept.
     pub fn message(&self) -> Cow<'_, str> {
+        self.message_within(&mut Budget::default())
+    }
+
+    /// [`message`](ValidationError::message), its "did you mean" drawn from `suggestions`, which
+    /// the messages of one call's errors share: each suggestion compares the value with every
+    /// candidate (an enum's values, an object's fields), so rendering them all for a large
+    /// argument would otherwise cost its errors times the candidates.
+    pub(crate) fn message_within(&self, suggestions: &mut Budget) -> Cow<'_, str> {
         if let Some(message) = self.written() {
             return Cow::Borrowed(message);
         }
         Cow::Borrowed(self.rendered.get_or_init(|| {
             // Room for the usual sentence, so that it is not grown while written.
             let mut message = String::with_capacity(96);
-            self.write_fresh(&mut message);
+            self.write_fresh(&mut message, suggestions);
             message
         }))
     }
 
     /// [`message`](ValidationError::message), written at the end of `out` (and not kept when it
     /// was not written before).
-    pub(crate) fn write_message(&self, out: &mut String) {
+    pub(crate) fn write_message(&self, out: &mut String, suggestions: &mut Budget) {
         match self
             .written()
             .or_else(|| self.rendered.get().map(String::as_str))
         {
             Some(message) => out.push_str(message),
-            None => self.write_fresh(out),
+            None => self.write_fresh(out, suggestions),
         }
     }
 
@@ -561,10 +570,10 @@ impl ValidationError {
         }
     }
 
-    fn write_fresh(&self, out: &mut String) {
+    fn write_fresh(&self, out: &mut String, suggestions: &mut Budget) {
         match &self.detail {
             Detail::Text { message, .. } => out.push_str(message),
-            Detail::Node(d) => d.write_for_model(out),
+            Detail::Node(d) => d.write_for_model(out, suggestions),
         }
         if self.omit_null {
             out.push_str("; to leave it out, omit the key instead of sending null");

@@ -9,7 +9,7 @@ use indexmap::IndexSet;
 use serde_json::Value;
 
 use crate::model::*;
-use crate::suggest::{did_you_mean, did_you_mean_tiered};
+use crate::suggest::Budget;
 use crate::syntax::{is_identifier, quote};
 
 use super::compile::{FieldCheck, KeyGroupCheck, Node, ObjectCheck};
@@ -601,6 +601,7 @@ pub(super) fn call_message(
         }
         Subject::Value => out.push_str(" and send the whole value again:\n"),
     }
+    let mut suggestions = Budget::default();
     for (i, e) in errors.iter().enumerate().take(MAX_LISTED) {
         // Problems about a key name their key themselves; they are placed at its parent.
         let about_key = matches!(
@@ -619,7 +620,7 @@ pub(super) fn call_message(
             write_readable_path(&mut out, place);
             out.push_str("`: ");
         }
-        e.write_message(&mut out);
+        e.write_message(&mut out, &mut suggestions);
         out.push('\n');
     }
     if n > MAX_LISTED {
@@ -728,7 +729,7 @@ pub(crate) fn write_key_break(out: &mut String, o: &ObjectCheck, b: &KeyBreak) {
 /// A problem a compiled node found, worded for the model that sent the value: what it must be,
 /// what was got, and what to send instead.
 impl NodeDetail {
-    pub(super) fn write_for_model(&self, out: &mut String) {
+    pub(super) fn write_for_model(&self, out: &mut String, suggestions: &mut Budget) {
         let node = self.program.nodes.get(self.node);
         match &self.problem {
             Problem::WrongType {
@@ -876,7 +877,7 @@ impl NodeDetail {
                 };
                 if let Some(s) = sent {
                     let names = allowed.iter().filter_map(Value::as_str);
-                    if let Some(close) = did_you_mean(s, names) {
+                    if let Some(close) = suggestions.did_you_mean(s, names) {
                         out.push_str("; did you mean ");
                         write_json_str(out, close);
                         out.push('?');
@@ -941,7 +942,7 @@ impl NodeDetail {
                     };
                     (&*f.name, tier)
                 });
-                match did_you_mean_tiered::<3>(key, tiers) {
+                match suggestions.did_you_mean_tiered::<3>(key, tiers) {
                     Some(c) => {
                         out.push_str("; did you mean `");
                         out.push_str(c);

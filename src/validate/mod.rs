@@ -325,6 +325,30 @@ impl Invalid {
         message::call_message(self.subject, &self.tool, &self.signature, &self.errors)
     }
 
+    /// Each error's [`message`](ValidationError::message), in order, their "did you mean"
+    /// drawn from one budget: the way to show every problem of a large call, in time bounded
+    /// by the call's size whatever the number of enum values or fields it is compared with
+    /// ([`message`](Invalid::message) lists the first hundred).
+    pub fn messages(&self) -> impl Iterator<Item = Cow<'_, str>> + '_ {
+        let mut suggestions = crate::suggest::Budget::default();
+        self.errors
+            .iter()
+            .map(move |e| e.message_within(&mut suggestions))
+    }
+
+    /// Every error as `{"path", "code", "message"}`, in order, the messages as
+    /// [`messages`](Invalid::messages) gives them: the list the command line and
+    /// [`crate::Dispatched::to_json`] print.
+    pub fn errors_json(&self) -> Value {
+        self.errors
+            .iter()
+            .zip(self.messages())
+            .map(|(e, message)| {
+                serde_json::json!({"path": e.path, "code": e.code.as_str(), "message": message})
+            })
+            .collect()
+    }
+
     /// The tool's compact signature, as the message prints it.
     pub fn signature(&self) -> &str {
         &self.signature
