@@ -6,6 +6,8 @@
 //! before it (`:`, `->`, `|`, `=`, `@`, ...). The type and enum names offered come from the
 //! `type` and `enum` items of the whole text.
 
+use indexmap::{IndexMap, IndexSet};
+
 use crate::check::{
     ARRAY_CONSTRAINTS, BUILTIN_TYPES, FIELD_ANNOTATIONS, NUMBER_CONSTRAINTS, OBJECT_CONSTRAINTS,
     STRING_CONSTRAINTS, TOOL_ATTRIBUTES, TYPE_ATTRIBUTES,
@@ -579,8 +581,8 @@ fn close(frames: &mut Vec<Frame>, matches: impl Fn(&Frame) -> bool) {
 /// The `type` and `enum` names of a text, with the values of each enum as a value is written
 /// (`"celsius"` for a member written `celsius`).
 struct Definitions {
-    types: Vec<String>,
-    enums: Vec<(String, Vec<String>)>,
+    types: IndexSet<String>,
+    enums: IndexMap<String, Vec<String>>,
 }
 
 impl Definitions {
@@ -590,8 +592,10 @@ impl Definitions {
             .copied()
             .filter(|t| t.kind != Kind::Comment)
             .collect();
-        let mut types = Vec::new();
-        let mut enums: Vec<(String, Vec<String>)> = Vec::new();
+        // Each name once, where it is first defined (a set, so that a file of many definitions
+        // costs one lookup each).
+        let mut types = IndexSet::new();
+        let mut enums: IndexMap<String, Vec<String>> = IndexMap::new();
         let mut depth = 0usize;
         let mut i = 0;
         while i < tokens.len() {
@@ -608,8 +612,8 @@ impl Definitions {
                     let mut j = i + 2;
                     while j < tokens.len() && !tokens[j].is(b'}') {
                         let name = slice(text, tokens[j].span).to_string();
-                        if tokens[j].kind == Kind::Ident && !types.contains(&name) {
-                            types.push(name);
+                        if tokens[j].kind == Kind::Ident {
+                            types.insert(name);
                         }
                         j += 1;
                     }
@@ -621,8 +625,8 @@ impl Definitions {
                     let name = tokens.get(i + 1).filter(|n| n.kind == Kind::Ident);
                     if let (false, Some(name)) = (after_tool, name) {
                         let name = slice(text, name.span).to_string();
-                        if t.is_word(text, "type") && !types.contains(&name) {
-                            types.push(name);
+                        if t.is_word(text, "type") {
+                            types.insert(name);
                         } else if t.is_word(text, "enum") {
                             let mut members = Vec::new();
                             if tokens.get(i + 2).is_some_and(|b| b.is(b'{')) {
@@ -643,9 +647,7 @@ impl Definitions {
                                 // Past the enum's body: its braces leave the depth as it was.
                                 i = j;
                             }
-                            if !enums.iter().any(|(n, _)| *n == name) {
-                                enums.push((name, members));
-                            }
+                            enums.entry(name).or_insert(members);
                         }
                     }
                 }
@@ -657,10 +659,7 @@ impl Definitions {
     }
 
     fn members(&self, name: &str) -> Option<&[String]> {
-        self.enums
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, m)| m.as_slice())
+        self.enums.get(name).map(Vec::as_slice)
     }
 }
 
