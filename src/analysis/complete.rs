@@ -6,6 +6,8 @@
 //! before it (`:`, `->`, `|`, `=`, `@`, ...). The type and enum names offered come from the
 //! `type` and `enum` items of the whole text.
 
+use std::collections::HashSet;
+
 use indexmap::{IndexMap, IndexSet};
 
 use crate::check::{
@@ -666,8 +668,10 @@ impl Definitions {
 /// The values of the literal and enum members of a type as written (`"a" | "b"`, `Unit | null`).
 fn literals(text: &str, types: &[Token], definitions: &Definitions) -> Vec<Completion> {
     let mut out: Vec<Completion> = Vec::new();
+    // The values offered so far: an enum of many members offers each once, in one lookup.
+    let mut offered: HashSet<String> = HashSet::new();
     let mut push = |value: String, detail: &str| {
-        if !out.iter().any(|c| c.label == value) {
+        if offered.insert(value.clone()) {
             out.push(Completion {
                 label: value.clone(),
                 kind: CompletionKind::Value,

@@ -838,3 +838,19 @@ fn completion_in_a_file_of_many_definitions_lists_each_once() {
     assert_eq!(labels.iter().filter(|l| **l == "E0").count(), 1);
     assert!(labels.contains(&"T39999") && labels.contains(&"E39999"));
 }
+
+#[test]
+fn completion_of_a_large_enum_offers_each_value_once() {
+    // Each value was looked for among those offered before it: quadratic in the members.
+    let n = 50_000;
+    let members: Vec<String> = (0..n).map(|i| format!("m{i}")).collect();
+    let source = format!(
+        "enum Big {{ {} m0 }}\n/// d\ntool t {{ a?: Big | \"m1\" = $ }}\n",
+        members.join(" ")
+    );
+    let c = complete(&source);
+    let labels = labels(&c);
+    assert_eq!(labels.len(), n, "{:?}", &labels[..3]);
+    assert_eq!(labels[0], "\"m0\"");
+    assert_eq!(labels[n - 1], format!("\"m{}\"", n - 1));
+}
