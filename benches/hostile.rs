@@ -399,6 +399,14 @@ fn shapes() -> Vec<Shape> {
             }),
         ),
         (
+            "check: an enum of n members",
+            20_000,
+            Box::new(|n| {
+                let members: String = (0..n).map(|i| format!(" m{i}")).collect();
+                assert!(tooldef::compile(&format!("enum E {{{members} }}\n")).is_ok());
+            }),
+        ),
+        (
             "check: a union of n named types",
             25_000,
             Box::new(|n| {

@@ -300,6 +300,7 @@ impl Checker {
         let deprecated = self.item_attributes(&e.attrs, None);
         let mut members: Vec<EnumMember> = Vec::new();
         let mut spans: Vec<Span> = Vec::new();
+        let mut seen = validate::Positions::with_capacity(e.members.len());
         for m in &e.members {
             let value = match &m.value {
                 ast::EnumValue::Ident(s) | ast::EnumValue::String(s) => Value::String(s.clone()),
@@ -308,10 +309,7 @@ impl Checker {
                     None => continue,
                 },
             };
-            if let Some(i) = members
-                .iter()
-                .position(|x| validate::json_equal(&x.value, &value))
-            {
+            if let Some(i) = seen.insert(&value, members.len(), |i| &members[i].value) {
                 self.error(duplicate(
                     "enum value",
                     &value.to_string(),

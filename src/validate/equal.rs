@@ -100,13 +100,51 @@ fn first_duplicate_scan(items: &[Value]) -> Option<(usize, usize)> {
         }
         return None;
     }
-    let mut seen: HashMap<u64, Vec<usize>> = HashMap::with_capacity(items.len());
+    let mut seen = Positions::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let bucket = seen.entry(json_hash(item)).or_default();
-        if let Some(&j) = bucket.iter().find(|&&j| json_equal(&items[j], item)) {
+        if let Some(j) = seen.insert(item, i, |j| &items[j]) {
             return Some((j, i));
         }
-        bucket.push(i);
     }
     None
+}
+
+/// Positions of values by [`json_hash`]: a value's equal among many found in expected constant
+/// time, where a scan of them all for each would be quadratic. The values stay where they are
+/// (a list being built, the members of an enum); `value_at` reads the value at a position.
+pub(crate) struct Positions(HashMap<u64, Vec<usize>>);
+
+impl Positions {
+    pub(crate) fn with_capacity(n: usize) -> Positions {
+        Positions(HashMap::with_capacity(n))
+    }
+
+    /// The first position recorded whose value equals `value`.
+    pub(crate) fn find<'v>(
+        &self,
+        value: &Value,
+        value_at: impl Fn(usize) -> &'v Value,
+    ) -> Option<usize> {
+        self.0
+            .get(&json_hash(value))?
+            .iter()
+            .copied()
+            .find(|&i| json_equal(value_at(i), value))
+    }
+
+    /// Records `value` at position `i`, unless an equal value is recorded: then gives that
+    /// value's position and records nothing.
+    pub(crate) fn insert<'v>(
+        &mut self,
+        value: &Value,
+        i: usize,
+        value_at: impl Fn(usize) -> &'v Value,
+    ) -> Option<usize> {
+        let bucket = self.0.entry(json_hash(value)).or_default();
+        if let Some(&j) = bucket.iter().find(|&&j| json_equal(value_at(j), value)) {
+            return Some(j);
+        }
+        bucket.push(i);
+        None
+    }
 }

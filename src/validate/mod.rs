@@ -76,7 +76,7 @@ pub use crate::model::Mode;
 pub use coerce::{Coercion, CoercionRule};
 pub use compile::PatternError;
 pub use equal::json_equal;
-pub(crate) use equal::json_hash;
+pub(crate) use equal::{json_hash, Positions};
 pub use error::{ErrorCode, TextPosition, ValidationError};
 pub use lenient::{Repair, RepairKind};
 pub(crate) use message::kind as message_kind;
