@@ -212,6 +212,25 @@ fn shapes() -> Vec<Shape> {
             }),
         ),
         (
+            "diff: two versions of an enum of n members, the members reordered",
+            20_000,
+            Box::new(|n| {
+                let members = |order: Vec<usize>| -> String {
+                    order.into_iter().map(|i| format!(" m{i}")).collect()
+                };
+                let old = members((0..n).collect());
+                let new = members((0..n).rev().collect());
+                let old =
+                    tooldef::compile(&format!("enum E {{{old} }}\n/// T.\ntool t {{ e: E }}\n"))
+                        .expect("compiles");
+                let new = tooldef::compile(&format!(
+                    "enum E {{{new} extra }}\n/// T.\ntool t {{ e: E }}\n"
+                ))
+                .expect("compiles");
+                assert_eq!(tooldef::diff(&old.module, &new.module).len(), 1);
+            }),
+        ),
+        (
             "diff: n tools against the same tools in reverse order",
             5_000,
             Box::new(|n| {

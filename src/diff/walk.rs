@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::relation::{property, required_field, FieldsByName, Relation, Side};
 use super::{Change, ChangeKind};
 use crate::model::{Additional, EnumMember, Field, Module, ObjectTy, Ty, TypeId};
-use crate::validate::{json_equal, type_text};
+use crate::validate::{type_text, Positions};
 
 /// How deep the walker descends, type inside type, before it compares the rest whole.
 const MAX_REPORTED_DEPTH: usize = 100;
@@ -291,8 +291,20 @@ impl<'a> Walker<'a> {
 
     /// The values of two enums: each one removed, added, or described anew.
     fn members(&mut self, at: &str, old: &[EnumMember], new: &[EnumMember]) {
+        // Each side's members by value, so that pairing two long enums is linear in them.
+        let by_value = |members: &[EnumMember]| {
+            let mut positions = Positions::with_capacity(members.len());
+            for (i, m) in members.iter().enumerate() {
+                positions.insert(&m.value, i, |j| &members[j].value);
+            }
+            positions
+        };
+        let (old_values, new_values) = (by_value(old), by_value(new));
         for m in old {
-            match new.iter().find(|n| json_equal(&n.value, &m.value)) {
+            match new_values
+                .find(&m.value, |i| &new[i].value)
+                .map(|i| &new[i])
+            {
                 None => self.push(
                     ChangeKind::Breaking,
                     at,
@@ -312,7 +324,7 @@ impl<'a> Walker<'a> {
         }
         for n in new
             .iter()
-            .filter(|n| !old.iter().any(|m| json_equal(&m.value, &n.value)))
+            .filter(|n| old_values.find(&n.value, |i| &old[i].value).is_none())
         {
             self.push(
                 ChangeKind::Compatible,
