@@ -521,6 +521,9 @@ fn rules_across_keys_added_are_breaking_and_removed_compatible() {
     assert!(changes("", ruled, ruled).is_empty());
 }
 
+/// Pins what pairing by index must keep from the scan it replaced: which tools pair, the order
+/// of the report and the rename named. The index's speed is shown by the `hostile` benchmark's
+/// `diff:` shapes, not here.
 #[test]
 fn tools_are_paired_by_name_and_a_removed_one_names_its_likely_rename() {
     let old = module("/// A.\ntool get_weather {}\n/// B.\ntool keep { a: string }\n");
