@@ -85,30 +85,21 @@ impl Module {
         if objects.len() < 2 {
             return None;
         }
-        // Each member's required fields by name (the first of a name): one lookup a member for
-        // each candidate, where a scan would make a union of wide objects quadratic in their
-        // width.
-        let required: Vec<HashMap<&str, &Field>> = objects
-            .iter()
-            .map(|o| {
-                let mut by_name = HashMap::with_capacity(o.fields.len());
-                for f in o.fields.iter().filter(|f| f.required) {
-                    by_name.entry(f.name.as_str()).or_insert(f);
-                }
-                by_name
-            })
-            .collect();
-        let tag = |required: &HashMap<&str, &'a Field>, key: &str| -> Option<&'a str> {
-            match self.resolve(&required.get(key)?.ty) {
+        // Each member's fields by name: one lookup a member for each candidate, where a scan
+        // would make a union of wide objects quadratic in their width.
+        let indexes: Vec<FieldIndex<'a>> = objects.iter().map(|o| o.index()).collect();
+        let tag = |index: &FieldIndex<'a>, key: &str| -> Option<&'a str> {
+            let field = index.get(key).filter(|f| f.required)?;
+            match self.resolve(&field.ty) {
                 Ty::Const(Value::String(s)) => Some(s.as_str()),
                 _ => None,
             }
         };
         objects[0].fields.iter().find_map(|candidate| {
             let key = candidate.name.as_str();
-            let tags: Vec<&str> = required
+            let tags: Vec<&str> = indexes
                 .iter()
-                .map(|r| tag(r, key))
+                .map(|index| tag(index, key))
                 .collect::<Option<_>>()?;
             let mut seen = std::collections::HashSet::new();
             tags.iter().all(|t| seen.insert(*t)).then_some((key, tags))
@@ -555,6 +546,38 @@ impl ObjectTy {
     /// The field called `name`.
     pub fn field(&self, name: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The fields by name, for many lookups: one lookup a name, where [`ObjectTy::field`] for
+    /// each would make a pass over a wide object quadratic in its width.
+    pub(crate) fn index(&self) -> FieldIndex<'_> {
+        let mut positions = HashMap::with_capacity(self.fields.len());
+        for (i, f) in self.fields.iter().enumerate() {
+            positions.entry(f.name.as_str()).or_insert(i);
+        }
+        FieldIndex {
+            fields: &self.fields,
+            positions,
+        }
+    }
+}
+
+/// An object's fields by name, built by [`ObjectTy::index`]; a name sent twice finds the first
+/// field of that name, as [`ObjectTy::field`] does.
+pub(crate) struct FieldIndex<'a> {
+    fields: &'a [Field],
+    positions: HashMap<&'a str, usize>,
+}
+
+impl<'a> FieldIndex<'a> {
+    /// Where the field called `name` is among the object's fields.
+    pub(crate) fn position(&self, name: &str) -> Option<usize> {
+        self.positions.get(name).copied()
+    }
+
+    /// The field called `name`.
+    pub(crate) fn get(&self, name: &str) -> Option<&'a Field> {
+        self.fields.get(self.position(name)?)
     }
 }
 

@@ -435,7 +435,7 @@ impl<'a> Relation<'a> {
     /// old key's values are accepted under the same key, and what the old object took under
     /// other keys the new one takes too.
     pub(crate) fn objects(&mut self, old: &'a ObjectTy, new: &'a ObjectTy) -> Result<(), Why> {
-        let (old_fields, new_fields) = (FieldsByName::new(old), FieldsByName::new(new));
+        let (old_fields, new_fields) = (old.index(), new.index());
         for f in new.fields.iter().filter(|f| f.required) {
             required_field(old_fields.get(&f.name), f)?;
         }
@@ -512,25 +512,6 @@ impl<'a> Relation<'a> {
                 .map_err(|w| w.within("/additionalProperties")),
             Additional::Closed => Err(Why::exactly("other keys are no longer accepted")),
         }
-    }
-}
-
-/// An object's fields by name (the first of a name, as [`ObjectTy::field`] finds it): pairing
-/// two versions of a wide object costs one lookup a field, where a scan for each would make
-/// the comparison quadratic in its width.
-pub(super) struct FieldsByName<'a>(HashMap<&'a str, &'a Field>);
-
-impl<'a> FieldsByName<'a> {
-    pub(super) fn new(o: &'a ObjectTy) -> Self {
-        let mut by_name = HashMap::with_capacity(o.fields.len());
-        for f in &o.fields {
-            by_name.entry(f.name.as_str()).or_insert(f);
-        }
-        Self(by_name)
-    }
-
-    pub(super) fn get(&self, name: &str) -> Option<&'a Field> {
-        self.0.get(name).copied()
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::relation::{property, required_field, FieldsByName, Relation, Side};
+use super::relation::{property, required_field, Relation, Side};
 use super::{Change, ChangeKind};
 use crate::model::{Additional, EnumMember, Field, Module, ObjectTy, Ty, TypeId};
 use crate::validate::{type_text, Positions};
@@ -76,7 +76,7 @@ impl<'a> Walker<'a> {
 
     /// Two versions of an object: its fields one by one, then what other keys may hold.
     pub(super) fn object(&mut self, path: &str, old: &'a ObjectTy, new: &'a ObjectTy) {
-        let (old_fields, new_fields) = (FieldsByName::new(old), FieldsByName::new(new));
+        let (old_fields, new_fields) = (old.index(), new.index());
         for f in &old.fields {
             let at = format!("{path}{}", property(&f.name));
             match new_fields.get(&f.name) {

@@ -531,13 +531,13 @@ impl<'m> Back<'m> {
         // often the next field; any other is looked up by name, never paired backwards.
         let mut out = serde_json::Map::with_capacity(map.len());
         let mut next = 0;
-        let mut positions = None;
+        let mut index = None;
         for (key, mut v) in std::mem::take(map) {
             let field = if o.fields.get(next).is_some_and(|f| f.name == key) {
                 Some(next)
             } else {
-                let positions = positions.get_or_insert_with(|| field_positions(o));
-                positions.get(key.as_str()).copied().filter(|&i| i >= next)
+                let index = index.get_or_insert_with(|| o.index());
+                index.position(&key).filter(|&i| i >= next)
             };
             match field.and_then(|i| o.fields.get(i).map(|f| (i, f))) {
                 Some((i, f)) => {
@@ -580,7 +580,7 @@ impl<'m> Back<'m> {
         property: &str,
     ) {
         let mut firsts: std::collections::HashMap<String, usize> = Default::default();
-        let declared = field_positions(o);
+        let declared = o.index();
         for (i, entry) in entries.into_iter().enumerate() {
             let Value::Object(mut entry) = entry else {
                 continue;
@@ -596,7 +596,7 @@ impl<'m> Back<'m> {
             if let Some(&first) = firsts.get(&key) {
                 self.errors
                     .push(duplicate_entry(&self.path, &key, first, i));
-            } else if declared.contains_key(key.as_str()) {
+            } else if declared.position(&key).is_some() {
                 self.errors.push(field_as_entry(&self.path, &key, property));
             } else {
                 firsts.insert(key.clone(), i);
@@ -620,16 +620,6 @@ fn duplicate_entry(path: &str, key: &str, first: usize, second: usize) -> Valida
             "the key {shown} is sent in entries {first} and {second}; send each key in one entry only"
         ),
     )
-}
-
-/// Where each field of `o` is, by name (the first of a name): one lookup a key, where a scan
-/// of a wide object's fields for every key would make reading a call quadratic.
-fn field_positions(o: &ObjectTy) -> HashMap<&str, usize> {
-    let mut positions = HashMap::with_capacity(o.fields.len());
-    for (i, f) in o.fields.iter().enumerate() {
-        positions.entry(f.name.as_str()).or_insert(i);
-    }
-    positions
 }
 
 /// An entry of an object's lowered extra keys whose key is a declared field.
