@@ -186,7 +186,7 @@ impl Toolset {
         // budget, and a name called again is told the same.
         let mut unknown = Unknown::default();
         for call in calls {
-            if self.tool(&call.name).is_none() {
+            let Some((_, validator)) = self.known(&call.name, options.target) else {
                 let message = unknown.message(self, &call.name);
                 replies.push(provider.unknown_tool_reply(&call, &message));
                 reports.push(CallReport {
@@ -194,10 +194,6 @@ impl Toolset {
                     verdict: Verdict::Unknown(message),
                 });
                 continue;
-            }
-            let validator = match options.target {
-                Some(target) => self.validator_for(&call.name, target),
-                None => self.validator(&call.name),
             };
             let verdict = match validator {
                 Ok(validator) => {

@@ -273,7 +273,30 @@ impl Toolset {
     /// calls in the shape that target emitted ([`Reading::for_target`]). Fails for an unknown
     /// name, and when the target refuses the tool.
     pub fn validator_for(&self, name: &str, target: Target) -> Result<&Validator, CompileError> {
-        let e = self.entry(name)?;
+        self.validator_at(self.entry(name)?, target)
+    }
+
+    /// The tool called `name` with the validator [`Toolset::validator_for`] gives it (for no
+    /// target, [`Toolset::validator`]), or `None` for a name the set lacks: one lookup, and no
+    /// suggestion made.
+    pub(crate) fn known(
+        &self,
+        name: &str,
+        target: Option<Target>,
+    ) -> Option<(&Tool, Result<&Validator, CompileError>)> {
+        let e = self.tools.get(name)?;
+        let validator = match target {
+            Some(target) => self.validator_at(e, target),
+            None => Ok(&e.validator),
+        };
+        Some((&self.modules[e.module].tools[e.index], validator))
+    }
+
+    fn validator_at<'a>(
+        &'a self,
+        e: &'a Entry,
+        target: Target,
+    ) -> Result<&'a Validator, CompileError> {
         let module = &self.modules[e.module];
         let tool = &module.tools[e.index];
         match target {

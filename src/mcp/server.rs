@@ -194,7 +194,7 @@ impl ToolServer {
         let inner = &self.inner;
         let name = request.name.to_string();
         let toolset = inner.runtime.toolset();
-        if toolset.tool(&name).is_none() {
+        let Some((_, tool)) = toolset.tool(&name) else {
             let hint = toolset
                 .suggest(&name)
                 .map(|s| format!("; did you mean `{s}`?"))
@@ -204,7 +204,7 @@ impl ToolServer {
                 format!("unknown tool `{name}`{hint}"),
                 None,
             ));
-        }
+        };
         // Revisions from 2026-07-28 on forbid server-to-client requests: approval is asked for
         // in an input-required result, and answered when the client calls again.
         let rounds = context
@@ -215,9 +215,7 @@ impl ToolServer {
             .extensions
             .get::<RawArguments>()
             .map(|r| r.0.as_str());
-        let needs_approval = toolset
-            .tool(&name)
-            .is_some_and(|(_, t)| t.requires_approval);
+        let needs_approval = tool.requires_approval;
         let mut answered = None;
         if needs_approval && rounds {
             let answer = request

@@ -393,7 +393,7 @@ impl Runtime {
         if cancel.is_some_and(CancelToken::is_cancelled) {
             return cancelled(audit);
         }
-        let Some((_, tool)) = self.toolset.tool(name) else {
+        let Some((tool, validator)) = self.toolset.known(name, options.target) else {
             let suggestion = self.toolset.suggest(name).map(str::to_string);
             let message = unknown_tool(name, suggestion.as_deref());
             return match options.on_invalid {
@@ -416,10 +416,6 @@ impl Runtime {
             return Err(CallErrorKind::NoHandler {
                 tool: name.to_string(),
             });
-        };
-        let validator = match options.target {
-            Some(target) => self.toolset.validator_for(name, target),
-            None => self.toolset.validator(name),
         };
         let validator = match validator {
             Ok(v) => v,
