@@ -118,6 +118,30 @@ fn invalid_fixtures_fail_with_their_expected_codes() {
     }
 }
 
+/// A member whose type is unknown stands in as `any` once its error is reported; the union is
+/// not also called `any` by a warning, which would name a type nobody wrote.
+#[test]
+fn a_misspelt_union_member_is_not_called_any() {
+    let warned = |source: &str| match tooldef::compile(source) {
+        Ok(_) => panic!("{source} must fail"),
+        Err(e) => e
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == tooldef::Code::RedundantUnion)
+            .count(),
+    };
+    assert_eq!(warned("tool t { a: string | strng }"), 0);
+    assert_eq!(warned("tool t { a: (strng | null) | integer }"), 0);
+    assert_eq!(warned("tool t { a: \"x\" | 1e999999 | string }"), 0);
+    // A type whose definition did not parse stands in the same way.
+    assert_eq!(warned("type A { x: }\ntool t { a: A | string }"), 0);
+    // Two misspelt members are not one member repeated.
+    assert_eq!(warned("tool t { a: strng | numbr }"), 0);
+    // Written `any` is still worth the warning, beside an error or not.
+    assert_eq!(warned("tool t { a: any | strng }"), 1);
+    assert_eq!(warned("tool t { a: any | string, b: strng }"), 1);
+}
+
 #[test]
 fn every_error_code_has_a_fixture() {
     let mut covered = std::collections::HashSet::new();

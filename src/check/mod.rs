@@ -132,6 +132,8 @@ struct Checker {
     patterns: crate::pattern::Patterns,
     /// Whether the patterns' budget has been reported spent.
     patterns_over: bool,
+    /// How many times `any` has stood in for a type whose error is reported.
+    stand_ins: usize,
 }
 
 impl Checker {

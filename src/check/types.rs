@@ -196,7 +196,7 @@ impl Checker {
             TypeKind::Named(n) => self.named(n),
             TypeKind::Literal(v) => match self.value(v) {
                 Some(value) => Ty::Const(value),
-                None => Ty::Any,
+                None => self.stand_in(),
             },
             TypeKind::Array(items) => Ty::Array(Box::new(ArrayTy {
                 items: self.ty(items),
@@ -235,7 +235,7 @@ impl Checker {
                 }
                 if self.broken.contains(name) {
                     // Its definition did not parse, and that error is reported already.
-                    return Ty::Any;
+                    return self.stand_in();
                 }
                 let mut d =
                     Diagnostic::error(Code::UnknownType, n.span, format!("unknown type `{name}`"))
@@ -255,9 +255,16 @@ impl Checker {
                     d = d.with_help("define it with `type` or `enum`, or use a built-in type: string, integer, number, boolean, any, null");
                 }
                 self.error(d);
-                Ty::Any
+                self.stand_in()
             }
         }
+    }
+
+    /// `any`, standing in for a type whose error is reported (so that nothing more is reported
+    /// against it), counted in `stand_ins`.
+    fn stand_in(&mut self) -> Ty {
+        self.stand_ins += 1;
+        Ty::Any
     }
 
     fn union(&mut self, span: Span, members: &[TypeExpr]) -> Ty {
@@ -266,8 +273,18 @@ impl Checker {
         // Where each kept member was written, so that a problem with one points at it.
         let mut spans: Vec<Span> = Vec::new();
         let mut seen = crate::model::MemberSet::default();
+        // Whether a member stands in as `any` for one whose error is reported already (an
+        // unknown type, a definition that did not parse, a bad literal). The union is then
+        // `any`, so that nothing more is reported against it, but without a warning: the
+        // warnings for `any` and for repeated members would name a type nobody wrote.
+        let mut recovered = false;
         for m in members {
+            let stand_ins = self.stand_ins;
             let ty = self.ty(m);
+            if ty == Ty::Any && self.stand_ins > stand_ins {
+                recovered = true;
+                continue;
+            }
             let parts = match ty {
                 Ty::Null => {
                     if nullable {
@@ -302,6 +319,9 @@ impl Checker {
                 span,
                 "`any` in a union accepts every value, so the union is `any`",
             );
+            return Ty::Any;
+        }
+        if recovered {
             return Ty::Any;
         }
         let ty = if !out.is_empty() && out.iter().all(|t| matches!(t, Ty::Const(_))) {
