@@ -315,9 +315,14 @@ impl Checker {
             }
         }
         if out.contains(&Ty::Any) {
-            self.redundant(
-                span,
-                "`any` in a union accepts every value, so the union is `any`",
+            self.diags.push(
+                Diagnostic::warning(
+                    Code::RedundantUnion,
+                    span,
+                    "`any` in a union accepts every value, so the union is `any`",
+                )
+                .with_label("redundant")
+                .with_help("write `any` alone, or remove it to keep the other members"),
             );
             return Ty::Any;
         }
@@ -366,6 +371,7 @@ impl Checker {
         }
     }
 
+    /// A member written twice.
     fn redundant(&mut self, span: Span, message: &str) {
         self.diags.push(
             Diagnostic::warning(Code::RedundantUnion, span, message.to_string())
