@@ -142,6 +142,35 @@ fn a_misspelt_union_member_is_not_called_any() {
     assert_eq!(warned("tool t { a: any | string, b: strng }"), 1);
 }
 
+/// Constraints on a type in error are not judged against the `any` that stands in for it: the
+/// type's own error is the one reported, with unknown and repeated constraints.
+#[test]
+fn constraints_on_a_misspelt_type_are_not_judged_against_any() {
+    let codes = |source: &str| match tooldef::compile(source) {
+        Ok(_) => panic!("{source} must fail"),
+        Err(e) => e
+            .errors()
+            .map(|d| d.code.as_str().to_string())
+            .collect::<Vec<_>>(),
+    };
+    let tool = |field: &str| format!("/// A tool.\ntool t {{\n  /// A field.\n  {field}\n}}");
+    assert_eq!(codes(&tool("a: strng @min_length(3)")), ["unknown-type"]);
+    assert_eq!(codes(&tool("a: (strng | null) @min(1)")), ["unknown-type"]);
+    assert_eq!(
+        codes(&tool("a: strng @min_lenght(3)")),
+        ["unknown-type", "unknown-attribute"]
+    );
+    assert_eq!(
+        codes(&tool("a: strng @min_length(3) @min_length(4)")),
+        ["unknown-type", "duplicate-attribute"]
+    );
+    // A type that is known is judged as before.
+    assert_eq!(
+        codes(&tool("a: integer @min_length(3)")),
+        ["attribute-not-applicable"]
+    );
+}
+
 #[test]
 fn every_error_code_has_a_fixture() {
     let mut covered = std::collections::HashSet::new();

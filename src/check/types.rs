@@ -212,12 +212,29 @@ impl Checker {
             TypeKind::Object(body) => Ty::Object(Box::new(self.object(body))),
             TypeKind::Tuple(t) => self.tuple(t),
             TypeKind::Union(members) => self.union(e.span, members),
-            TypeKind::Constrained(inner, attrs) => {
-                let mut ty = self.ty(inner);
-                self.constraints(&mut ty, inner.span, attrs);
-                ty
-            }
+            TypeKind::Constrained(inner, attrs) => match self.judged_ty(inner) {
+                Some(mut ty) => {
+                    self.constraints(&mut ty, inner.span, attrs, true);
+                    ty
+                }
+                // Whether a constraint applies cannot be judged against a type in error; its
+                // name still is, and a repeat of it.
+                None => {
+                    let mut ty = Ty::Any;
+                    self.constraints(&mut ty, inner.span, attrs, false);
+                    ty
+                }
+            },
         }
+    }
+
+    /// [`Checker::ty`], or `None` when `any` stands in for the type because it is in error
+    /// (an unknown name, a definition that did not parse, a bad literal, or a union with such
+    /// a member), whose error is reported: nothing more is judged against it.
+    fn judged_ty(&mut self, e: &TypeExpr) -> Option<Ty> {
+        let stand_ins = self.stand_ins;
+        let ty = self.ty(e);
+        (ty != Ty::Any || self.stand_ins == stand_ins).then_some(ty)
     }
 
     fn named(&mut self, n: &ast::Name) -> Ty {
@@ -279,12 +296,10 @@ impl Checker {
         // warnings for `any` and for repeated members would name a type nobody wrote.
         let mut recovered = false;
         for m in members {
-            let stand_ins = self.stand_ins;
-            let ty = self.ty(m);
-            if ty == Ty::Any && self.stand_ins > stand_ins {
+            let Some(ty) = self.judged_ty(m) else {
                 recovered = true;
                 continue;
-            }
+            };
             let parts = match ty {
                 Ty::Null => {
                     if nullable {
@@ -380,7 +395,9 @@ impl Checker {
         );
     }
 
-    fn constraints(&mut self, ty: &mut Ty, ty_span: Span, attrs: &[Attribute]) {
+    /// The constraints written after a type. With `judged` false (the type is in error), only
+    /// their names and repeats are checked.
+    fn constraints(&mut self, ty: &mut Ty, ty_span: Span, attrs: &[Attribute], judged: bool) {
         let mut seen = Seen::new();
         let mut fields = FieldIndex::default();
         for a in attrs {
@@ -419,7 +436,7 @@ impl Checker {
                 self.error(d);
                 continue;
             }
-            if !self.first_time(&mut seen, a) {
+            if !self.first_time(&mut seen, a) || !judged {
                 continue;
             }
             self.constraint(ty, ty_span, a, &mut fields);
