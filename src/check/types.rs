@@ -212,19 +212,15 @@ impl Checker {
             TypeKind::Object(body) => Ty::Object(Box::new(self.object(body))),
             TypeKind::Tuple(t) => self.tuple(t),
             TypeKind::Union(members) => self.union(e.span, members),
-            TypeKind::Constrained(inner, attrs) => match self.judged_ty(inner) {
-                Some(mut ty) => {
-                    self.constraints(&mut ty, inner.span, attrs, true);
-                    ty
-                }
+            TypeKind::Constrained(inner, attrs) => {
                 // Whether a constraint applies cannot be judged against a type in error; its
                 // name still is, and a repeat of it.
-                None => {
-                    let mut ty = Ty::Any;
-                    self.constraints(&mut ty, inner.span, attrs, false);
-                    ty
-                }
-            },
+                let judged = self.judged_ty(inner);
+                let in_error = judged.is_none();
+                let mut ty = judged.unwrap_or(Ty::Any);
+                self.constraints(&mut ty, inner.span, attrs, !in_error);
+                ty
+            }
         }
     }
 
