@@ -326,14 +326,10 @@ impl Checker {
             }
         }
         if out.contains(&Ty::Any) {
-            self.diags.push(
-                Diagnostic::warning(
-                    Code::RedundantUnion,
-                    span,
-                    "`any` in a union accepts every value, so the union is `any`",
-                )
-                .with_label("redundant")
-                .with_help("write `any` alone, or remove it to keep the other members"),
+            self.redundant_union(
+                span,
+                "`any` in a union accepts every value, so the union is `any`",
+                "write `any` alone, or remove it to keep the other members",
             );
             return Ty::Any;
         }
@@ -384,10 +380,15 @@ impl Checker {
 
     /// A member written twice.
     fn redundant(&mut self, span: Span, message: &str) {
+        self.redundant_union(span, message, "remove the repeated member");
+    }
+
+    /// A `redundant-union` warning.
+    fn redundant_union(&mut self, span: Span, message: &str, help: &str) {
         self.diags.push(
             Diagnostic::warning(Code::RedundantUnion, span, message.to_string())
                 .with_label("redundant")
-                .with_help("remove the repeated member"),
+                .with_help(help.to_string()),
         );
     }
 
