@@ -483,3 +483,64 @@ fn tuples_never_and_literal_arrays_agree_on_both_paths() {
     assert!(v.is_valid(r#"{"point": [1, "2"]}"#, Mode::Lax));
     assert!(!v.is_valid(r#"{"point": [1, 2], "legacy": 1}"#, Mode::Lax));
 }
+
+#[test]
+fn strict_problems_found_while_reading_come_in_the_full_runs_order() {
+    let v = weather();
+    // Sent in reverse, with two required fields missing, an unknown key, a map value, a union
+    // and a bound broken, and `null` for an optional field that does not take it.
+    let text = r#"{"zz": true, "labels": {"a": 1}, "at": {"lat": 100}, "days": 0, "state": null}"#;
+    check(&v, text);
+    let errors = match v.validate_str(text, Mode::Strict) {
+        Err(e) => e.errors,
+        Ok(_) => panic!("invalid arguments were accepted"),
+    };
+    let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
+    // Declaration order (`city`, `state`, `country`, `days`, `at`, `labels`), then the key
+    // the tool does not declare.
+    assert_eq!(
+        paths,
+        [
+            "/city",
+            "/state",
+            "/country",
+            "/days",
+            "/at/lat",
+            "/at/lon",
+            "/labels/a",
+            "/zz"
+        ]
+    );
+    assert!(
+        errors[1].message().contains("leave"),
+        "{}",
+        errors[1].message()
+    );
+    // Nested: an array of objects, one of them missing a field and one with an unknown key.
+    let source = r#"
+        /// Points.
+        tool t {
+          /// Points.
+          points: { x: integer, y: integer }[] @max_items(3)
+        }
+    "#;
+    let module = tooldef::compile(source)
+        .unwrap_or_else(|e| panic!("the points tool compiles: {e:?}"))
+        .module;
+    let v = Validator::for_tool(&module, "t").unwrap_or_else(|e| panic!("{e}"));
+    for text in [
+        r#"{"points": [{"y": 1, "x": "a"}, {"x": 1}, {"y": 2, "x": 2, "z": 0}]}"#,
+        r#"{"points": [{"y": 1}, {"x": 1}, {"x": 1, "y": 2}, {"x": true}]}"#,
+    ] {
+        check(&v, text);
+    }
+    let errors = match v.validate_str(
+        r#"{"points": [{"y": 1, "x": "a"}, {"x": 1}, {"y": 2, "x": 2, "z": 0}]}"#,
+        Mode::Strict,
+    ) {
+        Err(e) => e.errors,
+        Ok(_) => panic!("invalid arguments were accepted"),
+    };
+    let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(paths, ["/points/0/x", "/points/1/y", "/points/2/z"]);
+}

@@ -636,7 +636,7 @@ impl fmt::Display for ValidationError {
 
 /// Escapes a key for a JSON pointer (`~` → `~0`, `/` → `~1`).
 pub fn escape_pointer(key: &str) -> std::borrow::Cow<'_, str> {
-    if key.contains(['~', '/']) {
+    if key.bytes().any(|b| b == b'~' || b == b'/') {
         std::borrow::Cow::Owned(key.replace('~', "~0").replace('/', "~1"))
     } else {
         std::borrow::Cow::Borrowed(key)

@@ -702,6 +702,8 @@ impl Validator {
                             .ok_or(invalid);
                     }
                 }
+                // (Strict mode only: nothing was coerced.)
+                Read::Found(errors) => return Err(self.invalid(mode, errors, Vec::new())),
                 Read::Unsure => {}
             }
         }

@@ -5,15 +5,19 @@
 //! default to fill in, `2.0` for an integer), the value is normalized once at the end by
 //! [`walk::normalize`], the one place for that rule.
 //!
-//! Text is read once, valid or not. When the pass finds a problem no coercion mends (a value
-//! that breaks a rule, a missing field, an unknown key, a count), it stops checking and reads
-//! the rest as it is; the whole value as sent goes to the run that collects every problem
-//! ([`Read::Invalid`]), so errors read exactly as on the full path, without reading the text a
-//! second time. Only what the pass cannot carry on from leaves the call to the full path
-//! ([`Read::Unsure`]): text that is not JSON, a duplicate key, and nesting too deep. In lax mode,
-//! what the pass coerced before the problem is put back as it was sent (it keeps each original
-//! part beside its coercion). What it accepts, it returns exactly as the full path would: the
-//! same normalized value and the same coercions, in the same order.
+//! Text is read once, valid or not. In strict mode, the pass records each problem where it
+//! finds it and checks on ([`Read::Found`]): a value a node rejects gets the problems that the
+//! run that collects them finds in that value alone, a missing field and an unknown key get
+//! their object's problem, and a container that breaks a rule of its own (a count, uniqueness,
+//! a rule across keys) gets the problems of that run over the whole container. Each object puts
+//! its problems in that run's order, so errors read exactly as on the full path. In lax mode,
+//! a problem no coercion mends stops the checks: the rest is read as it is, and the whole value
+//! as sent goes to the run that collects every problem ([`Read::Invalid`]), with what the pass
+//! coerced before the problem put back as it was sent (it keeps each original part beside its
+//! coercion). Only what the pass cannot carry on from leaves the call to the full path
+//! ([`Read::Unsure`]): text that is not JSON, a duplicate key, and nesting too deep. What it
+//! accepts, it returns exactly as the full path would: the same normalized value and the same
+//! coercions, in the same order.
 //!
 //! Numbers come from the same deserializer as the full path's reader, through the same
 //! conversions (an integer beyond `u64` and `-0` read as doubles), so they keep their meaning.
@@ -29,12 +33,13 @@ use serde_json::{Map, Number, Value};
 
 use super::coerce::{Coercion, CoercionRule};
 
-use super::compile::{Extra, Leaf, Node, NodeId, ObjectCheck, Program};
+use super::compile::{Extra, FieldCheck, Leaf, Node, NodeId, ObjectCheck, Program};
 use super::equal;
-use super::error::escape_pointer;
+use super::error::{escape_pointer, Present, Shown, ValidationError};
+use super::kind::object;
 use super::number;
 use super::reader::Plain;
-use super::sink::LaxBuild;
+use super::sink::{Collect, LaxBuild};
 use super::walk;
 
 /// The pass nests at most this deep, whatever the limits allow: deeper text (rejected by the
@@ -49,6 +54,9 @@ pub(crate) enum Read {
     /// Invalid: the value as sent, read whole (every key, every item), for the run that
     /// collects the problems, so that the text is read once.
     Invalid(Value),
+    /// Invalid, with every problem, found while reading (strict mode): the problems of each
+    /// value as the run that collects them finds them, in that run's order.
+    Found(Vec<ValidationError>),
     /// The full path must decide: text that is not JSON, a duplicate key, or nesting too deep.
     Unsure,
 }
@@ -90,6 +98,8 @@ fn read(
         coercions: Vec::new(),
         normal: true,
         salvage,
+        collect: salvage && !lax,
+        errors: Vec::new(),
         failed: false,
         originals: Vec::new(),
         lost: false,
@@ -118,6 +128,9 @@ fn read(
             return Read::Unsure;
         }
         return Read::Invalid(value);
+    }
+    if !pass.errors.is_empty() {
+        return Read::Found(pass.errors);
     }
     // (A caller that only asks whether the text is valid has no use for the value.)
     if !pass.normal && salvage {
@@ -190,6 +203,15 @@ struct Pass<'p> {
     /// ([`Read::Invalid`]) rather than stop at once ([`Read::Unsure`]), for a caller that only
     /// asks whether the text is valid.
     salvage: bool,
+    /// Whether the pass records each problem where it finds it and checks on (strict mode,
+    /// salvaging): a value a node rejects gets the problems the run that collects them finds
+    /// in it, a missing field or an unknown key its problem from its object, and a container
+    /// that breaks a rule of its own (a count, uniqueness, a rule across keys) the problems of
+    /// that run over the whole container.
+    collect: bool,
+    /// The problems found so far, when collecting; paths are relative to the container being
+    /// read, like the coercions'.
+    errors: Vec<ValidationError>,
     /// Whether the pass found a problem that no coercion mends: the rest is read as it is (no
     /// more checks), so that the run that collects the problems gets the whole value without
     /// reading the text again.
@@ -209,13 +231,13 @@ impl Pass<'_> {
     /// the full run (which coerces) when the check fails.
     #[cold]
     #[inline(never)]
-    fn judge<E: de::Error>(&mut self, id: NodeId, value: Value) -> Result<Value, E> {
+    fn judge<E: de::Error>(&mut self, id: NodeId, value: Value, depth: usize) -> Result<Value, E> {
         let (valid, normal) = walk::accepts_normal(self.prog, id, &value, usize::MAX);
         if valid {
             self.normal &= normal;
             return Ok(value);
         }
-        self.coerce(id, value)
+        self.coerce(id, value, depth)
     }
 
     /// A value strict mode rejects: in lax mode, the full run over it, kept when it succeeds
@@ -223,9 +245,9 @@ impl Pass<'_> {
     /// the originals); otherwise, as in strict mode, a problem ([`Pass::fail`]).
     #[cold]
     #[inline(never)]
-    fn coerce<E: de::Error>(&mut self, id: NodeId, value: Value) -> Result<Value, E> {
+    fn coerce<E: de::Error>(&mut self, id: NodeId, value: Value, depth: usize) -> Result<Value, E> {
         if !self.lax {
-            return self.fail(value);
+            return self.fail(id, value, depth);
         }
         // The run records its coercions after the pass's, at paths relative to the value.
         let before = self.coercions.len();
@@ -248,40 +270,189 @@ impl Pass<'_> {
             }
             _ => {
                 self.coercions.truncate(before);
-                self.fail(value)
+                self.fail(id, value, depth)
             }
         }
     }
 
-    /// A value strict mode rejects, kept as it was sent: the pass reads on without checking.
+    /// A value node `id` rejects (in a container at `depth`), kept as it was sent: when
+    /// collecting, its problems are recorded and the pass checks on; otherwise it reads on
+    /// without checking.
     #[cold]
     #[inline(never)]
-    fn fail<E: de::Error>(&mut self, value: Value) -> Result<Value, E> {
+    fn fail<E: de::Error>(&mut self, id: NodeId, value: Value, depth: usize) -> Result<Value, E> {
         if !self.salvage {
             return Err(reject());
         }
-        self.failed = true;
+        if self.collect {
+            self.found(id, &value, depth);
+        } else {
+            self.failed = true;
+        }
         Ok(value)
     }
 
-    /// A container breaks a rule of its own (a count, uniqueness, a missing field, a rule
-    /// across keys), which no coercion mends: it is kept as it was sent and the pass reads on.
+    /// Records the problems of `value`, which node `id` rejects (in a container at `depth`),
+    /// as the run that collects them finds them, at paths relative to the value. Should that
+    /// run find none (never expected), the pass reads on without checking, and the whole value
+    /// goes to that run.
     #[cold]
     #[inline(never)]
-    fn broken<E: de::Error>(&mut self) -> Result<(), E> {
+    fn found(&mut self, id: NodeId, value: &Value, depth: usize) {
+        let before = self.errors.len();
+        let mut run = walk::Run::<Collect>::at_value(self.prog, Vec::new()).nested(depth > 0);
+        run.errors = std::mem::take(&mut self.errors);
+        (_, self.errors, _) = run.finish(id, value);
+        if self.errors.len() == before {
+            self.failed = true;
+        }
+    }
+
+    /// A container breaks a rule of its own (a count, uniqueness, a missing field, an unknown
+    /// key, a rule across keys), which no coercion mends: it is kept as it was sent and the
+    /// pass reads on. `true` when collecting: the container then records the problem itself.
+    #[cold]
+    #[inline(never)]
+    fn broken<E: de::Error>(&mut self) -> Result<bool, E> {
         if !self.salvage {
             return Err(reject());
         }
+        if self.collect {
+            return Ok(true);
+        }
         self.failed = true;
-        Ok(())
+        Ok(false)
+    }
+
+    /// After a problem with value `v` of field `f`: one about `null` sent for an optional
+    /// field that does not take it says to leave the key out (as the run that collects the
+    /// problems says).
+    #[cold]
+    #[inline(never)]
+    fn omits_null(&mut self, f: &FieldCheck, v: &Value) {
+        if f.omits_null(v) {
+            if let Some(e) = self.errors.last_mut() {
+                e.set_omit_null();
+            }
+        }
+    }
+
+    /// An object's problems in the order of the run that collects them: each declared field's
+    /// (its value's, or its absence), then each other key's, as they were sent. `recorded`
+    /// holds where the object's problems start and those of each key, by the key's place
+    /// (`0..n` for the fields, then the other keys, as they came); `unknown` tells whether
+    /// the object has keys it does not declare, and which of the first 64 keys of `out` they
+    /// are.
+    #[cold]
+    #[inline(never)]
+    fn object_errors(
+        &mut self,
+        object: Object<'_>,
+        out: &Map<String, Value>,
+        seen: &Bits,
+        recorded: (usize, Vec<(usize, usize, usize)>),
+        unknown: (bool, u64),
+    ) {
+        let Object {
+            node,
+            check: c,
+            root,
+        } = object;
+        let (start, groups) = recorded;
+        let prog = self.prog;
+        let error = |path: String, (code, problem), got: &Value| {
+            ValidationError::found(path, code, prog, node, Shown::new(got), problem)
+        };
+        // Each problem's place, when some were recorded while reading (the missing fields, in
+        // declaration order, then the unknown keys, as sent, are in order by themselves).
+        let mut places: Vec<usize> = Vec::new();
+        for &(at, from, to) in &groups {
+            places.extend(std::iter::repeat_n(at, to - from));
+        }
+        let mut place = |at: usize| {
+            if !groups.is_empty() {
+                places.push(at);
+            }
+        };
+        for (i, f) in c.fields.iter().enumerate() {
+            if f.required && !seen.get(i) {
+                let path = pointer_to(&f.texts.pointer);
+                self.errors
+                    .push(error(path, object::missing(i, root), walk::v_null()));
+                place(i);
+            }
+        }
+        if let (true, unknown) = unknown {
+            let mut present = None;
+            let mut at = c.fields.len();
+            for (j, (key, got)) in out.iter().enumerate() {
+                let is_unknown = match j {
+                    0..64 => unknown & (1 << j) != 0,
+                    _ => c.lookup(key).is_none(),
+                };
+                if !is_unknown {
+                    continue;
+                }
+                let present = present
+                    .get_or_insert_with(|| Present::new(c.fields.len(), |i| seen.get(i)))
+                    .clone();
+                let path = pointer_to(&escape_pointer(key));
+                let problem = object::unknown(key.clone(), root, present);
+                self.errors.push(error(path, problem, got));
+                place(at);
+                at += 1;
+            }
+        }
+        // (Every problem recorded while reading is in a key's group.)
+        debug_assert!(places.is_empty() || places.len() == self.errors.len() - start);
+        if places.is_sorted() || places.len() != self.errors.len() - start {
+            return;
+        }
+        // Keys sent out of their declared order, with problems.
+        let mut all: Vec<(usize, ValidationError)> =
+            places.into_iter().zip(self.errors.drain(start..)).collect();
+        all.sort_by_key(|&(at, _)| at);
+        self.errors.extend(all.into_iter().map(|(_, e)| e));
+    }
+
+    /// Prepends `/segment` to the paths of the problems recorded since `since`.
+    #[cold]
+    #[inline(never)]
+    fn prefix_errors(&mut self, since: usize, segment: &str) {
+        for e in &mut self.errors[since..] {
+            let mut path = String::with_capacity(1 + segment.len() + e.path.len());
+            path.push('/');
+            path.push_str(segment);
+            path.push_str(&e.path);
+            e.path = path;
+        }
+    }
+
+    /// How many coercions (lax mode) or problems (when collecting) the pass has recorded: one
+    /// count for both, since a pass records only one of them.
+    #[inline]
+    fn recorded(&self) -> usize {
+        self.coercions.len() + self.errors.len()
+    }
+
+    /// Prepends `/segment` to the paths of what the pass recorded since `since`
+    /// ([`Pass::recorded`]).
+    #[cold]
+    #[inline(never)]
+    fn prefix(&mut self, since: usize, segment: &str) {
+        if self.collect {
+            debug_assert!(self.coercions.is_empty());
+            self.prefix_errors(since, segment);
+        } else {
+            debug_assert!(self.errors.is_empty());
+            self.prefix_coercions(since, segment);
+        }
     }
 
     /// Prepends `/segment` to the paths of the coercions recorded since `since`, and of the
     /// originals recorded with them (each has a coercion of its own, so they are the last
     /// originals, and their coercions come at `since` or later).
-    #[cold]
-    #[inline(never)]
-    fn prefix(&mut self, since: usize, segment: &str) {
+    fn prefix_coercions(&mut self, since: usize, segment: &str) {
         let originals = self.originals.iter_mut().rev();
         let paths = self.coercions[since..]
             .iter_mut()
@@ -362,7 +533,7 @@ impl<'de> DeserializeSeed<'de> for Typed<'_, '_> {
             if self.absent_if_null && value.is_null() {
                 return Ok(None);
             }
-            return self.pass.judge(self.id, value).map(Some);
+            return self.pass.judge(self.id, value, self.depth).map(Some);
         }
         d.deserialize_any(self.visitor(node, nullable))
     }
@@ -513,9 +684,9 @@ impl NodeVisitor<'_, '_> {
             self.pass.prog.nodes[self.node],
             Node::Const(_) | Node::Enum(_)
         ) {
-            return self.pass.judge(self.id, value).map(Some);
+            return self.pass.judge(self.id, value, self.depth).map(Some);
         }
-        self.pass.coerce(self.id, value).map(Some)
+        self.pass.coerce(self.id, value, self.depth).map(Some)
     }
 
     fn number<E: de::Error>(self, n: Number) -> Result<Option<Value>, E> {
@@ -574,9 +745,11 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         match self.pass.prog.nodes[self.node] {
             _ if self.nullable => Ok(Some(Value::Null)),
             Node::Null => Ok(Some(Value::Null)),
-            Node::Const(_) | Node::Enum(_) => self.pass.judge(self.id, Value::Null).map(Some),
+            Node::Const(_) | Node::Enum(_) => {
+                self.pass.judge(self.id, Value::Null, self.depth).map(Some)
+            }
             // No rule coerces null; an optional field's null is handled by its object.
-            _ => self.pass.fail(Value::Null).map(Some),
+            _ => self.pass.fail(self.id, Value::Null, self.depth).map(Some),
         }
     }
 
@@ -636,17 +809,21 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
             Node::Array(c) => c,
             Node::Const(_) | Node::Enum(_) => {
                 let value = self.pass.plain(self.depth).visit_seq(seq)?;
-                return self.pass.judge(self.id, value).map(Some);
+                return self.pass.judge(self.id, value, self.depth).map(Some);
             }
             _ => {
                 let value = self.pass.plain(self.depth).visit_seq(seq)?;
-                return self.pass.coerce(self.id, value).map(Some);
+                return self.pass.coerce(self.id, value, self.depth).map(Some);
             }
         };
         let depth = self.pass.enter(self.depth)?;
         let mut items = Vec::new();
+        // When collecting: where the array's problems start, and whether it breaks a rule of
+        // its own (its problems are then those of the run over the whole array).
+        let start = self.pass.errors.len();
+        let mut whole = false;
         loop {
-            let since = self.pass.coercions.len();
+            let since = self.pass.recorded();
             let item = seq.next_element_seed(Typed {
                 pass: &mut *self.pass,
                 id: c.items,
@@ -656,12 +833,12 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
             })?;
             match item {
                 Some(Some(v)) => {
-                    if self.pass.coercions.len() > since {
+                    if self.pass.recorded() > since {
                         self.pass.prefix(since, &items.len().to_string());
                     }
                     items.push(v);
-                    if c.too_many(items.len() as u64) && !self.pass.failed {
-                        self.pass.broken()?;
+                    if !whole && c.too_many(items.len() as u64) && !self.pass.failed {
+                        whole = self.pass.broken()?;
                     }
                 }
                 Some(None) => return Err(reject()),
@@ -669,14 +846,20 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
             }
         }
         if !self.pass.failed
+            && !whole
             && (c.too_few(items.len() as u64)
                 || (c.unique && equal::first_duplicate(&items).is_some()))
         {
             // The items are as sent (coerced): no default is filled in below (see `Typed`), so
             // they are equal exactly when the items as normalized are.
-            self.pass.broken()?;
+            whole = self.pass.broken()?;
         }
-        Ok(Some(Value::Array(items)))
+        let value = Value::Array(items);
+        if whole && !self.pass.failed {
+            self.pass.errors.truncate(start);
+            self.pass.found(self.id, &value, self.depth);
+        }
+        Ok(Some(value))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Value>, A::Error> {
@@ -685,11 +868,11 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
             Node::Object(c) => c,
             Node::Const(_) | Node::Enum(_) => {
                 let value = self.pass.plain(self.depth).visit_map(map)?;
-                return self.pass.judge(self.id, value).map(Some);
+                return self.pass.judge(self.id, value, self.depth).map(Some);
             }
             _ => {
                 let value = self.pass.plain(self.depth).visit_map(map)?;
-                return self.pass.coerce(self.id, value).map(Some);
+                return self.pass.coerce(self.id, value, self.depth).map(Some);
             }
         };
         let depth = self.pass.enter(self.depth)?;
@@ -710,17 +893,23 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         let mut next = 0;
         // How many other keys were sent.
         let mut extras = 0usize;
-        let start = self.pass.coercions.len();
-        // The coercions of each key (declaration order, then other keys as they came), when
-        // there are any: the full run lists them in that order.
+        let start = self.pass.recorded();
+        // What each key recorded (coercions in lax mode, problems when collecting), by the
+        // key's place (declaration order, then other keys as they came), when there is
+        // anything: the full run lists them in that order.
         let mut groups: Vec<(usize, usize, usize)> = Vec::new();
         // How many keys lax mode left out, their `null` read as absent.
         let mut nulls = 0;
+        // When collecting, the keys the object does not declare: whether there are any, and
+        // which of the first 64 in `out` they are.
+        let mut unknown = (false, 0u64);
+        // Whether the object breaks a rule across its keys, when collecting.
+        let mut whole = false;
         while let Some(key) = map.next_key_seed(KeySeed {
             check: c,
             hint: next,
         })? {
-            let since = self.pass.coercions.len();
+            let since = self.pass.recorded();
             match key {
                 Key::Field(i, key) => {
                     let f = &c.fields[i];
@@ -766,14 +955,18 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                             });
                         }
                     }
-                    if self.pass.coercions.len() > since {
+                    if self.pass.recorded() > since {
                         self.pass.prefix(since, &f.texts.pointer);
-                        groups.push((i, since, self.pass.coercions.len()));
+                        if let Some(v) = out.values().next_back().filter(|_| self.pass.collect) {
+                            self.pass.omits_null(f, v);
+                        }
+                        groups.push((i, since, self.pass.recorded()));
                     }
                 }
                 Key::Extra(k) => {
                     let at = n + extras;
                     extras += 1;
+                    let index = out.len();
                     let slot = match out.entry(k) {
                         serde_json::map::Entry::Vacant(e) => e,
                         serde_json::map::Entry::Occupied(_) => return Err(reject()),
@@ -781,8 +974,11 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     let value = match &c.extra {
                         Extra::Open => map.next_value_seed(self.pass.plain(depth))?,
                         Extra::Closed => {
-                            if !self.pass.failed {
-                                self.pass.broken()?;
+                            if !self.pass.failed && self.pass.broken()? {
+                                unknown.0 = true;
+                                if index < 64 {
+                                    unknown.1 |= 1 << index;
+                                }
                             }
                             map.next_value_seed(self.pass.plain(depth))?
                         }
@@ -796,18 +992,18 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                             })?
                             .ok_or_else(reject)?,
                     };
-                    if self.pass.coercions.len() > since {
+                    if self.pass.recorded() > since {
                         self.pass.prefix(since, &escape_pointer(slot.key()));
-                        groups.push((at, since, self.pass.coercions.len()));
+                        groups.push((at, since, self.pass.recorded()));
                     }
                     slot.insert(value);
                 }
             }
         }
-        if groups.windows(2).any(|w| w[0].0 > w[1].0) {
+        if !self.pass.collect && groups.windows(2).any(|w| w[0].0 > w[1].0) {
             groups.sort_by_key(|g| g.0);
             let recorded = self.pass.coercions.split_off(start);
-            for (_, from, to) in groups {
+            for &(_, from, to) in &groups {
                 self.pass
                     .coercions
                     .extend_from_slice(&recorded[from - start..to - start]);
@@ -820,11 +1016,25 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         if let Some(rules) = c.rules() {
             let count = (0..n).filter(|&i| given.get(i)).count() + extras;
             if !rules.hold(count as u64, |i| given.get(i)) {
-                self.pass.broken()?;
+                whole = self.pass.broken()?;
             }
         }
-        if required < c.required {
-            self.pass.broken()?;
+        let missing = required < c.required && self.pass.broken()?;
+        if whole {
+            // Every problem of the object, as the run over the whole object finds them.
+            let value = Value::Object(out);
+            self.pass.errors.truncate(start);
+            self.pass.found(self.id, &value, self.depth);
+            return Ok(Some(value));
+        }
+        if missing || unknown.0 || (self.pass.collect && !groups.is_empty()) {
+            let object = Object {
+                node: self.node,
+                check: c,
+                root: self.depth == 0,
+            };
+            self.pass
+                .object_errors(object, &out, &seen, (start, groups), unknown);
         }
         // A default to fill in (or too many fields to tell cheaply).
         if n > 64 || c.defaults & !given.low != 0 {
@@ -832,6 +1042,22 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         }
         Ok(Some(Value::Object(out)))
     }
+}
+
+/// An object whose problems the pass words: its node, its check, and whether it is the
+/// arguments themselves.
+struct Object<'c> {
+    node: NodeId,
+    check: &'c ObjectCheck,
+    root: bool,
+}
+
+/// `/segment`, in a string of its own.
+fn pointer_to(segment: &str) -> String {
+    let mut path = String::with_capacity(1 + segment.len());
+    path.push('/');
+    path.push_str(segment);
+    path
 }
 
 /// A set of field indices, without allocating for objects of up to 64 fields.

@@ -77,6 +77,9 @@ pub(crate) struct Run<'p, S: Sink> {
     path: String,
     /// How many containers deep the walk is.
     level: usize,
+    /// Whether the run started at a value inside the arguments (its paths start there): its
+    /// empty path is then not the arguments' root.
+    nested: bool,
     sink: PhantomData<S>,
 }
 
@@ -103,8 +106,16 @@ impl<'p, S: Sink> Run<'p, S> {
             coercions,
             path: String::new(),
             level: 0,
+            nested: false,
             sink: PhantomData,
         }
+    }
+
+    /// The same run started at a value inside the arguments, `nested` deep or not: what it
+    /// finds at its start is not at the arguments' root.
+    pub(super) fn nested(mut self, nested: bool) -> Self {
+        self.nested = nested;
+        self
     }
 
     /// Walks `value` against node `id` from the start: the normalized value when it is valid
@@ -126,6 +137,7 @@ impl<'p, S: Sink> Run<'p, S> {
             coercions: Vec::new(),
             path: self.path.clone(),
             level: self.level,
+            nested: self.nested,
             sink: PhantomData,
         }
     }
@@ -139,6 +151,7 @@ impl<'p, S: Sink> Run<'p, S> {
             coercions: std::mem::take(&mut self.coercions),
             path: std::mem::take(&mut self.path),
             level: self.level,
+            nested: self.nested,
             sink: PhantomData,
         };
         let r = f(&mut other);
@@ -168,7 +181,7 @@ impl<'p, S: Sink> Run<'p, S> {
 
     /// Whether the run is at the arguments themselves (the empty path).
     pub(super) fn at_root(&self) -> bool {
-        self.path.is_empty()
+        self.path.is_empty() && !self.nested
     }
 
     /// The output for a valid value: built by `f` when the run builds values.
@@ -189,7 +202,7 @@ impl<'p, S: Sink> Run<'p, S> {
     pub(super) fn wrong_type(&mut self, id: NodeId, want: &'static str, value: &Value) {
         let problem = Problem::WrongType {
             want,
-            root_object: self.path.is_empty() && want == "object",
+            root_object: self.at_root() && want == "object",
             hint: hint(want, value),
         };
         self.fail(id, ErrorCode::WrongType, value, problem);

@@ -243,6 +243,12 @@ impl FieldCheck {
         lax && !self.required && !self.accepts_null
     }
 
+    /// Whether a problem with value `v` of this field is `null` sent for an optional field that
+    /// does not take it: its message then says to leave the key out.
+    pub(in crate::validate) fn omits_null(&self, v: &Value) -> bool {
+        v.is_null() && !self.required && !self.accepts_null
+    }
+
     /// Points the field at another node (a named type's, once references are resolved).
     pub(crate) fn set_node(&mut self, id: NodeId) {
         self.node = node_u32(id);
@@ -451,11 +457,30 @@ impl ObjectCheck {
     }
 }
 
+/// The problem of required field `field` not sent (at the arguments' `root` or not); its
+/// value is `null`, shown as nothing.
+pub(in crate::validate) fn missing(field: usize, root: bool) -> (ErrorCode, Problem) {
+    (ErrorCode::MissingField, Problem::Missing { field, root })
+}
+
+/// The problem of `key`, which a closed object does not declare, sent beside the fields
+/// `present` (for its suggestion).
+pub(in crate::validate) fn unknown(
+    key: String,
+    root: bool,
+    present: Present,
+) -> (ErrorCode, Problem) {
+    (
+        ErrorCode::UnknownKey,
+        Problem::Unknown { key, root, present },
+    )
+}
+
 impl<S: Sink> Run<'_, S> {
     /// After a field's value failed: a `null` sent for an optional field that does not take it
     /// gets a message that says to leave the key out.
     fn omit_null_hint(&mut self, f: &FieldCheck, v: &Value) {
-        if v.is_null() && !f.required && !f.accepts_null {
+        if f.omits_null(v) {
             if let Some(e) = self.errors.last_mut() {
                 e.set_omit_null();
             }
@@ -557,10 +582,8 @@ impl<S: Sink> Run<'_, S> {
                 },
                 None if f.required => {
                     ok = false;
-                    let problem = Problem::Missing { field: i, root };
-                    self.with_segment(&f.texts.pointer, |r| {
-                        r.fail(id, ErrorCode::MissingField, v_null(), problem)
-                    });
+                    let (code, problem) = missing(i, root);
+                    self.with_segment(&f.texts.pointer, |r| r.fail(id, code, v_null(), problem));
                 }
                 None => {
                     if S::BUILD {
@@ -674,14 +697,8 @@ impl<S: Sink> Run<'_, S> {
                         });
                         sent.clone()
                     };
-                    let problem = Problem::Unknown {
-                        key: k.clone(),
-                        root,
-                        present,
-                    };
-                    self.with_segment(&escape_pointer(k), |r| {
-                        r.fail(id, ErrorCode::UnknownKey, v, problem)
-                    });
+                    let (code, problem) = unknown(k.clone(), root, present);
+                    self.with_segment(&escape_pointer(k), |r| r.fail(id, code, v, problem));
                 }
             }
         }
