@@ -634,6 +634,15 @@ impl fmt::Display for ValidationError {
     }
 }
 
+/// A key from a segment of a JSON pointer (`~1` → `/`, `~0` → `~`).
+pub(crate) fn unescape_pointer(segment: &str) -> std::borrow::Cow<'_, str> {
+    if segment.contains('~') {
+        std::borrow::Cow::Owned(segment.replace("~1", "/").replace("~0", "~"))
+    } else {
+        std::borrow::Cow::Borrowed(segment)
+    }
+}
+
 /// Escapes a key for a JSON pointer (`~` → `~0`, `/` → `~1`).
 pub fn escape_pointer(key: &str) -> std::borrow::Cow<'_, str> {
     if key.bytes().any(|b| b == b'~' || b == b'/') {

@@ -3,8 +3,6 @@
 //! the tool's signature, shortened values, and the one message that lists every problem of a
 //! call.
 
-use std::borrow::Cow;
-
 use indexmap::IndexSet;
 use serde_json::Value;
 
@@ -13,7 +11,9 @@ use crate::suggest::Budget;
 use crate::syntax::{is_identifier, quote};
 
 use super::compile::{FieldCheck, KeyGroupCheck, Node, ObjectCheck};
-use super::error::{ErrorCode, NodeDetail, NumberRule, Problem, Shown, ValidationError};
+use super::error::{
+    unescape_pointer, ErrorCode, NodeDetail, NumberRule, Problem, Shown, ValidationError,
+};
 use super::format;
 use super::kind::object::KeyBreak;
 
@@ -541,11 +541,7 @@ fn write_readable_path(out: &mut String, pointer: &str) {
             Some((raw, next)) => (raw, Some(next)),
             None => (rest, None),
         };
-        let seg = if raw.contains('~') {
-            Cow::Owned(raw.replace("~1", "/").replace("~0", "~"))
-        } else {
-            Cow::Borrowed(raw)
-        };
+        let seg = unescape_pointer(raw);
         let first = out.len() == start;
         if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) && !first {
             out.push('[');

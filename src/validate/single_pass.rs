@@ -35,7 +35,7 @@ use super::coerce::{Coercion, CoercionRule};
 
 use super::compile::{Extra, FieldCheck, Leaf, Node, NodeId, ObjectCheck, Program};
 use super::equal;
-use super::error::{escape_pointer, Present, Shown, ValidationError};
+use super::error::{escape_pointer, unescape_pointer, Present, Shown, ValidationError};
 use super::kind::object;
 use super::number;
 use super::reader::Plain;
@@ -339,10 +339,9 @@ impl Pass<'_> {
 
     /// An object's problems in the order of the run that collects them: each declared field's
     /// (its value's, or its absence), then each other key's, as they were sent. `recorded`
-    /// holds where the object's problems start and those of each key, by the key's place
-    /// (`0..n` for the fields, then the other keys, as they came); `unknown` tells whether
-    /// the object has keys it does not declare, and which of the first 64 keys of `out` they
-    /// are.
+    /// holds where the object's problems start and the order of those recorded while reading;
+    /// `unknown` tells whether the object has keys it does not declare, and which of the first
+    /// 64 keys of `out` they are.
     #[cold]
     #[inline(never)]
     fn object_errors(
@@ -350,7 +349,7 @@ impl Pass<'_> {
         object: Object<'_>,
         out: &Map<String, Value>,
         seen: &Bits,
-        recorded: (usize, Vec<(usize, usize, usize)>),
+        recorded: (usize, Order),
         unknown: (bool, u64),
     ) {
         let Object {
@@ -358,33 +357,22 @@ impl Pass<'_> {
             check: c,
             root,
         } = object;
-        let (start, groups) = recorded;
+        let (start, mut order) = recorded;
         let prog = self.prog;
         let error = |path: String, (code, problem), got: &Value| {
             ValidationError::found(path, code, prog, node, Shown::new(got), problem)
-        };
-        // Each problem's place, when some were recorded while reading (the missing fields, in
-        // declaration order, then the unknown keys, as sent, are in order by themselves).
-        let mut places: Vec<usize> = Vec::new();
-        for &(at, from, to) in &groups {
-            places.extend(std::iter::repeat_n(at, to - from));
-        }
-        let mut place = |at: usize| {
-            if !groups.is_empty() {
-                places.push(at);
-            }
         };
         for (i, f) in c.fields.iter().enumerate() {
             if f.required && !seen.get(i) {
                 let path = pointer_to(&f.texts.pointer);
                 self.errors
                     .push(error(path, object::missing(i, root), walk::v_null()));
-                place(i);
+                order.place(i);
             }
         }
+        let n = c.fields.len();
         if let (true, unknown) = unknown {
             let mut present = None;
-            let mut at = c.fields.len();
             for (j, (key, got)) in out.iter().enumerate() {
                 let is_unknown = match j {
                     0..64 => unknown & (1 << j) != 0,
@@ -394,23 +382,30 @@ impl Pass<'_> {
                     continue;
                 }
                 let present = present
-                    .get_or_insert_with(|| Present::new(c.fields.len(), |i| seen.get(i)))
+                    .get_or_insert_with(|| Present::new(n, |i| seen.get(i)))
                     .clone();
                 let path = pointer_to(&escape_pointer(key));
                 let problem = object::unknown(key.clone(), root, present);
                 self.errors.push(error(path, problem, got));
-                place(at);
-                at += 1;
+                // (Any place among the other keys: they come after the fields, in order.)
+                order.place(n);
             }
         }
-        // (Every problem recorded while reading is in a key's group.)
-        debug_assert!(places.is_empty() || places.len() == self.errors.len() - start);
-        if places.is_sorted() || places.len() != self.errors.len() - start {
+        if !order.unordered {
             return;
         }
-        // Keys sent out of their declared order, with problems.
+        // Keys sent out of their declared order, with problems: each problem's place, from
+        // the key its path starts with.
+        let place = |e: &ValidationError| {
+            let segment = e.path.get(1..).and_then(|p| p.split('/').next());
+            let key = unescape_pointer(segment.unwrap_or_default());
+            c.lookup(&key).unwrap_or_else(|| {
+                let mut others = out.keys().filter(|k| c.lookup(k).is_none());
+                n + others.position(|k| *k == key).unwrap_or(0)
+            })
+        };
         let mut all: Vec<(usize, ValidationError)> =
-            places.into_iter().zip(self.errors.drain(start..)).collect();
+            self.errors.drain(start..).map(|e| (place(&e), e)).collect();
         all.sort_by_key(|&(at, _)| at);
         self.errors.extend(all.into_iter().map(|(_, e)| e));
     }
@@ -894,10 +889,12 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         // How many other keys were sent.
         let mut extras = 0usize;
         let start = self.pass.recorded();
-        // What each key recorded (coercions in lax mode, problems when collecting), by the
-        // key's place (declaration order, then other keys as they came), when there is
-        // anything: the full run lists them in that order.
+        // The coercions of each key (lax mode), by the key's place (declaration order, then
+        // other keys as they came), when there are any: the full run lists them in that order.
         let mut groups: Vec<(usize, usize, usize)> = Vec::new();
+        // When collecting, the place of the last key with problems, and whether an earlier
+        // one had a later place: the full run lists the problems in the order of the places.
+        let mut order = Order::default();
         // How many keys lax mode left out, their `null` read as absent.
         let mut nulls = 0;
         // When collecting, the keys the object does not declare: whether there are any, and
@@ -957,10 +954,12 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     }
                     if self.pass.recorded() > since {
                         self.pass.prefix(since, &f.texts.pointer);
-                        if let Some(v) = out.values().next_back().filter(|_| self.pass.collect) {
+                        if !self.pass.collect {
+                            groups.push((i, since, self.pass.recorded()));
+                        } else if let Some(v) = out.values().next_back() {
                             self.pass.omits_null(f, v);
+                            order.place(i);
                         }
-                        groups.push((i, since, self.pass.recorded()));
                     }
                 }
                 Key::Extra(k) => {
@@ -994,13 +993,17 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     };
                     if self.pass.recorded() > since {
                         self.pass.prefix(since, &escape_pointer(slot.key()));
-                        groups.push((at, since, self.pass.recorded()));
+                        if self.pass.collect {
+                            order.place(at);
+                        } else {
+                            groups.push((at, since, self.pass.recorded()));
+                        }
                     }
                     slot.insert(value);
                 }
             }
         }
-        if !self.pass.collect && groups.windows(2).any(|w| w[0].0 > w[1].0) {
+        if groups.windows(2).any(|w| w[0].0 > w[1].0) {
             groups.sort_by_key(|g| g.0);
             let recorded = self.pass.coercions.split_off(start);
             for &(_, from, to) in &groups {
@@ -1027,20 +1030,35 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
             self.pass.found(self.id, &value, self.depth);
             return Ok(Some(value));
         }
-        if missing || unknown.0 || (self.pass.collect && !groups.is_empty()) {
+        if missing || unknown.0 || order.unordered {
             let object = Object {
                 node: self.node,
                 check: c,
                 root: self.depth == 0,
             };
             self.pass
-                .object_errors(object, &out, &seen, (start, groups), unknown);
+                .object_errors(object, &out, &seen, (start, order), unknown);
         }
         // A default to fill in (or too many fields to tell cheaply).
         if n > 64 || c.defaults & !given.low != 0 {
             self.pass.normal = false;
         }
         Ok(Some(Value::Object(out)))
+    }
+}
+
+/// The order of an object's problems as the pass finds them: the place of the last key with
+/// problems, and whether a key came after one with a later place.
+#[derive(Default, Clone, Copy)]
+struct Order {
+    last: usize,
+    unordered: bool,
+}
+
+impl Order {
+    fn place(&mut self, at: usize) {
+        self.unordered |= at < self.last;
+        self.last = at;
     }
 }
 
