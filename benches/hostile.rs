@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use tooldef::validate::Mode;
 
 fn nested_schema(depth: usize) -> Value {
     let mut s = json!({"type": "string"});
@@ -492,6 +493,32 @@ fn shapes() -> Vec<Shape> {
                 let index = tooldef::LineIndex::new(&s);
                 let columns: usize = (0..n).map(|i| index.line_col(&s, 10 * i).1).sum();
                 assert_eq!(columns, (0..n).map(|i| 5 * i + 1).sum::<usize>());
+            }),
+        ),
+        (
+            // Problems and lax coercions deep in a recursive type, found in the pass over the
+            // text: each is recorded where it is found and its path grows a segment a level on
+            // the way back up (prepending the segments made the work grow as the depth squared).
+            "text: problems and coercions deep in a recursive type (depth)",
+            30,
+            Box::new(|depth| {
+                let v = validator(
+                    "/// T.\ntype Tree {\n  /// V.\n  value: integer @min(0)\n  /// C.\n  \
+                     children?: Tree[]\n}\n/// T.\ntool t {\n  /// R.\n  root: Tree\n}\n",
+                );
+                let items = 4_000;
+                let call = |item: &str| {
+                    let mut s = String::from(r#"{"root":"#);
+                    s.push_str(&r#"{"value":1,"children":["#.repeat(depth));
+                    s.push_str(&vec![item; items].join(","));
+                    s.push_str(&"]}".repeat(depth));
+                    s.push('}');
+                    s
+                };
+                let strict = v.validate_str(&call(r#"{"value":-1}"#), Mode::Strict);
+                assert_eq!(strict.map_err(|e| e.errors.len()).err(), Some(items));
+                let lax = v.validate_str(&call(r#"{"value":"1"}"#), Mode::Lax);
+                assert_eq!(lax.map(|ok| ok.coercions.len()).ok(), Some(items));
             }),
         ),
     ];

@@ -100,6 +100,7 @@ fn read(
         salvage,
         collect: salvage && !lax,
         errors: Vec::new(),
+        deep: false,
         failed: false,
         originals: Vec::new(),
         lost: false,
@@ -124,19 +125,77 @@ fn read(
     if pass.failed {
         // What lax mode coerced before the problem is put back as it was sent: the run that
         // collects the problems records the coercions itself.
+        if pass.deep {
+            flip_all(pass.originals.iter_mut().map(|o| &mut o.path));
+        }
         if pass.lost || !restore(&mut value, pass.originals) {
             return Read::Unsure;
         }
         return Read::Invalid(value);
     }
     if !pass.errors.is_empty() {
+        if pass.deep {
+            flip_all(pass.errors.iter_mut().map(|e| &mut e.path));
+        }
         return Read::Found(pass.errors);
     }
     // (A caller that only asks whether the text is valid has no use for the value.)
     if !pass.normal && salvage {
         walk::normalize(prog, root, &mut value, true);
     }
+    if pass.deep {
+        flip_all(pass.coercions.iter_mut().map(|c| &mut c.path));
+    }
     Read::Valid(value, pass.coercions)
+}
+
+/// Turns a JSON pointer into the form the pass keeps its paths in while reading, and back:
+/// the segments innermost first (`/a/b` is `/b/a`; a path of one segment is the same in both).
+/// A container adds its own segment at the end, in time for that segment alone, however deep
+/// the record lies (prepending copied the whole path at every level: a record `d` deep cost
+/// `d²`).
+/// Whether it turned anything (a path of two segments or more).
+fn flip(path: &mut String) -> bool {
+    if !path.bytes().skip(1).any(|b| b == b'/') {
+        return false;
+    }
+    // Reversed, the bytes hold the segments in the other order, each reversed and followed by
+    // its `/`: each segment is turned back, and the last `/` goes to the front.
+    let mut bytes = std::mem::take(path).into_bytes();
+    bytes.reverse();
+    bytes.split_mut(|&b| b == b'/').for_each(<[u8]>::reverse);
+    bytes.rotate_right(1);
+    *path = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    true
+}
+
+/// [`flip`] on each path.
+#[cold]
+#[inline(never)]
+fn flip_all<'a>(paths: impl Iterator<Item = &'a mut String>) -> bool {
+    paths.fold(false, |flipped, path| flip(path) | flipped)
+}
+
+/// Adds `segment` to `path` as its outermost, as the pass keeps paths ([`flip`]); whether the
+/// path has two segments or more now.
+fn add_outer(path: &mut String, segment: &str) -> bool {
+    if path.is_empty() {
+        *path = pointer_to(segment);
+        return false;
+    }
+    path.reserve(1 + segment.len());
+    path.push('/');
+    path.push_str(segment);
+    true
+}
+
+/// `/segment`: a path of one segment, the same as the pass keeps it ([`flip`]).
+fn pointer_to(segment: &str) -> String {
+    let mut path = String::with_capacity(1 + segment.len());
+    path.push('/');
+    path.push_str(segment);
+    path
 }
 
 /// A part of the value as it was sent, where lax mode changed it.
@@ -191,9 +250,9 @@ struct Pass<'p> {
     prog: &'p Program,
     max_depth: usize,
     lax: bool,
-    /// The coercions applied so far. Paths are relative to the container being read: each
-    /// container prepends its own segment on the way back up, so nothing is spent on paths
-    /// while no coercion happens.
+    /// The coercions applied so far. Paths are relative to the container being read, kept
+    /// inside out ([`flip`]): each container adds its own segment on the way back up, so
+    /// nothing is spent on paths while no coercion happens.
     coercions: Vec<Coercion>,
     /// Whether the value read so far is normalized as it was sent (declared keys in order,
     /// every default given, integers and enum values as declared); when not, the whole value is
@@ -210,8 +269,11 @@ struct Pass<'p> {
     /// that run over the whole container.
     collect: bool,
     /// The problems found so far, when collecting; paths are relative to the container being
-    /// read, like the coercions'.
+    /// read and kept inside out, like the coercions'.
     errors: Vec<ValidationError>,
+    /// Whether a path recorded has two segments or more, so that the paths are turned back
+    /// into pointers at the end ([`flip`]).
+    deep: bool,
     /// Whether the pass found a problem that no coercion mends: the rest is read as it is (no
     /// more checks), so that the run that collects the problems gets the whole value without
     /// reading the text again.
@@ -254,6 +316,7 @@ impl Pass<'_> {
         let run = walk::Run::<LaxBuild>::at_value(self.prog, std::mem::take(&mut self.coercions));
         let (out, errors, coercions) = run.finish(id, &value);
         self.coercions = coercions;
+        self.deep |= flip_all(self.coercions[before..].iter_mut().map(|c| &mut c.path));
         match out {
             Some(v) if errors.is_empty() => {
                 // Strict mode rejected the value, so lax mode coerced something in it.
@@ -305,6 +368,10 @@ impl Pass<'_> {
         (_, self.errors, _) = run.finish(id, value);
         if self.errors.len() == before {
             self.failed = true;
+        }
+        // (Only the problems inside a container have paths of their own.)
+        if matches!(value, Value::Array(_) | Value::Object(_)) {
+            self.deep |= flip_all(self.errors[before..].iter_mut().map(|e| &mut e.path));
         }
     }
 
@@ -395,10 +462,9 @@ impl Pass<'_> {
             return;
         }
         // Keys sent out of their declared order, with problems: each problem's place, from
-        // the key its path starts with.
+        // the key its path starts with (its last segment, as the pass keeps paths).
         let place = |e: &ValidationError| {
-            let segment = e.path.get(1..).and_then(|p| p.split('/').next());
-            let key = unescape_pointer(segment.unwrap_or_default());
+            let key = unescape_pointer(e.path.rsplit('/').next().unwrap_or_default());
             c.lookup(&key).unwrap_or_else(|| {
                 let mut others = out.keys().filter(|k| c.lookup(k).is_none());
                 n + others.position(|k| *k == key).unwrap_or(0)
@@ -410,16 +476,13 @@ impl Pass<'_> {
         self.errors.extend(all.into_iter().map(|(_, e)| e));
     }
 
-    /// Prepends `/segment` to the paths of the problems recorded since `since`.
+    /// Adds `segment` to the paths of the problems recorded since `since`, as their outermost
+    /// ([`flip`]).
     #[cold]
     #[inline(never)]
     fn prefix_errors(&mut self, since: usize, segment: &str) {
         for e in &mut self.errors[since..] {
-            let mut path = String::with_capacity(1 + segment.len() + e.path.len());
-            path.push('/');
-            path.push_str(segment);
-            path.push_str(&e.path);
-            e.path = path;
+            self.deep |= add_outer(&mut e.path, segment);
         }
     }
 
@@ -430,8 +493,8 @@ impl Pass<'_> {
         self.coercions.len() + self.errors.len()
     }
 
-    /// Prepends `/segment` to the paths of what the pass recorded since `since`
-    /// ([`Pass::recorded`]).
+    /// Adds `segment`, as their outermost, to the paths of what the pass recorded since
+    /// `since` ([`Pass::recorded`]).
     #[cold]
     #[inline(never)]
     fn prefix(&mut self, since: usize, segment: &str) {
@@ -444,8 +507,8 @@ impl Pass<'_> {
         }
     }
 
-    /// Prepends `/segment` to the paths of the coercions recorded since `since`, and of the
-    /// originals recorded with them (each has a coercion of its own, so they are the last
+    /// Adds `segment`, as their outermost, to the paths of the coercions recorded since
+    /// `since`, and of the originals recorded with them (each has a coercion of its own, so they are the last
     /// originals, and their coercions come at `since` or later).
     fn prefix_coercions(&mut self, since: usize, segment: &str) {
         let originals = self.originals.iter_mut().rev();
@@ -458,8 +521,7 @@ impl Pass<'_> {
                     .map(|o| &mut o.path),
             );
         for path in paths {
-            path.insert_str(0, segment);
-            path.insert(0, '/');
+            self.deep |= add_outer(path, segment);
         }
     }
 
@@ -1068,14 +1130,6 @@ struct Object<'c> {
     node: NodeId,
     check: &'c ObjectCheck,
     root: bool,
-}
-
-/// `/segment`, in a string of its own.
-fn pointer_to(segment: &str) -> String {
-    let mut path = String::with_capacity(1 + segment.len());
-    path.push('/');
-    path.push_str(segment);
-    path
 }
 
 /// A set of field indices, without allocating for objects of up to 64 fields.
