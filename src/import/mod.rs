@@ -239,7 +239,7 @@ fn refuse_duplicate_keys(text: &str, prefix: &str) -> Result<(), ImportError> {
             .iter()
             .map(|d| {
                 let key = d.path.rsplit('/').next().unwrap_or("");
-                let key = key.replace("~1", "/").replace("~0", "~");
+                let key = crate::validate::error::unescape_pointer(key);
                 Issue::reading(
                     format!("{prefix}{}", d.path),
                     Code::ImportDuplicateKey,

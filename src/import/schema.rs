@@ -5,6 +5,7 @@
 //! union, and each keyword constrains only the member it applies to, so `{"minLength": 2}`
 //! becomes `string @min_length(2) | number | boolean | any[] | { ... } | null`.
 
+use crate::validate::error::{escape_pointer, unescape_pointer};
 use std::collections::HashMap;
 
 use serde_json::{Map, Number, Value};
@@ -107,14 +108,6 @@ pub(crate) struct Core {
 
 /// The deepest schema nesting the importer follows.
 const MAX_DEPTH: usize = 64;
-
-fn pointer_escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
-
-fn pointer_unescape(key: &str) -> String {
-    key.replace("~1", "/").replace("~0", "~")
-}
 
 /// A name usable as a `.tool` type name, from any string.
 pub(crate) fn type_name(raw: &str) -> String {
@@ -278,7 +271,7 @@ impl Core {
             deprecated: false,
             span: Default::default(),
         });
-        let ptr = format!("{root_ptr}/{key}/{}", pointer_escape(def));
+        let ptr = format!("{root_ptr}/{key}/{}", escape_pointer(def));
         self.origins.types.push(TypeOrigin {
             pointer: ptr.clone(),
             members: Vec::new(),
@@ -394,7 +387,7 @@ impl Core {
         for key in s.keys() {
             if UNSUPPORTED.contains(&key.as_str()) {
                 self.error(
-                    &format!("{ptr}/{}", pointer_escape(key)),
+                    &format!("{ptr}/{}", escape_pointer(key)),
                     Some(key),
                     Code::ImportUnsupported,
                     format!("the keyword `{key}` has no equivalent in the language"),
@@ -444,7 +437,7 @@ impl Core {
                     | "$comment"
             ) {
                 self.error(
-                    &format!("{ptr}/{}", pointer_escape(key)),
+                    &format!("{ptr}/{}", escape_pointer(key)),
                     Some(key),
                     Code::ImportUnsupported,
                     format!("`{key}` beside `$ref` cannot be expressed; only annotations may sit beside a reference"),
@@ -473,7 +466,7 @@ impl Core {
             );
             return None;
         };
-        let def = pointer_unescape(def);
+        let def = unescape_pointer(def);
         if def.contains('/') {
             self.error(
                 &rptr,
@@ -541,7 +534,7 @@ impl Core {
         let outer_type = s.get("type").filter(|_| others.len() == 1);
         if let Some(k) = others.first().filter(|_| outer_type.is_none()) {
             self.error(
-                &format!("{ptr}/{}", pointer_escape(k)),
+                &format!("{ptr}/{}", escape_pointer(k)),
                 Some(k),
                 Code::ImportUnsupported,
                 format!("`{k}` beside `{key}` cannot be expressed; move it into every branch"),
@@ -656,7 +649,7 @@ impl Core {
             ) || (self.rules.openapi && key == "nullable")
                 || (self.rules.bfcl && key == "optional");
             if !known && !UNSUPPORTED.contains(&key.as_str()) {
-                let p = format!("{ptr}/{}", pointer_escape(key));
+                let p = format!("{ptr}/{}", escape_pointer(key));
                 if DROPPED_ANNOTATIONS.contains(&key.as_str()) {
                     self.warn(
                         &p,
@@ -1127,7 +1120,7 @@ impl Core {
         let mut fields = Vec::new();
         let mut failed = false;
         for (name, p) in props {
-            let pptr = format!("{ptr}/properties/{}", pointer_escape(name));
+            let pptr = format!("{ptr}/properties/{}", escape_pointer(name));
             let Some(ty) = self.ty(p, &pptr) else {
                 failed = true;
                 continue;
@@ -1282,7 +1275,7 @@ impl Core {
                 };
                 let tag = self
                     .origins
-                    .keyword(format!("{at}/{}", pointer_escape(key)));
+                    .keyword(format!("{at}/{}", escape_pointer(key)));
                 rules.groups.push(Spanned::new(group, tag));
             }
         }

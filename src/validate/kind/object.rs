@@ -246,7 +246,7 @@ impl FieldCheck {
     /// Whether a problem with value `v` of this field is `null` sent for an optional field that
     /// does not take it: its message then says to leave the key out.
     pub(in crate::validate) fn omits_null(&self, v: &Value) -> bool {
-        v.is_null() && !self.required && !self.accepts_null
+        v.is_null() && self.null_is_absent(true)
     }
 
     /// Points the field at another node (a named type's, once references are resolved).
