@@ -288,6 +288,22 @@ fn valid_text_is_normalized_in_declaration_order() {
     );
 }
 
+/// Keys sent in declaration order, defaults left out: the pass fills the arguments' defaults in
+/// at their declared places without normalizing the whole value.
+#[test]
+fn defaults_are_filled_in_at_their_declared_places() {
+    let v = weather();
+    let text = r#"{"city": "Paris", "country": "FR", "days": 3, "labels": {"a": "y"}}"#;
+    check(&v, text);
+    for mode in [Mode::Strict, Mode::Lax] {
+        let out = v.validate_str(text, mode).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            serde_json::to_string(&out.arguments).unwrap_or_default(),
+            r#"{"city":"Paris","country":"FR","unit":"celsius","days":3,"format":"markdown","labels":{"a":"y"}}"#
+        );
+    }
+}
+
 #[test]
 fn lax_coercions_come_in_the_order_of_the_full_run() {
     let v = weather();

@@ -97,6 +97,7 @@ fn read(
         lax,
         coercions: Vec::new(),
         normal: true,
+        root_defaults: None,
         salvage,
         collect: salvage && !lax,
         errors: Vec::new(),
@@ -140,8 +141,12 @@ fn read(
         return Read::Found(pass.errors);
     }
     // (A caller that only asks whether the text is valid has no use for the value.)
-    if !pass.normal && salvage {
-        walk::normalize(prog, root, &mut value, true);
+    if salvage {
+        if !pass.normal {
+            walk::normalize(prog, root, &mut value, true);
+        } else if let (Some((c, given)), Value::Object(map)) = (pass.root_defaults, &mut value) {
+            c.fill_defaults(map, given);
+        }
     }
     if pass.deep {
         flip_all(pass.coercions.iter_mut().map(|c| &mut c.path));
@@ -258,6 +263,10 @@ struct Pass<'p> {
     /// every default given, integers and enum values as declared); when not, the whole value is
     /// normalized once at the end ([`walk::normalize`], the one place for that rule).
     normal: bool,
+    /// The arguments object's check and the fields it was given (at most 64), when that object
+    /// is normalized but for defaults to fill in: they are filled in at the end, without the
+    /// walk that normalizes the whole value (which fills them in itself when it runs).
+    root_defaults: Option<(&'p ObjectCheck, u64)>,
     /// Whether a strict problem lets the pass read on and return the value as sent
     /// ([`Read::Invalid`]) rather than stop at once ([`Read::Unsure`]), for a caller that only
     /// asks whether the text is valid.
@@ -1101,9 +1110,16 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
             self.pass
                 .object_errors(object, &out, &seen, (start, order), unknown);
         }
-        // A default to fill in (or too many fields to tell cheaply).
-        if n > 64 || c.defaults & !given.low != 0 {
+        // Too many fields to tell cheaply whether a default is to be filled in; or a default
+        // to fill in (the arguments' own, in order, are filled in at the end, see `read`).
+        if n > 64 {
             self.pass.normal = false;
+        } else if c.defaults & !given.low != 0 {
+            if self.depth == 0 {
+                self.pass.root_defaults = Some((c, given.low));
+            } else {
+                self.pass.normal = false;
+            }
         }
         Ok(Some(Value::Object(out)))
     }

@@ -347,6 +347,22 @@ impl ObjectCheck {
     /// [`ObjectCheck::normalized`].
     const SMALL_OBJECT: usize = 32;
 
+    /// Fills in the default of each field that `present` does not hold (bit `i` for field `i`),
+    /// each at its declared place, in a map of at most 64 fields whose declared keys come in
+    /// declaration order and before any other key.
+    pub(crate) fn fill_defaults(&self, map: &mut Map<String, Value>, present: u64) {
+        debug_assert!(self.fields.len() <= 64);
+        let mut at = 0;
+        for (i, f) in self.fields.iter().enumerate() {
+            if present & (1 << i) != 0 {
+                at += 1;
+            } else if let Some(d) = f.default.as_deref() {
+                map.shift_insert(at, f.key(), d.clone());
+                at += 1;
+            }
+        }
+    }
+
     /// Normalizes `map` in place (see [`normalize`]), filling in absent defaults when `fill`.
     /// An object whose keys already come in declaration order is not rebuilt.
     pub(crate) fn normalize(&self, prog: &Program, map: &mut Map<String, Value>, fill: bool) {
@@ -375,15 +391,7 @@ impl ObjectCheck {
         let defaults = fill && self.fields.iter().any(|f| f.default.is_some());
         if in_order {
             if defaults {
-                let mut at = 0;
-                for (i, f) in self.fields.iter().enumerate() {
-                    if present & (1 << i) != 0 {
-                        at += 1;
-                    } else if let Some(d) = f.default.as_deref() {
-                        map.shift_insert(at, f.key(), d.clone());
-                        at += 1;
-                    }
-                }
+                self.fill_defaults(map, present);
             }
             return;
         }
