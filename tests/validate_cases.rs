@@ -658,6 +658,18 @@ fn messages_are_actionable() {
         "{}",
         err.errors[0].got()
     );
+    // An unknown key is named as it was sent, whatever its path escapes.
+    let err = v
+        .validate_str(r#"{"req": "x", "a/b~c": 1}"#, Mode::Strict)
+        .expect_err("unknown key");
+    assert_eq!(err.errors[0].path, "/a~1b~0c");
+    assert!(
+        err.errors[0]
+            .message()
+            .starts_with("unknown parameter \"a/b~c\""),
+        "{}",
+        err.errors[0].message()
+    );
     // Nested paths are readable.
     let err = v
         .validate_str(r#"{"req": "x", "objs": [{"a": "z"}]}"#, Mode::Strict)
@@ -872,6 +884,10 @@ fn first_violation_speaks_to_the_author() {
     assert_eq!(
         check("pt", json!({"x": 1, "y": 2, "z": 0})),
         Some("unknown field `z`".into())
+    );
+    assert_eq!(
+        check("pt", json!({"x": 1, "y": 2, "z/~": 0})),
+        Some("unknown field `z/~`".into())
     );
     assert_eq!(
         check("pt", json!({"x": "a", "y": 2})),

@@ -381,9 +381,9 @@ pub(crate) enum Problem {
         field: usize,
         root: bool,
     },
-    /// A key an `Object` node does not declare; `present` tells which fields were sent.
+    /// A key an `Object` node does not declare (the last segment of the error's path, see
+    /// [`last_key`]); `present` tells which fields were sent.
     Unknown {
-        key: String,
         root: bool,
         present: Present,
     },
@@ -573,7 +573,7 @@ impl ValidationError {
     fn write_fresh(&self, out: &mut String, suggestions: &mut Budget) {
         match &self.detail {
             Detail::Text { message, .. } => out.push_str(message),
-            Detail::Node(d) => d.write_for_model(out, suggestions),
+            Detail::Node(d) => d.write_for_model(&self.path, out, suggestions),
         }
         if self.omit_null {
             out.push_str("; to leave it out, omit the key instead of sending null");
@@ -641,6 +641,12 @@ pub(crate) fn unescape_pointer(segment: &str) -> std::borrow::Cow<'_, str> {
     } else {
         std::borrow::Cow::Borrowed(segment)
     }
+}
+
+/// The key a JSON pointer ends with (`b` for `/a/b`), unescaped: the key an unknown-key
+/// problem is about, which its path names.
+pub(crate) fn last_key(pointer: &str) -> std::borrow::Cow<'_, str> {
+    unescape_pointer(pointer.rsplit('/').next().unwrap_or_default())
 }
 
 /// Escapes a key for a JSON pointer (`~` → `~0`, `/` → `~1`).

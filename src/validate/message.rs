@@ -12,7 +12,7 @@ use crate::syntax::{is_identifier, quote};
 
 use super::compile::{FieldCheck, KeyGroupCheck, Node, ObjectCheck};
 use super::error::{
-    unescape_pointer, ErrorCode, NodeDetail, NumberRule, Problem, Shown, ValidationError,
+    last_key, unescape_pointer, ErrorCode, NodeDetail, NumberRule, Problem, Shown, ValidationError,
 };
 use super::format;
 use super::kind::object::KeyBreak;
@@ -725,7 +725,8 @@ pub(crate) fn write_key_break(out: &mut String, o: &ObjectCheck, b: &KeyBreak) {
 /// A problem a compiled node found, worded for the model that sent the value: what it must be,
 /// what was got, and what to send instead.
 impl NodeDetail {
-    pub(super) fn write_for_model(&self, out: &mut String, suggestions: &mut Budget) {
+    /// `path` is the error's.
+    pub(super) fn write_for_model(&self, path: &str, out: &mut String, suggestions: &mut Budget) {
         let node = self.program.nodes.get(self.node);
         match &self.problem {
             Problem::WrongType {
@@ -913,7 +914,8 @@ impl NodeDetail {
                     write_key_break(out, o, b);
                 }
             }
-            Problem::Unknown { key, root, present } => {
+            Problem::Unknown { root, present } => {
+                let key = &*last_key(path);
                 let noun = if *root { "parameter" } else { "field" };
                 out.push_str("unknown ");
                 out.push_str(noun);
@@ -922,7 +924,7 @@ impl NodeDetail {
                 write_json_str(out, key);
                 if out.len() - start > 62 && out[start..].chars().count() > 62 {
                     out.truncate(start);
-                    out.push_str(&shorten(&Value::String(key.clone())));
+                    out.push_str(&shorten(&Value::String(key.to_owned())));
                 }
                 let fields: &[FieldCheck] = match node {
                     Some(Node::Object(o)) => &o.fields,
@@ -972,11 +974,13 @@ impl NodeDetail {
 
 /// A problem found by `node` in `value`, worded for the author of a definition:
 /// `expected an integer, got string "1"`.
-/// `reason` is, for a union no member of which accepts the value, why its first member does not.
+/// `path` is the error's. `reason` is, for a union no member of which accepts the value, why its
+/// first member does not.
 pub(super) fn for_author(
     node: Option<&Node>,
     value: &Value,
     problem: &Problem,
+    path: &str,
     reason: Option<&str>,
 ) -> String {
     let s = value.as_str().unwrap_or_default();
@@ -1061,7 +1065,7 @@ pub(super) fn for_author(
             "missing required field `{}`",
             o.fields.get(*field).map_or("", |f| &*f.name)
         ),
-        (Problem::Unknown { key, .. }, _) => format!("unknown field `{key}`"),
+        (Problem::Unknown { .. }, _) => format!("unknown field `{}`", last_key(path)),
         (Problem::Keys(b), Some(Node::Object(o))) => {
             let mut out = String::new();
             write_key_break(&mut out, o, b);

@@ -189,7 +189,7 @@ fn for_author(program: &Program, id: NodeId, value: &Value) -> Option<(String, S
             .map(|(_, why)| why),
         _ => None,
     };
-    let message = message::for_author(node, found, problem, reason.as_deref());
+    let message = message::for_author(node, found, problem, &e.path, reason.as_deref());
     Some((path.to_string(), message))
 }
 

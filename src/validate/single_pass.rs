@@ -35,7 +35,7 @@ use super::coerce::{Coercion, CoercionRule};
 
 use super::compile::{Extra, FieldCheck, Leaf, Node, NodeId, ObjectCheck, Program};
 use super::equal;
-use super::error::{escape_pointer, unescape_pointer, Present, Shown, ValidationError};
+use super::error::{escape_pointer, last_key, Present, Shown, ValidationError};
 use super::kind::object;
 use super::number;
 use super::reader::Plain;
@@ -461,7 +461,7 @@ impl Pass<'_> {
                     .get_or_insert_with(|| Present::new(n, |i| seen.get(i)))
                     .clone();
                 let path = pointer_to(&escape_pointer(key));
-                let problem = object::unknown(key.clone(), root, present);
+                let problem = object::unknown(root, present);
                 self.errors.push(error(path, problem, got));
                 // (Any place among the other keys: they come after the fields, in order.)
                 order.place(n);
@@ -473,7 +473,7 @@ impl Pass<'_> {
         // Keys sent out of their declared order, with problems: each problem's place, from
         // the key its path starts with (its last segment, as the pass keeps paths).
         let place = |e: &ValidationError| {
-            let key = unescape_pointer(e.path.rsplit('/').next().unwrap_or_default());
+            let key = last_key(&e.path);
             c.lookup(&key).unwrap_or_else(|| {
                 let mut others = out.keys().filter(|k| c.lookup(k).is_none());
                 n + others.position(|k| *k == key).unwrap_or(0)

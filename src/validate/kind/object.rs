@@ -471,17 +471,10 @@ pub(in crate::validate) fn missing(field: usize, root: bool) -> (ErrorCode, Prob
     (ErrorCode::MissingField, Problem::Missing { field, root })
 }
 
-/// The problem of `key`, which a closed object does not declare, sent beside the fields
-/// `present` (for its suggestion).
-pub(in crate::validate) fn unknown(
-    key: String,
-    root: bool,
-    present: Present,
-) -> (ErrorCode, Problem) {
-    (
-        ErrorCode::UnknownKey,
-        Problem::Unknown { key, root, present },
-    )
+/// The problem of a key a closed object does not declare (the last segment of the error's
+/// path), sent beside the fields `present` (for its suggestion).
+pub(in crate::validate) fn unknown(root: bool, present: Present) -> (ErrorCode, Problem) {
+    (ErrorCode::UnknownKey, Problem::Unknown { root, present })
 }
 
 impl<S: Sink> Run<'_, S> {
@@ -705,7 +698,7 @@ impl<S: Sink> Run<'_, S> {
                         });
                         sent.clone()
                     };
-                    let (code, problem) = unknown(k.clone(), root, present);
+                    let (code, problem) = unknown(root, present);
                     self.with_segment(&escape_pointer(k), |r| r.fail(id, code, v, problem));
                 }
             }
