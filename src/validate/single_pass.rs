@@ -946,9 +946,12 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         let n = c.fields.len();
         // The keys go into the output as they were sent; when they are not in the normalized
         // order, or a default is to be filled in, the pass's value is normalized at the end.
-        // Sized for the usual small object; a larger one grows. (Entries are 112 bytes: eight
-        // keep the first allocation within the sizes allocators serve fastest.)
-        let mut out = Map::with_capacity(n.min(8));
+        // Sized for the usual small object and one key more: a key the object does not
+        // declare is a common slip, or an open object's extra, and growing the map for it
+        // copies every entry into a new allocation and rebuilds the hash table. A larger
+        // object grows. (Entries are 112 bytes: eight keep the first allocation within the
+        // sizes allocators serve fastest.)
+        let mut out = Map::with_capacity((n + 1).min(8));
         // Declared keys sent (for duplicates and required fields), and fields given a value
         // (not a `null` read as absent).
         let mut seen = Bits::new(n);
