@@ -457,9 +457,7 @@ impl Pass<'_> {
                 if !is_unknown {
                     continue;
                 }
-                let present = present
-                    .get_or_insert_with(|| Present::new(n, |i| seen.get(i)))
-                    .clone();
+                let present = present.get_or_insert_with(|| seen.present(n)).clone();
                 let path = pointer_to(&escape_pointer(key));
                 let problem = object::unknown(root, present);
                 self.errors.push(error(path, problem, got));
@@ -1180,6 +1178,15 @@ impl Bits {
             self.high
                 .get((i - 64) / 64)
                 .is_some_and(|w| w >> (i % 64) & 1 != 0)
+        }
+    }
+
+    /// The set as an error keeps it, for an object of `n` fields.
+    fn present(&self, n: usize) -> Present {
+        if n <= 64 {
+            Present::Small(self.low)
+        } else {
+            Present::new(n, |i| self.get(i))
         }
     }
 
