@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
@@ -174,9 +174,11 @@ enum Detail {
 }
 
 /// What a compiled node found: the typed data of a problem, worded for the model by `message.rs`.
+/// It keeps the parts of the program that wording reads: the nodes and what each expects.
 #[derive(Clone)]
 pub(super) struct NodeDetail {
-    pub(super) program: Program,
+    pub(super) nodes: Arc<[Node]>,
+    pub(super) expected: Arc<[String]>,
     pub(super) node: NodeId,
     pub(super) got: Shown,
     pub(super) problem: Problem,
@@ -396,7 +398,7 @@ pub(crate) enum Problem {
 pub(crate) enum Present {
     Small(u64),
     /// Shared by the unknown keys of one object.
-    Large(std::sync::Arc<[u64]>),
+    Large(Arc<[u64]>),
 }
 
 impl Present {
@@ -471,7 +473,8 @@ impl ValidationError {
             code,
             position: None,
             detail: Detail::Node(NodeDetail {
-                program: program.clone(),
+                nodes: Arc::clone(&program.nodes),
+                expected: Arc::clone(&program.expected),
                 node,
                 got,
                 problem,
@@ -481,11 +484,12 @@ impl ValidationError {
         }
     }
 
-    /// The node that found the problem and the problem, as typed data (for wording it for
-    /// another reader); `None` for problems with the text itself and limits.
-    pub(crate) fn found_by(&self) -> Option<(&Program, NodeId, &Problem)> {
+    /// The node that found the problem (in the program of the run that made the error) and the
+    /// problem, as typed data (for wording it for another reader); `None` for problems with the
+    /// text itself and limits.
+    pub(crate) fn found_by(&self) -> Option<(NodeId, &Problem)> {
         match &self.detail {
-            Detail::Node(d) => Some((&d.program, d.node, &d.problem)),
+            Detail::Node(d) => Some((d.node, &d.problem)),
             Detail::Text { .. } => None,
         }
     }
@@ -500,7 +504,7 @@ impl ValidationError {
     pub fn expected(&self) -> &str {
         match &self.detail {
             Detail::Text { expected, .. } => expected,
-            Detail::Node(d) => match (&d.problem, d.program.nodes.get(d.node)) {
+            Detail::Node(d) => match (&d.problem, d.nodes.get(d.node)) {
                 (
                     Problem::Missing { field, .. }
                     | Problem::Keys(KeyBreak::Needs { missing: field, .. }),
@@ -510,7 +514,7 @@ impl ValidationError {
                     .get(*field)
                     .map_or("", |f| f.texts.type_text.as_str()),
                 (Problem::Unknown { .. }, _) => "a declared key",
-                _ => d.program.expected.get(d.node).map_or("", String::as_str),
+                _ => d.expected.get(d.node).map_or("", String::as_str),
             },
         }
     }

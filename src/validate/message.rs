@@ -727,7 +727,7 @@ pub(crate) fn write_key_break(out: &mut String, o: &ObjectCheck, b: &KeyBreak) {
 impl NodeDetail {
     /// `path` is the error's.
     pub(super) fn write_for_model(&self, path: &str, out: &mut String, suggestions: &mut Budget) {
-        let node = self.program.nodes.get(self.node);
+        let node = self.nodes.get(self.node);
         match &self.problem {
             Problem::WrongType {
                 want,
@@ -883,11 +883,7 @@ impl NodeDetail {
             }
             Problem::Never => out.push_str("no value is allowed here; leave it out"),
             Problem::NoMatch => {
-                let expected = self
-                    .program
-                    .expected
-                    .get(self.node)
-                    .map_or("", String::as_str);
+                let expected = self.expected.get(self.node).map_or("", String::as_str);
                 self.must_be_got(out, expected);
             }
             Problem::Missing { field, root } => {

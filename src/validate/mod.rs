@@ -174,7 +174,7 @@ fn for_author(program: &Program, id: NodeId, value: &Value) -> Option<(String, S
         }
         _ => e.path.as_str(),
     };
-    let Some((program, node, problem)) = e.found_by() else {
+    let Some((node, problem)) = e.found_by() else {
         return Some((path.to_string(), e.message().into_owned()));
     };
     let node = program.nodes.get(node);
