@@ -311,15 +311,28 @@ impl Pass<'_> {
         self.coerce(id, value, depth)
     }
 
-    /// A value strict mode rejects: in lax mode, the full run over it, kept when it succeeds
+    /// A value strict mode rejects: in lax mode, the full run over it ([`Pass::lax_coerce`]);
+    /// in strict mode, a problem ([`Pass::fail`]).
+    #[inline]
+    fn coerce<E: de::Error>(&mut self, id: NodeId, value: Value, depth: usize) -> Result<Value, E> {
+        if self.lax {
+            self.lax_coerce(id, value, depth)
+        } else {
+            self.fail(id, value, depth)
+        }
+    }
+
+    /// A value strict mode rejects, in lax mode: the full run over it, kept when it succeeds
     /// (with its coercions, whose paths are relative to the value, and the value as sent among
     /// the originals); otherwise, as in strict mode, a problem ([`Pass::fail`]).
     #[cold]
     #[inline(never)]
-    fn coerce<E: de::Error>(&mut self, id: NodeId, value: Value, depth: usize) -> Result<Value, E> {
-        if !self.lax {
-            return self.fail(id, value, depth);
-        }
+    fn lax_coerce<E: de::Error>(
+        &mut self,
+        id: NodeId,
+        value: Value,
+        depth: usize,
+    ) -> Result<Value, E> {
         // The run records its coercions after the pass's, at paths relative to the value.
         let before = self.coercions.len();
         let run = walk::Run::<LaxBuild>::at_value(self.prog, std::mem::take(&mut self.coercions));
