@@ -33,6 +33,8 @@ use icu_properties::props::{
 use icu_properties::{CodePointMapData, CodePointSetData};
 use serde_json::Value;
 
+use crate::validate::error::escape_pointer;
+
 /// Why a character is hidden. The order of the variants is the order [`class`] tries them in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
@@ -193,7 +195,7 @@ pub fn find_in_value(v: &Value) -> Option<(String, Hidden)> {
             .enumerate()
             .find_map(|(i, item)| find_in_value(item).map(|(p, h)| (format!("/{i}{p}"), h))),
         Value::Object(m) => m.iter().find_map(|(k, item)| {
-            let key = k.replace('~', "~0").replace('/', "~1");
+            let key = escape_pointer(k);
             if let Some(h) = find(k, Text::Json) {
                 return Some((format!("/{key}"), h));
             }
