@@ -500,6 +500,17 @@ impl ValidationError {
         self.rendered = OnceLock::new();
     }
 
+    /// Where a reader is told the problem is: its path, or, for a problem about a key (missing,
+    /// unknown, sent twice), the object that holds the key, since the message names the key.
+    pub(crate) fn place(&self) -> &str {
+        match self.code {
+            ErrorCode::MissingField | ErrorCode::UnknownKey | ErrorCode::DuplicateKey => {
+                split_last(&self.path).0
+            }
+            _ => &self.path,
+        }
+    }
+
     /// What was expected, e.g. `integer 1..14` (shortened).
     pub fn expected(&self) -> &str {
         match &self.detail {
@@ -650,7 +661,17 @@ pub(crate) fn unescape_pointer(segment: &str) -> std::borrow::Cow<'_, str> {
 /// The key a JSON pointer ends with (`b` for `/a/b`), unescaped: the key an unknown-key
 /// problem is about, which its path names.
 pub(crate) fn last_key(pointer: &str) -> std::borrow::Cow<'_, str> {
-    unescape_pointer(pointer.rsplit('/').next().unwrap_or_default())
+    unescape_pointer(split_last(pointer).1)
+}
+
+/// A JSON pointer split before its last segment: the parent's pointer and the segment, still
+/// escaped (`("/a", "b")` for `/a/b`). (A plain loop from the end: the segment is short, and a
+/// search set up for long texts cost several times more here.)
+fn split_last(pointer: &str) -> (&str, &str) {
+    match pointer.bytes().rposition(|b| b == b'/') {
+        Some(i) => (&pointer[..i], &pointer[i + 1..]),
+        None => ("", pointer),
+    }
 }
 
 /// Escapes a key for a JSON pointer (`~` → `~0`, `/` → `~1`).

@@ -599,16 +599,7 @@ pub(super) fn call_message(
     }
     let mut suggestions = Budget::default();
     for (i, e) in errors.iter().enumerate().take(MAX_LISTED) {
-        // Problems about a key name their key themselves; they are placed at its parent.
-        let about_key = matches!(
-            e.code,
-            ErrorCode::MissingField | ErrorCode::UnknownKey | ErrorCode::DuplicateKey
-        );
-        let place = if about_key {
-            e.path.rsplit_once('/').map_or("", |(parent, _)| parent)
-        } else {
-            e.path.as_str()
-        };
+        let place = e.place();
         push_count(&mut out, i + 1);
         out.push_str(". ");
         if !(place.is_empty() || matches!(e.code, ErrorCode::InvalidJson | ErrorCode::TooLarge)) {

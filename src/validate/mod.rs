@@ -167,13 +167,7 @@ fn for_author(program: &Program, id: NodeId, value: &Value) -> Option<(String, S
     let mut run = walk::Run::<sink::Collect>::new(program);
     run.walk(id, value);
     let e = run.errors.into_iter().next()?;
-    // A missing or unknown key is a problem of the object that holds it.
-    let path = match e.code {
-        ErrorCode::MissingField | ErrorCode::UnknownKey => {
-            e.path.rsplit_once('/').map_or("", |(parent, _)| parent)
-        }
-        _ => e.path.as_str(),
-    };
+    let path = e.place();
     let Some((node, problem)) = e.found_by() else {
         return Some((path.to_string(), e.message().into_owned()));
     };
