@@ -238,8 +238,7 @@ fn refuse_duplicate_keys(text: &str, prefix: &str) -> Result<(), ImportError> {
             .duplicates
             .iter()
             .map(|d| {
-                let key = d.path.rsplit('/').next().unwrap_or("");
-                let key = crate::validate::error::unescape_pointer(key);
+                let key = crate::validate::error::last_key(&d.path);
                 Issue::reading(
                     format!("{prefix}{}", d.path),
                     Code::ImportDuplicateKey,

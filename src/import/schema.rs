@@ -5,7 +5,6 @@
 //! union, and each keyword constrains only the member it applies to, so `{"minLength": 2}`
 //! becomes `string @min_length(2) | number | boolean | any[] | { ... } | null`.
 
-use crate::validate::error::{escape_pointer, unescape_pointer};
 use std::collections::HashMap;
 
 use serde_json::{Map, Number, Value};
@@ -15,6 +14,7 @@ use super::{Issue, Warning};
 use crate::diagnostic::Code;
 use crate::hidden::{self, Text};
 use crate::model::*;
+use crate::validate::error::{escape_pointer, unescape_pointer};
 
 /// The JSON types, in the order union members are written.
 const TYPES: &[&str] = &[

@@ -667,7 +667,7 @@ pub(crate) fn last_key(pointer: &str) -> std::borrow::Cow<'_, str> {
 /// A JSON pointer split before its last segment: the parent's pointer and the segment, still
 /// escaped (`("/a", "b")` for `/a/b`). (A plain loop from the end: the segment is short, and a
 /// search set up for long texts cost several times more here.)
-fn split_last(pointer: &str) -> (&str, &str) {
+pub(crate) fn split_last(pointer: &str) -> (&str, &str) {
     match pointer.bytes().rposition(|b| b == b'/') {
         Some(i) => (&pointer[..i], &pointer[i + 1..]),
         None => ("", pointer),

@@ -35,7 +35,7 @@ use super::coerce::{Coercion, CoercionRule};
 
 use super::compile::{Extra, FieldCheck, Leaf, Node, NodeId, ObjectCheck, Program};
 use super::equal;
-use super::error::{escape_pointer, last_key, Present, Shown, ValidationError};
+use super::error::{escape_pointer, last_key, split_last, Present, Shown, ValidationError};
 use super::kind::object;
 use super::number;
 use super::reader::Plain;
@@ -229,7 +229,7 @@ fn restore(value: &mut Value, originals: Vec<Original>) -> bool {
         let path = match o.sent {
             Sent::Value(_) => &o.path[..],
             // The object the key was left out of.
-            Sent::Null { .. } => &o.path[..o.path.rfind('/').unwrap_or(0)],
+            Sent::Null { .. } => split_last(&o.path).0,
         };
         let Some(target) = value.pointer_mut(path) else {
             return false;
@@ -528,8 +528,8 @@ impl Pass<'_> {
     }
 
     /// Adds `segment`, as their outermost, to the paths of the coercions recorded since
-    /// `since`, and of the originals recorded with them (each has a coercion of its own, so they are the last
-    /// originals, and their coercions come at `since` or later).
+    /// `since`, and of the originals recorded with them (each has a coercion of its own, so
+    /// they are the last originals, and their coercions come at `since` or later).
     fn prefix_coercions(&mut self, since: usize, segment: &str) {
         let originals = self.originals.iter_mut().rev();
         let paths = self.coercions[since..]
