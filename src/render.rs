@@ -47,6 +47,9 @@ struct Report<'a> {
 /// excerpt's offsets, and each read of it answers with the source's line numbers and columns.
 struct Excerpt<'a> {
     name: &'a str,
+    /// The source and its index, for the columns a read answers (in characters).
+    source: &'a str,
+    index: &'a LineIndex,
     text: String,
     /// The lines shown, in order: runs of consecutive lines, one run per snippet.
     lines: Vec<Shown>,
@@ -118,7 +121,7 @@ fn line_count(first: usize, last: usize) -> usize {
 
 impl<'a> Excerpt<'a> {
     /// The excerpt of `text` (named `name`, indexed by `lines`) for labels at `spans`.
-    fn new(name: &'a str, text: &str, lines: &LineIndex, spans: Vec<Range<usize>>) -> Self {
+    fn new(name: &'a str, text: &'a str, lines: &'a LineIndex, spans: Vec<Range<usize>>) -> Self {
         let last_line = lines.line_of(text.len());
         // The runs of lines miette will draw as one snippet each, found as it finds them: the
         // labels in order, each joining the run before when miette would draw them together.
@@ -134,6 +137,8 @@ impl<'a> Excerpt<'a> {
         }
         let mut excerpt = Excerpt {
             name,
+            source: text,
+            index: lines,
             text: String::new(),
             lines: Vec::new(),
             spans: Vec::new(),
@@ -277,10 +282,14 @@ impl miette::SourceCode for Excerpt<'_> {
             to += 1;
         }
         let (top, bottom) = (&self.lines[from], &self.lines[to]);
-        // miette reads a column only without lines before (as its own reading does); it counts
-        // bytes from the start of the line.
+        // miette reads a column only without lines before (as its own reading does), and names
+        // it in the report's header. Its own reading counts bytes; this one counts characters,
+        // as the line and column of every other form do (`LineIndex::line_col`).
         let column = if before == 0 {
-            self.lines[first].to_source(start) - self.lines[first].start
+            let (_, column) = self
+                .index
+                .line_col(self.source, self.lines[first].to_source(start));
+            column - 1
         } else {
             0
         };

@@ -1067,6 +1067,16 @@ mod long_lines {
     }
 
     #[test]
+    fn the_header_counts_the_column_in_characters() {
+        // miette's own reading counted bytes: `"ééé": strin` named column 13 in the header and
+        // column 10 in the JSON form.
+        let source = "/// T.\ntool t {\n  /// F.\n  \"ééé\": strin\n}\n";
+        assert_eq!(place(source), (4, 10));
+        let out = rendered(source);
+        assert!(out.contains("[p.tool:4:10]"), "{out}");
+    }
+
+    #[test]
     fn labels_far_apart_on_one_line_are_each_drawn() {
         let source = format!(
             "type T {{ a: string }}{}type T {{ a: string }}\n",
@@ -1096,7 +1106,7 @@ mod long_lines {
             let out = rendered(&source);
             let (line, column) = place(&source);
             assert!(out.contains("a: strin }"), "{out}");
-            assert!(out.contains(&format!(":{line}:")), "{out}");
+            assert!(out.contains(&format!("[p.tool:{line}:{column}]")), "{out}");
             assert!(out.len() < 2_000, "column {column}: {} bytes", out.len());
         }
     }
