@@ -804,7 +804,172 @@ impl MemberSet {
     }
 }
 
+/// What normalizing a union found about one of its members, for its reader to word (the
+/// checker warns; import, which writes the union itself, has nothing to say).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum UnionNote {
+    /// `null` written again.
+    RepeatedNull,
+    /// A member equal to an earlier one (as types are equal).
+    RepeatedMember,
+    /// A literal equal to an earlier one as JSON Schema compares (`1` and `1.0`).
+    RepeatedLiteral,
+    /// `any`, which makes the union `any`.
+    Any,
+}
+
+/// A union normalized: its type, what was found on the way (each with the index of the member
+/// it is about), and, when the members are literals, the member each kept value came from.
+pub(crate) struct UnionOf {
+    pub(crate) ty: Ty,
+    pub(crate) notes: Vec<(usize, UnionNote)>,
+    pub(crate) literals: Vec<usize>,
+}
+
+/// The language's reading of `A | B | null`, in one place: nested unions are flattened (`a | (b
+/// | null)` is `a | b | null`), `null` makes the rest nullable, repeated members are kept once,
+/// a union with `any` is `any`, literals make an enum (one literal, a literal), one member is
+/// that member and none is `null`.
+pub(crate) fn union_of(members: impl IntoIterator<Item = Ty>) -> UnionOf {
+    let mut nullable = false;
+    let mut out: Vec<Ty> = Vec::new();
+    // The member each kept part came from.
+    let mut from: Vec<usize> = Vec::new();
+    let mut notes = Vec::new();
+    let mut seen = MemberSet::default();
+    for (i, m) in members.into_iter().enumerate() {
+        let parts = match m {
+            Ty::Null => {
+                if nullable {
+                    notes.push((i, UnionNote::RepeatedNull));
+                }
+                nullable = true;
+                continue;
+            }
+            // A nested union's members are this union's members, whether or not it takes
+            // `null`.
+            Ty::Nullable(inner) => {
+                nullable = true;
+                match *inner {
+                    Ty::AnyOf(inner) => inner,
+                    other => vec![other],
+                }
+            }
+            Ty::AnyOf(inner) => inner,
+            other => vec![other],
+        };
+        for part in parts {
+            if seen.insert(&part) {
+                out.push(part);
+                from.push(i);
+            } else {
+                notes.push((i, UnionNote::RepeatedMember));
+            }
+        }
+    }
+    let mut literals = Vec::new();
+    let ty = if let Some(at) = out.iter().position(|t| *t == Ty::Any) {
+        notes.push((from[at], UnionNote::Any));
+        return UnionOf {
+            ty: Ty::Any,
+            notes,
+            literals,
+        };
+    } else if !out.is_empty() && out.iter().all(|t| matches!(t, Ty::Const(_))) {
+        let mut values: Vec<EnumMember> = Vec::new();
+        let mut seen = ValueSet::default();
+        for (t, i) in out.into_iter().zip(from) {
+            if let Ty::Const(value) = t {
+                if seen.insert(&value, false) {
+                    values.push(EnumMember {
+                        value,
+                        description: None,
+                    });
+                    literals.push(i);
+                } else {
+                    notes.push((i, UnionNote::RepeatedLiteral));
+                }
+            }
+        }
+        // Literals that repeat one value are that literal (`[] | []` is `[]`, which is how the
+        // model prints and reads back).
+        match <[EnumMember; 1]>::try_from(values) {
+            Ok([one]) => Ty::Const(one.value),
+            Err(values) => Ty::Enum(values),
+        }
+    } else if out.len() == 1 {
+        out.pop().unwrap_or(Ty::Any)
+    } else if out.is_empty() {
+        Ty::Null
+    } else {
+        Ty::AnyOf(out)
+    };
+    let ty = if nullable && ty != Ty::Null {
+        Ty::Nullable(Box::new(ty))
+    } else {
+        ty
+    };
+    UnionOf {
+        ty,
+        notes,
+        literals,
+    }
+}
+
 // Spans say where, not what: two trees compare by what they say.
 eq_ignoring_spans!(NamedType { name, kind, description, ty, recursive, deprecated } ignoring { span });
 eq_ignoring_spans!(hash Field { name, description, required, ty, default, examples, deprecated } ignoring { span });
 eq_ignoring_spans!(Tool { name, description, title, params, output, hints, requires_approval, scope, mode, on_error, retry, deprecated, formats, meta } ignoring { span });
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// One union written every way the rule folds: a nested nullable union, `null` twice, a
+    /// repeated member, literals equal as JSON Schema compares them.
+    #[test]
+    fn a_union_is_normalized_and_says_what_it_found() {
+        let string = || Ty::String(StringRules::default());
+        let u = union_of([
+            string(),
+            Ty::Null,
+            Ty::Nullable(Box::new(Ty::AnyOf(vec![string(), Ty::Boolean]))),
+            Ty::Null,
+        ]);
+        assert_eq!(
+            u.ty,
+            Ty::Nullable(Box::new(Ty::AnyOf(vec![string(), Ty::Boolean])))
+        );
+        assert_eq!(
+            u.notes,
+            [(2, UnionNote::RepeatedMember), (3, UnionNote::RepeatedNull)]
+        );
+        assert!(u.literals.is_empty());
+
+        let u = union_of([
+            Ty::Const(json!(1)),
+            Ty::Const(json!("a")),
+            Ty::Const(json!(1.0)),
+        ]);
+        let values: Vec<&Value> = match &u.ty {
+            Ty::Enum(members) => members.iter().map(|m| &m.value).collect(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(values, [&json!(1), &json!("a")]);
+        assert_eq!(u.notes, [(2, UnionNote::RepeatedLiteral)]);
+        assert_eq!(u.literals, [0, 1]);
+
+        let u = union_of([Ty::Const(json!("a")), Ty::Null]);
+        assert_eq!(u.ty, Ty::Nullable(Box::new(Ty::Const(json!("a")))));
+        assert_eq!(u.literals, [0]);
+
+        let u = union_of([Ty::Boolean, Ty::Any, Ty::Null]);
+        assert_eq!(u.ty, Ty::Any);
+        assert_eq!(u.notes, [(1, UnionNote::Any)]);
+
+        assert_eq!(union_of([Ty::Null]).ty, Ty::Null);
+        assert_eq!(union_of([Ty::Boolean]).ty, Ty::Boolean);
+    }
+}

@@ -14,7 +14,7 @@ use crate::suggest::did_you_mean;
 
 use super::attributes::{article, list, Seen};
 use super::key_rules::{FieldIndex, OBJECT_CONSTRAINTS};
-use super::names::{duplicate, enum_folding, first_line};
+use super::names::{duplicate, first_line};
 use super::{
     Checker, Pending, ARRAY_CONSTRAINTS, FIELD_ANNOTATIONS, NUMBER_CONSTRAINTS, STRING_CONSTRAINTS,
     TOOL_ATTRIBUTES,
@@ -280,102 +280,69 @@ impl Checker {
         Ty::Any
     }
 
+    /// A union, normalized by the model's rule ([`union_of`]), whose findings are
+    /// worded here as warnings.
     fn union(&mut self, span: Span, members: &[TypeExpr]) -> Ty {
-        let mut nullable = false;
-        let mut out: Vec<Ty> = Vec::new();
-        // Where each kept member was written, so that a problem with one points at it.
-        let mut spans: Vec<Span> = Vec::new();
-        let mut seen = crate::model::MemberSet::default();
         // Whether a member stands in as `any` for one whose error is reported already (an
         // unknown type, a definition that did not parse, a bad literal). The union is then
         // `any`, so that nothing more is reported against it, but without a warning: the
         // warnings for `any` and for repeated members would name a type nobody wrote.
         let mut recovered = false;
+        let mut judged = Vec::with_capacity(members.len());
+        // Where each judged member was written, so that a problem with one points at it.
+        let mut spans: Vec<Span> = Vec::with_capacity(members.len());
         for m in members {
-            let Some(ty) = self.judged_ty(m) else {
-                recovered = true;
-                continue;
-            };
-            let parts = match ty {
-                Ty::Null => {
-                    if nullable {
-                        self.redundant(m.span, "`null` appears twice in this union");
-                    }
-                    nullable = true;
-                    continue;
-                }
-                // A nested union's members are this union's members (`a | (b | null)` is
-                // `a | b | null`), whether or not it takes `null`.
-                Ty::Nullable(inner) => {
-                    nullable = true;
-                    match *inner {
-                        Ty::AnyOf(inner) => inner,
-                        other => vec![other],
-                    }
-                }
-                Ty::AnyOf(inner) => inner,
-                other => vec![other],
-            };
-            for part in parts {
-                if seen.insert(&part) {
-                    out.push(part);
+            match self.judged_ty(m) {
+                Some(ty) => {
+                    judged.push(ty);
                     spans.push(m.span);
-                } else {
-                    self.redundant(m.span, "this member repeats an earlier member of the union");
                 }
+                None => recovered = true,
             }
         }
-        if out.contains(&Ty::Any) {
-            self.redundant_union(
-                span,
-                "`any` in a union accepts every value, so the union is `any`",
-                "write `any` alone, or remove it to keep the other members",
-            );
-            return Ty::Any;
+        let union = union_of(judged);
+        for &(i, note) in &union.notes {
+            let at = spans[i];
+            match note {
+                UnionNote::RepeatedNull => self.redundant(at, "`null` appears twice in this union"),
+                UnionNote::RepeatedMember => {
+                    self.redundant(at, "this member repeats an earlier member of the union");
+                }
+                UnionNote::Any => {
+                    self.redundant_union(
+                        span,
+                        "`any` in a union accepts every value, so the union is `any`",
+                        "write `any` alone, or remove it to keep the other members",
+                    );
+                    return Ty::Any;
+                }
+                // Only when nothing stands in for a member (below).
+                UnionNote::RepeatedLiteral => {}
+            }
         }
         if recovered {
             return Ty::Any;
         }
-        let ty = if !out.is_empty() && out.iter().all(|t| matches!(t, Ty::Const(_))) {
-            let mut values: Vec<EnumMember> = Vec::new();
-            let mut value_spans: Vec<Span> = Vec::new();
-            let mut seen = crate::model::ValueSet::default();
-            for (t, at) in out.into_iter().zip(spans) {
-                if let Ty::Const(value) = t {
-                    if !seen.insert(&value, false) {
-                        self.redundant(at, "a literal appears twice in this union");
-                    } else {
-                        values.push(EnumMember {
-                            value,
-                            description: None,
-                        });
-                        value_spans.push(at);
-                    }
-                }
+        for &(i, note) in &union.notes {
+            if note == UnionNote::RepeatedLiteral {
+                self.redundant(spans[i], "a literal appears twice in this union");
             }
-            if let Some(folded) = enum_folding(&values) {
-                for (m, at) in values.iter().zip(&value_spans) {
-                    self.folded_value(&m.value, *at, folded);
-                }
-            }
-            // Literals that repeat one value are that literal (`[] | []` is `[]`, which is how
-            // the model prints and reads back).
-            match <[EnumMember; 1]>::try_from(values) {
-                Ok([one]) => Ty::Const(one.value),
-                Err(values) => Ty::Enum(values),
-            }
-        } else if out.len() == 1 {
-            out.pop().unwrap_or(Ty::Any)
-        } else if out.is_empty() {
-            Ty::Null
-        } else {
-            Ty::AnyOf(out)
-        };
-        if nullable && ty != Ty::Null {
-            Ty::Nullable(Box::new(ty))
-        } else {
-            ty
         }
+        let inner = match &union.ty {
+            Ty::Nullable(inner) => &**inner,
+            ty => ty,
+        };
+        let values: Vec<&Value> = match inner {
+            Ty::Enum(members) => members.iter().map(|m| &m.value).collect(),
+            Ty::Const(value) if !union.literals.is_empty() => vec![value],
+            _ => Vec::new(),
+        };
+        if let Some(folded) = crate::emit::fold::enum_folding(values.iter().copied(), false) {
+            for (value, &i) in values.iter().zip(&union.literals) {
+                self.folded_value(value, spans[i], folded);
+            }
+        }
+        union.ty
     }
 
     /// A member written twice.

@@ -1357,63 +1357,9 @@ fn branch_types(b: &Value) -> Option<Vec<&'static str>> {
     }
 }
 
-/// The union of member types, normalised as the checker normalises `A | B | null`.
+/// The union of member types, normalised as the language reads `A | B | null`.
 pub(crate) fn union(members: Vec<Ty>) -> Ty {
-    let mut nullable = false;
-    let mut out: Vec<Ty> = Vec::new();
-    let mut seen = crate::model::MemberSet::default();
-    for m in members {
-        let parts = match m {
-            Ty::Null => {
-                nullable = true;
-                continue;
-            }
-            Ty::Nullable(inner) => {
-                nullable = true;
-                match *inner {
-                    Ty::AnyOf(ms) => ms,
-                    other => vec![other],
-                }
-            }
-            Ty::AnyOf(ms) => ms,
-            other => vec![other],
-        };
-        for p in parts {
-            if seen.insert(&p) {
-                out.push(p);
-            }
-        }
-    }
-    if out.contains(&Ty::Any) {
-        return Ty::Any;
-    }
-    let ty = if !out.is_empty() && out.iter().all(|t| matches!(t, Ty::Const(_))) {
-        Ty::Enum(
-            out.into_iter()
-                .filter_map(|t| match t {
-                    Ty::Const(value) => Some(EnumMember {
-                        value,
-                        description: None,
-                    }),
-                    _ => None,
-                })
-                .collect(),
-        )
-    } else if out.len() == 1 {
-        out.pop().unwrap_or(Ty::Any)
-    } else if out.is_empty() {
-        Ty::Null
-    } else {
-        Ty::AnyOf(out)
-    };
-    match ty {
-        Ty::Enum(ms) if ms.len() == 1 && !nullable => {
-            Ty::Const(ms.into_iter().next().map_or(Value::Null, |m| m.value))
-        }
-        Ty::Null => Ty::Null,
-        t if nullable => Ty::Nullable(Box::new(t)),
-        t => t,
-    }
+    crate::model::union_of(members).ty
 }
 
 /// The type of an `enum`/`const`'s values: a literal, an enum, nullable when `null` is among
