@@ -112,6 +112,7 @@ fn first_duplicate_scan(items: &[Value]) -> Option<(usize, usize)> {
 /// Positions of values by [`json_hash`]: a value's equal among many found in expected constant
 /// time, where a scan of them all for each would be quadratic. The values stay where they are
 /// (a list being built, the members of an enum); `value_at` reads the value at a position.
+#[derive(Clone, Debug)]
 pub(crate) struct Positions(HashMap<u64, Vec<usize>>);
 
 impl Positions {
@@ -125,11 +126,13 @@ impl Positions {
         value: &Value,
         value_at: impl Fn(usize) -> &'v Value,
     ) -> Option<usize> {
-        self.0
-            .get(&json_hash(value))?
-            .iter()
-            .copied()
-            .find(|&i| json_equal(value_at(i), value))
+        self.find_hashed(json_hash(value), |i| json_equal(value_at(i), value))
+    }
+
+    /// The first position recorded under `hash` (a [`json_hash`], or a [`str_hash`] made
+    /// without building the value) that `is` accepts.
+    pub(crate) fn find_hashed(&self, hash: u64, is: impl Fn(usize) -> bool) -> Option<usize> {
+        self.0.get(&hash)?.iter().copied().find(|&i| is(i))
     }
 
     /// Records `value` at position `i`, unless an equal value is recorded: then gives that

@@ -1,14 +1,12 @@
 //! Enums and literals: the allowed values, with string members found by their keys, and the run
 //! over a value (the member it equals, or in lax mode the member it coerces to).
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use super::keys::StrKey;
 use crate::validate::coerce::{self, CoercionRule};
 use crate::validate::compile::NodeId;
-use crate::validate::equal::{json_equal, json_hash, str_hash};
+use crate::validate::equal::{json_equal, json_hash, str_hash, Positions};
 use crate::validate::error::{Clip, ErrorCode, Problem};
 use crate::validate::number;
 use crate::validate::sink::Sink;
@@ -23,14 +21,10 @@ pub(crate) struct EnumCheck {
     pub values: Vec<Value>,
     /// The key of each string member, with its index in `values`.
     strings: Vec<(StrKey, usize)>,
-    /// For an enum of more than [`Self::SCANNED`] members: the members by hash (boxed, so that
-    /// a node stays one cache line).
-    index: Option<Box<Index>>,
+    /// For an enum of more than [`Self::SCANNED`] members: the members' positions by hash
+    /// (boxed, so that a node stays one cache line).
+    index: Option<Box<Positions>>,
 }
-
-/// The indexes in [`EnumCheck::values`] of a long enum's members, by [`json_hash`].
-#[derive(Clone, Debug)]
-struct Index(HashMap<u64, Vec<usize>>);
 
 impl EnumCheck {
     /// The most members an enum is scanned for a value (the usual enum: scanning keys is faster
@@ -44,11 +38,11 @@ impl EnumCheck {
             .filter_map(|(i, v)| v.as_str().map(|s| (StrKey::new(s), i)))
             .collect();
         let index = (values.len() > Self::SCANNED).then(|| {
-            let mut index: HashMap<u64, Vec<usize>> = HashMap::new();
+            let mut index = Positions::with_capacity(values.len());
             for (i, v) in values.iter().enumerate() {
-                index.entry(json_hash(v)).or_default().push(i);
+                index.insert(v, i, |j| &values[j]);
             }
-            Box::new(Index(index))
+            Box::new(index)
         });
         EnumCheck {
             values,
@@ -59,13 +53,9 @@ impl EnumCheck {
 
     /// The member of a long enum with hash `hash` that `is` says is the one.
     #[cold]
-    fn indexed(&self, index: &Index, hash: u64, is: impl Fn(&Value) -> bool) -> Option<&Value> {
-        index
-            .0
-            .get(&hash)?
-            .iter()
-            .map(|&i| &self.values[i])
-            .find(|m| is(m))
+    fn indexed(&self, index: &Positions, hash: u64, is: impl Fn(&Value) -> bool) -> Option<&Value> {
+        let i = index.find_hashed(hash, |i| is(&self.values[i]))?;
+        self.values.get(i)
     }
 
     /// Whether every member is a string (the usual enum): no other value can match.
