@@ -208,6 +208,7 @@ with its kind and its line and column (`Validated::repairs`, the runtime's audit
 | `python-literal` | `True`, `False`, `None` | `undefined`, `NaN` |
 | `comment` | `//` to the end of the line, `/* … */` | `#` comments |
 | `closed-brackets` | `{"units": ["c"` cut off where only brackets are missing, kept only when the result is valid | a cut inside a string or after `:` |
+| `lone-surrogate` | `"Paris \ud83d"`: an escape of half a UTF-16 surrogate pair without its other half (a cut emoji), read as U+FFFD `�` | — (strict mode: an `invalid-json` error that names the escape) |
 
 The reader runs only on text the JSON reader refused, so valid JSON costs what it did. The
 almost-JSON crates in the field (ports of json_repair) repair far more (they invent values and

@@ -59,6 +59,11 @@ fn each_repair_in_lax_mode() {
             json!({"city": "Paris", "days": 1, "units": ["c"]}),
             &[ClosedBrackets],
         ),
+        (
+            "{\"city\": \"Paris \\ud83d\", \"note\": \"\\ud83d\\ude00\"}",
+            json!({"city": "Paris \u{fffd}", "days": 1, "note": "\u{1f600}"}),
+            &[LoneSurrogate],
+        ),
     ];
     for (text, expected, kinds) in cases {
         let out = v
@@ -72,6 +77,41 @@ fn each_repair_in_lax_mode() {
         let e = v.validate_str(text, Mode::Strict).expect_err(text);
         assert_eq!(e.errors[0].code, ErrorCode::InvalidJson, "{text}");
     }
+}
+
+#[test]
+fn strict_mode_names_a_lone_surrogate_where_it_stands() {
+    let v = weather();
+    // serde_json says "unexpected end of hex escape" or "lone leading surrogate in hex
+    // escape", after the escape; the message names the escape and its own place.
+    for (text, escape, line, column) in [
+        ("{\"city\": \"Paris \\ud83d\"}", "\\ud83d", 1, 17),
+        ("{\"city\":\n \"é\\udc00x\"}", "\\udc00", 2, 4),
+        ("{\"city\": \"\\ud83d\\u0041\"}", "\\ud83d", 1, 11),
+    ] {
+        let e = v.validate_str(text, Mode::Strict).expect_err(text);
+        assert_eq!(e.errors.len(), 1, "{text}");
+        let error = &e.errors[0];
+        assert_eq!(error.code, ErrorCode::InvalidJson, "{text}");
+        let place = error.position.expect("located");
+        assert_eq!((place.line, place.column), (line, column), "{text}");
+        assert!(
+            error.message().contains(&format!(
+                "`{escape}` at line {line}, column {column} is half of a UTF-16 surrogate pair"
+            )),
+            "{text}: {}",
+            error.message()
+        );
+    }
+    // An escaped backslash before `u` is no escape of a code unit: serde_json's own words.
+    let e = v
+        .validate_str("{\"city\": \"\\\\ud83d\" x}", Mode::Strict)
+        .expect_err("trailing text");
+    assert!(
+        !e.errors[0].message().contains("surrogate"),
+        "{}",
+        e.errors[0].message()
+    );
 }
 
 #[test]

@@ -8,6 +8,8 @@
 //! - an object key that is an identifier (`{city: "Paris"}`) quoted;
 //! - Python's `True`, `False` and `None` read as `true`, `false` and `null`;
 //! - `//` and `/* */` comments dropped;
+//! - an escape of half a UTF-16 surrogate pair without its other half (`\ud83d` alone, as a
+//!   cut emoji leaves it), which no string can hold, read as U+FFFD, the replacement character;
 //! - a document cut off where only closing brackets are missing closed (the validator keeps the
 //!   result only when it is then valid).
 //!
@@ -52,6 +54,8 @@ pub enum RepairKind {
     Comment,
     /// Missing closing brackets were added at the end.
     ClosedBrackets,
+    /// Half of a UTF-16 surrogate pair, escaped without its other half, was read as U+FFFD.
+    LoneSurrogate,
 }
 
 impl RepairKind {
@@ -66,6 +70,7 @@ impl RepairKind {
             RepairKind::PythonLiteral => "python-literal",
             RepairKind::Comment => "comment",
             RepairKind::ClosedBrackets => "closed-brackets",
+            RepairKind::LoneSurrogate => "lone-surrogate",
         }
     }
 }
@@ -194,7 +199,14 @@ impl Repairer<'_> {
                 b'"' => {
                     let stop = string_end(b, i, b'"', end);
                     self.unclosed |= stop == end && !closes_string(b, i, stop);
-                    self.out.push_str(&s[i..stop]);
+                    let mut from = i;
+                    for at in lone_surrogates(&s[i..stop]) {
+                        self.repairs.push((i + at, RepairKind::LoneSurrogate));
+                        self.out.push_str(&s[from..i + at]);
+                        self.out.push_str("\\ufffd");
+                        from = i + at + 6;
+                    }
+                    self.out.push_str(&s[from..stop]);
                     i = stop;
                 }
                 b'\'' => {
@@ -330,6 +342,43 @@ impl Repairer<'_> {
     }
 }
 
+/// The byte offsets in `text` of the escapes of half a UTF-16 surrogate pair without its other
+/// half (`\ud83d` not followed by `\ude00`, or `\ude00` alone), which no string can hold.
+/// `text` holds whole escapes: a JSON string, or a line of JSON text (which starts outside any
+/// string, since a string holds no line break).
+pub(crate) fn lone_surrogates(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let b = text.as_bytes();
+    // The code unit escaped at `at`, if `\uXXXX` is there.
+    let unit = move |at: usize| -> Option<u16> {
+        let hex = b.get(at..at + 6)?;
+        if hex[..2] != *b"\\u" || !hex[2..].iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    };
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            if b[i] != b'\\' {
+                i += 1;
+                continue;
+            }
+            let at = i;
+            match unit(at) {
+                Some(0xD800..=0xDBFF) if matches!(unit(at + 6), Some(0xDC00..=0xDFFF)) => i += 12,
+                Some(0xD800..=0xDFFF) => {
+                    i += 6;
+                    return Some(at);
+                }
+                Some(_) => i += 6,
+                // Another escape (`\\`, `\"`, …): the backslash and the character after it.
+                None => i += 2,
+            }
+        }
+        None
+    })
+}
+
 /// The index after the string that starts at `i` (quote `q`), or `end`.
 fn string_end(b: &[u8], i: usize, q: u8, end: usize) -> usize {
     let mut j = i + 1;
@@ -438,6 +487,35 @@ mod tests {
                 "{\"a\": [1, {\"b\": \"x\"}]}".to_string(),
                 vec![ClosedBrackets]
             )
+        );
+    }
+
+    #[test]
+    fn lone_surrogates_are_found_and_replaced() {
+        let at = |t: &str| lone_surrogates(t).collect::<Vec<_>>();
+        assert_eq!(at(r#""\ud83d""#), [1]);
+        assert_eq!(at(r#""\ude00x""#), [1]);
+        assert_eq!(at(r#""a\ud83d\ude00b""#), Vec::<usize>::new());
+        assert_eq!(at(r#""\ud83d\ud83d\ude00""#), [1]);
+        assert_eq!(at(r#""\ud83d\u0041""#), [1]);
+        // An escaped backslash before `u`: no escape of a code unit.
+        assert_eq!(at(r#""\\ud83d""#), Vec::<usize>::new());
+        assert_eq!(at(r#""\\\ud83d""#), [3]);
+        assert_eq!(
+            fixed(r#"{"a": "x\ud83d", "b": "\udc00\ud83d\ude00"}"#),
+            (
+                r#"{"a": "x\ufffd", "b": "\ufffd\ud83d\ude00"}"#.to_string(),
+                vec![RepairKind::LoneSurrogate, RepairKind::LoneSurrogate]
+            )
+        );
+        let r = repair("{\"a\":\n \"é\\ud800\"}").expect("a repair");
+        assert_eq!(
+            r.repairs,
+            [Repair {
+                kind: RepairKind::LoneSurrogate,
+                line: 2,
+                column: 4
+            }]
         );
     }
 

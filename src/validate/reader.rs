@@ -9,6 +9,7 @@ use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
 use super::error::{escape_pointer, ErrorCode, TextPosition, ValidationError};
+use super::lenient;
 use super::message::shorten;
 
 /// What reading the text produced: the value (unless the text is unreadable) and the
@@ -85,6 +86,24 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<Validati
                     .with_position(position),
                 ));
             }
+            if let Some((escape, at)) = lone_surrogate(text, &e) {
+                return Err(Box::new(
+                    ValidationError::new(
+                        String::new(),
+                        ErrorCode::InvalidJson,
+                        "a JSON object",
+                        "text that is not JSON",
+                        format!(
+                            "the arguments are not valid JSON: `{escape}` at line {}, column {} \
+                             is half of a UTF-16 surrogate pair without its other half, which \
+                             no string can hold; write the character itself, or both halves of \
+                             its pair (`\\ud83d\\ude00` is 😀)",
+                            at.line, at.column
+                        ),
+                    )
+                    .with_position(at),
+                ));
+            }
             let text_message = e.to_string();
             let reason = text_message
                 .rsplit_once(" at line ")
@@ -104,6 +123,28 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<Validati
             ))
         }
     }
+}
+
+/// The escape of half a surrogate pair that a syntax error is about, with its place: serde_json
+/// refuses one as the string's first such escape on the error's line, up to where it stopped,
+/// with a message about hex escapes.
+fn lone_surrogate<'t>(text: &'t str, e: &serde_json::Error) -> Option<(&'t str, TextPosition)> {
+    if e.classify() != serde_json::error::Category::Syntax {
+        return None;
+    }
+    let line = text.split('\n').nth(e.line().max(1) - 1)?;
+    let at = lenient::lone_surrogates(line).next()?;
+    if at >= e.column() {
+        return None;
+    }
+    let column = line[..at].chars().count() + 1;
+    Some((
+        &line[at..at + 6],
+        TextPosition {
+            line: e.line().max(1),
+            column,
+        },
+    ))
 }
 
 /// serde_json reports columns in bytes; people count characters.
