@@ -557,7 +557,11 @@ fn argument_text_problems() {
             C::DuplicateKey,
             "appears more than once",
         ),
-        (r#"{"req": "\ud800"}"#, C::InvalidJson, "hex escape"),
+        (
+            r#"{"req": "\ud800"}"#,
+            C::InvalidJson,
+            "`\\ud800` at line 1, column 10 is half of a UTF-16 surrogate pair",
+        ),
         ("{\"req\": \"日本\", \"i\": ?}", C::InvalidJson, "column 20"),
     ];
     for (text, code, needle) in cases {

@@ -1,7 +1,7 @@
 //! Hostile arguments: a clear error or a correct verdict, never a panic.
 
 use serde_json::{json, Value};
-use tooldef::validate::{ErrorCode, Limits, Mode, Validator};
+use tooldef::validate::{ErrorCode, Limits, Mode, RepairKind, Validator};
 
 const SOURCE: &str = r#"
 /// Hostile inputs.
@@ -195,9 +195,20 @@ fn lone_surrogates_and_odd_unicode() {
         r#"{"s": "\ud800\u0041"}"#,
         r#"{"\ud800": 1}"#,
     ] {
-        let err = v.validate_str(text, Mode::Lax).expect_err(text);
+        let err = v.validate_str(text, Mode::Strict).expect_err(text);
         assert_eq!(err.errors[0].code, ErrorCode::InvalidJson, "{text}");
         assert!(err.errors[0].position.is_some());
+        // Lax mode reads the half as U+FFFD, and says so.
+        match v.validate_str(text, Mode::Lax) {
+            Ok(ok) => {
+                assert_eq!(ok.repairs.len(), 1, "{text}");
+                assert_eq!(ok.repairs[0].kind, RepairKind::LoneSurrogate, "{text}");
+                assert!(ok.arguments["s"]
+                    .as_str()
+                    .is_some_and(|s| s.starts_with('\u{fffd}')));
+            }
+            Err(err) => assert_eq!(err.errors[0].code, ErrorCode::UnknownKey, "{text}"),
+        }
     }
     // A proper pair is one code point.
     let ok = v
