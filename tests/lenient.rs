@@ -64,6 +64,11 @@ fn each_repair_in_lax_mode() {
             json!({"city": "Paris \u{fffd}", "days": 1, "note": "\u{1f600}"}),
             &[LoneSurrogate],
         ),
+        (
+            "{\"city\": \"Paris\nFrance\", \"note\": \"a\tb\"}",
+            json!({"city": "Paris\nFrance", "days": 1, "note": "a\tb"}),
+            &[ControlCharacter, ControlCharacter],
+        ),
     ];
     for (text, expected, kinds) in cases {
         let out = v
@@ -112,6 +117,39 @@ fn strict_mode_names_a_lone_surrogate_where_it_stands() {
         "{}",
         e.errors[0].message()
     );
+}
+
+#[test]
+fn strict_mode_names_a_raw_control_character_where_it_stands() {
+    let v = weather();
+    for (text, what, line, column) in [
+        ("{\"city\": \"Paris\nFrance\"}", "a raw line break", 1, 16),
+        ("{\"city\":\n \"é\tx\"}", "a raw tab", 2, 4),
+        (
+            "{\"city\": \"a\u{7}\"}",
+            "the raw control character U+0007",
+            1,
+            12,
+        ),
+    ] {
+        let e = v.validate_str(text, Mode::Strict).expect_err(text);
+        let error = &e.errors[0];
+        assert_eq!(error.code, ErrorCode::InvalidJson, "{text}");
+        let place = error.position.expect("located");
+        assert_eq!((place.line, place.column), (line, column), "{text}");
+        assert!(
+            error.message().contains(&format!(
+                "a string holds {what} at line {line}, column {column}"
+            )),
+            "{text}: {}",
+            error.message()
+        );
+    }
+    // Outside a string, a control character is not JSON at all: serde_json's own words.
+    let e = v
+        .validate_str("{\"city\":\u{1} \"Paris\"}", Mode::Strict)
+        .expect_err("not JSON");
+    assert!(!e.errors[0].message().contains("a string holds"));
 }
 
 #[test]

@@ -312,7 +312,6 @@ fn garbage_text_never_panics() {
         "1.",
         ".5",
         "\u{0}",
-        "{\"s\": \"\n\"}",
     ];
     for text in samples {
         let err = v.validate_str(text, Mode::Lax).expect_err(text);
@@ -325,6 +324,7 @@ fn garbage_text_never_panics() {
         "{s: \"1\"}",
         "{\"s\": \"1\",}",
         "\u{feff}{}",
+        "{\"s\": \"\n\"}",
     ] {
         let ok = v.validate_str(text, Mode::Lax).expect(text);
         assert_eq!(ok.repairs.len(), 1, "{text}");

@@ -10,6 +10,8 @@
 //! - `//` and `/* */` comments dropped;
 //! - an escape of half a UTF-16 surrogate pair without its other half (`\ud83d` alone, as a
 //!   cut emoji leaves it), which no string can hold, read as U+FFFD, the replacement character;
+//! - a raw control character inside a string (a line break in a multi-line argument, a tab)
+//!   escaped (`\n`, `\t`, …);
 //! - a document cut off where only closing brackets are missing closed (the validator keeps the
 //!   result only when it is then valid).
 //!
@@ -56,6 +58,8 @@ pub enum RepairKind {
     ClosedBrackets,
     /// Half of a UTF-16 surrogate pair, escaped without its other half, was read as U+FFFD.
     LoneSurrogate,
+    /// A raw control character inside a string (a line break, a tab) was escaped.
+    ControlCharacter,
 }
 
 impl RepairKind {
@@ -71,6 +75,7 @@ impl RepairKind {
             RepairKind::Comment => "comment",
             RepairKind::ClosedBrackets => "closed-brackets",
             RepairKind::LoneSurrogate => "lone-surrogate",
+            RepairKind::ControlCharacter => "control-character",
         }
     }
 }
@@ -199,14 +204,7 @@ impl Repairer<'_> {
                 b'"' => {
                     let stop = string_end(b, i, b'"', end);
                     self.unclosed |= stop == end && !closes_string(b, i, stop);
-                    let mut from = i;
-                    for at in lone_surrogates(&s[i..stop]) {
-                        self.repairs.push((i + at, RepairKind::LoneSurrogate));
-                        self.out.push_str(&s[from..i + at]);
-                        self.out.push_str("\\ufffd");
-                        from = i + at + 6;
-                    }
-                    self.out.push_str(&s[from..stop]);
+                    self.string(i, stop);
                     i = stop;
                 }
                 b'\'' => {
@@ -277,6 +275,35 @@ impl Repairer<'_> {
         }
     }
 
+    /// Copies the double-quoted string `source[i..stop]` with what no JSON string holds made
+    /// JSON: a raw control character escaped, a lone surrogate escape read as U+FFFD.
+    fn string(&mut self, i: usize, stop: usize) {
+        let s = self.source;
+        let b = s.as_bytes();
+        let mut from = i;
+        let mut j = i + 1;
+        while j < stop {
+            let (len, fix) = match b[j] {
+                b'\\' => match escape_at(b, j) {
+                    (len, true) => (len, Some(("\\ufffd".into(), RepairKind::LoneSurrogate))),
+                    (len, false) => (len, None),
+                },
+                c if c < 0x20 => (1, Some((control_escape(c), RepairKind::ControlCharacter))),
+                _ => (1, None),
+            };
+            if let Some((text, kind)) = fix {
+                self.repairs.push((j, kind));
+                self.out.push_str(&s[from..j]);
+                self.out.push_str(&text);
+                from = j + len;
+            }
+            j += len;
+        }
+        if from < stop {
+            self.out.push_str(&s[from..stop]);
+        }
+    }
+
     fn literal(&mut self, at: usize, json: &str) {
         self.repairs.push((at, RepairKind::PythonLiteral));
         self.out.push_str(json);
@@ -324,6 +351,10 @@ impl Repairer<'_> {
                     return j + k + 1;
                 }
                 '"' => self.out.push_str("\\\""),
+                c if u32::from(c) < 0x20 => {
+                    self.repairs.push((j + k, RepairKind::ControlCharacter));
+                    self.out.push_str(&control_escape(c as u8));
+                }
                 '\\' => match chars.next() {
                     Some((_, '\'')) => self.out.push('\''),
                     Some((_, other)) => {
@@ -348,14 +379,6 @@ impl Repairer<'_> {
 /// string, since a string holds no line break).
 pub(crate) fn lone_surrogates(text: &str) -> impl Iterator<Item = usize> + '_ {
     let b = text.as_bytes();
-    // The code unit escaped at `at`, if `\uXXXX` is there.
-    let unit = move |at: usize| -> Option<u16> {
-        let hex = b.get(at..at + 6)?;
-        if hex[..2] != *b"\\u" || !hex[2..].iter().all(u8::is_ascii_hexdigit) {
-            return None;
-        }
-        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
-    };
     let mut i = 0;
     std::iter::from_fn(move || {
         while i < b.len() {
@@ -364,19 +387,49 @@ pub(crate) fn lone_surrogates(text: &str) -> impl Iterator<Item = usize> + '_ {
                 continue;
             }
             let at = i;
-            match unit(at) {
-                Some(0xD800..=0xDBFF) if matches!(unit(at + 6), Some(0xDC00..=0xDFFF)) => i += 12,
-                Some(0xD800..=0xDFFF) => {
-                    i += 6;
-                    return Some(at);
-                }
-                Some(_) => i += 6,
-                // Another escape (`\\`, `\"`, …): the backslash and the character after it.
-                None => i += 2,
+            let (len, lone) = escape_at(b, at);
+            i += len;
+            if lone {
+                return Some(at);
             }
         }
         None
     })
+}
+
+/// The escape at `at` (a backslash): its length in bytes (a surrogate pair's two escapes are
+/// one), and whether it is half of a surrogate pair without its other half.
+fn escape_at(b: &[u8], at: usize) -> (usize, bool) {
+    match code_unit(b, at) {
+        Some(0xD800..=0xDBFF) if matches!(code_unit(b, at + 6), Some(0xDC00..=0xDFFF)) => {
+            (12, false)
+        }
+        Some(0xD800..=0xDFFF) => (6, true),
+        Some(_) => (6, false),
+        // Another escape (`\\`, `\"`, …): the backslash and the character after it.
+        None => (2, false),
+    }
+}
+
+/// The UTF-16 code unit escaped at `at`, if `\uXXXX` is there.
+fn code_unit(b: &[u8], at: usize) -> Option<u16> {
+    let hex = b.get(at..at + 6)?;
+    if hex[..2] != *b"\\u" || !hex[2..].iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+}
+
+/// How a JSON string writes the control character `c` (below U+0020).
+pub(crate) fn control_escape(c: u8) -> String {
+    match c {
+        b'\n' => "\\n".into(),
+        b'\t' => "\\t".into(),
+        b'\r' => "\\r".into(),
+        0x08 => "\\b".into(),
+        0x0C => "\\f".into(),
+        _ => format!("\\u{c:04x}"),
+    }
 }
 
 /// The index after the string that starts at `i` (quote `q`), or `end`.
@@ -515,6 +568,35 @@ mod tests {
                 kind: RepairKind::LoneSurrogate,
                 line: 2,
                 column: 4
+            }]
+        );
+    }
+
+    #[test]
+    fn raw_control_characters_in_strings_are_escaped() {
+        assert_eq!(
+            fixed("{\"a\": \"x\ny\tz\u{1}\", 'b': 'p\nq'}"),
+            (
+                r#"{"a": "x\ny\tz\u0001", "b": "p\nq"}"#.to_string(),
+                vec![
+                    RepairKind::ControlCharacter,
+                    RepairKind::ControlCharacter,
+                    RepairKind::ControlCharacter,
+                    RepairKind::SingleQuotes,
+                    RepairKind::SingleQuotes,
+                    RepairKind::ControlCharacter,
+                ]
+            )
+        );
+        // Between values a line break is blank space, kept as it is.
+        assert!(repair("{\"a\":\n 1}").is_none());
+        let r = repair("{\"a\": \"é\nb\"}").expect("a repair");
+        assert_eq!(
+            r.repairs,
+            [Repair {
+                kind: RepairKind::ControlCharacter,
+                line: 1,
+                column: 9
             }]
         );
     }

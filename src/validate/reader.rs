@@ -86,6 +86,31 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<Validati
                     .with_position(position),
                 ));
             }
+            if let Some((c, at)) = control_character(text, &e) {
+                let (name, escape) = match c {
+                    b'\n' => ("a raw line break".to_string(), "`\\n`".to_string()),
+                    b'\t' => ("a raw tab".to_string(), "`\\t`".to_string()),
+                    b'\r' => ("a raw carriage return".to_string(), "`\\r`".to_string()),
+                    _ => (
+                        format!("the raw control character U+{c:04X}"),
+                        format!("`{}`", lenient::control_escape(c)),
+                    ),
+                };
+                return Err(Box::new(
+                    ValidationError::new(
+                        String::new(),
+                        ErrorCode::InvalidJson,
+                        "a JSON object",
+                        "text that is not JSON",
+                        format!(
+                            "the arguments are not valid JSON: a string holds {name} at line {}, \
+                             column {}; inside a JSON string write it as {escape}",
+                            at.line, at.column
+                        ),
+                    )
+                    .with_position(at),
+                ));
+            }
             if let Some((escape, at)) = lone_surrogate(text, &e) {
                 return Err(Box::new(
                     ValidationError::new(
@@ -143,6 +168,47 @@ fn lone_surrogate<'t>(text: &'t str, e: &serde_json::Error) -> Option<(&'t str, 
         TextPosition {
             line: e.line().max(1),
             column,
+        },
+    ))
+}
+
+/// The raw control character inside a string that a syntax error is about, with its place:
+/// serde_json stops right after reading one. (Between values, a line break, a tab or a carriage
+/// return is blank space; another control character there is an error of its own.)
+fn control_character(text: &str, e: &serde_json::Error) -> Option<(u8, TextPosition)> {
+    if e.classify() != serde_json::error::Category::Syntax {
+        return None;
+    }
+    let line_start = match e.line() {
+        0 | 1 => 0,
+        n => text.match_indices('\n').nth(n - 2)?.0 + 1,
+    };
+    let at = (line_start + e.column()).checked_sub(1)?;
+    let b = text.as_bytes();
+    let c = *b.get(at)?;
+    if c >= 0x20 {
+        return None;
+    }
+    // Inside a string: the text before it was read without error, so its quotes pair up.
+    let mut inside = false;
+    let mut i = 0;
+    while i < at {
+        match b[i] {
+            b'\\' if inside => i += 1,
+            b'"' => inside = !inside,
+            _ => {}
+        }
+        i += 1;
+    }
+    if !inside {
+        return None;
+    }
+    let begin = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    Some((
+        c,
+        TextPosition {
+            line: text[..begin].matches('\n').count() + 1,
+            column: text[begin..at].chars().count() + 1,
         },
     ))
 }
