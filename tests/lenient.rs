@@ -69,6 +69,11 @@ fn each_repair_in_lax_mode() {
             json!({"city": "Paris\nFrance", "days": 1, "note": "a\tb"}),
             &[ControlCharacter, ControlCharacter],
         ),
+        (
+            r#"{"city": "C:\Users\me", "note": "it\'s"}"#,
+            json!({"city": "C:\\Users\\me", "days": 1, "note": "it's"}),
+            &[InvalidEscape, InvalidEscape, InvalidEscape],
+        ),
     ];
     for (text, expected, kinds) in cases {
         let out = v
@@ -150,6 +155,48 @@ fn strict_mode_names_a_raw_control_character_where_it_stands() {
         .validate_str("{\"city\":\u{1} \"Paris\"}", Mode::Strict)
         .expect_err("not JSON");
     assert!(!e.errors[0].message().contains("a string holds"));
+}
+
+#[test]
+fn strict_mode_names_an_escape_json_does_not_have() {
+    let v = weather();
+    for (text, escape, column) in [
+        (r#"{"city": "C:\Users"}"#, r"\U", 13),
+        (r#"{"city": "it\'s"}"#, r"\'", 13),
+        (r#"{"city": "a\user"}"#, r"\u", 12),
+        (r#"{"city": "a\\b", "note": "\é"}"#, r"\é", 27),
+    ] {
+        let e = v.validate_str(text, Mode::Strict).expect_err(text);
+        let error = &e.errors[0];
+        assert_eq!(error.code, ErrorCode::InvalidJson, "{text}");
+        let place = error.position.expect("located");
+        assert_eq!((place.line, place.column), (1, column), "{text}");
+        assert!(
+            error.message().contains(&format!(
+                "`{escape}` at line 1, column {column} is no escape a JSON string has"
+            )),
+            "{text}: {}",
+            error.message()
+        );
+    }
+}
+
+#[test]
+fn a_unicode_escape_cut_short_is_named_not_guessed() {
+    let v = weather();
+    // serde_json stops past the string's end, reading `", ` as hex digits.
+    let text = r#"{"city": "a\u12", "days": 1}"#;
+    for mode in [Mode::Strict, Mode::Lax] {
+        let e = v.validate_str(text, mode).expect_err(text);
+        assert_eq!(e.errors[0].code, ErrorCode::InvalidJson);
+        assert!(
+            e.errors[0].message().contains(
+                "`\\u12` at line 1, column 12 is a `\\u` escape without its four hex digits"
+            ),
+            "{}",
+            e.errors[0].message()
+        );
+    }
 }
 
 #[test]

@@ -12,6 +12,8 @@
 //!   cut emoji leaves it), which no string can hold, read as U+FFFD, the replacement character;
 //! - a raw control character inside a string (a line break in a multi-line argument, a tab)
 //!   escaped (`\n`, `\t`, …);
+//! - a backslash that starts no JSON escape read as itself (`"C:\Users"` is `C:\Users`), and
+//!   one before an apostrophe (`it\'s`) dropped;
 //! - a document cut off where only closing brackets are missing closed (the validator keeps the
 //!   result only when it is then valid).
 //!
@@ -60,6 +62,9 @@ pub enum RepairKind {
     LoneSurrogate,
     /// A raw control character inside a string (a line break, a tab) was escaped.
     ControlCharacter,
+    /// A backslash JSON does not read as an escape was kept as a backslash (`C:\Users`), or
+    /// dropped before an apostrophe (`it\'s`).
+    InvalidEscape,
 }
 
 impl RepairKind {
@@ -76,6 +81,7 @@ impl RepairKind {
             RepairKind::ClosedBrackets => "closed-brackets",
             RepairKind::LoneSurrogate => "lone-surrogate",
             RepairKind::ControlCharacter => "control-character",
+            RepairKind::InvalidEscape => "invalid-escape",
         }
     }
 }
@@ -285,8 +291,15 @@ impl Repairer<'_> {
         while j < stop {
             let (len, fix) = match b[j] {
                 b'\\' => match escape_at(b, j) {
-                    (len, true) => (len, Some(("\\ufffd".into(), RepairKind::LoneSurrogate))),
-                    (len, false) => (len, None),
+                    Escape::Valid(len) => (len, None),
+                    // Left for the JSON reader to report.
+                    Escape::ShortUnicode => (2, None),
+                    Escape::LoneSurrogate => {
+                        (6, Some(("\\ufffd".into(), RepairKind::LoneSurrogate)))
+                    }
+                    Escape::Apostrophe => (2, Some(("'".into(), RepairKind::InvalidEscape))),
+                    // The backslash written as one; what follows is read on its own.
+                    Escape::Invalid => (1, Some(("\\\\".into(), RepairKind::InvalidEscape))),
                 },
                 c if c < 0x20 => (1, Some((control_escape(c), RepairKind::ControlCharacter))),
                 _ => (1, None),
@@ -373,41 +386,37 @@ impl Repairer<'_> {
     }
 }
 
-/// The byte offsets in `text` of the escapes of half a UTF-16 surrogate pair without its other
-/// half (`\ud83d` not followed by `\ude00`, or `\ude00` alone), which no string can hold.
-/// `text` holds whole escapes: a JSON string, or a line of JSON text (which starts outside any
-/// string, since a string holds no line break).
-pub(crate) fn lone_surrogates(text: &str) -> impl Iterator<Item = usize> + '_ {
-    let b = text.as_bytes();
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        while i < b.len() {
-            if b[i] != b'\\' {
-                i += 1;
-                continue;
-            }
-            let at = i;
-            let (len, lone) = escape_at(b, at);
-            i += len;
-            if lone {
-                return Some(at);
-            }
-        }
-        None
-    })
+/// What the backslash at `at`, in a string, starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Escape {
+    /// An escape JSON has, this many bytes long (a surrogate pair's two escapes are one).
+    Valid(usize),
+    /// `\uXXXX` of half a surrogate pair, without its other half.
+    LoneSurrogate,
+    /// `\'`, which JSON does not have: an apostrophe needs no escape.
+    Apostrophe,
+    /// `\u` with one to three hex digits: a code point cut short, which is not guessed at.
+    ShortUnicode,
+    /// A backslash before anything else (`\U` in `C:\Users`, `\x41`, `\u` before a letter
+    /// that is no hex digit): JSON has no such escape, so the backslash stands for itself.
+    Invalid,
 }
 
-/// The escape at `at` (a backslash): its length in bytes (a surrogate pair's two escapes are
-/// one), and whether it is half of a surrogate pair without its other half.
-fn escape_at(b: &[u8], at: usize) -> (usize, bool) {
-    match code_unit(b, at) {
-        Some(0xD800..=0xDBFF) if matches!(code_unit(b, at + 6), Some(0xDC00..=0xDFFF)) => {
-            (12, false)
-        }
-        Some(0xD800..=0xDFFF) => (6, true),
-        Some(_) => (6, false),
-        // Another escape (`\\`, `\"`, …): the backslash and the character after it.
-        None => (2, false),
+/// The escape at `at` (a backslash).
+pub(crate) fn escape_at(b: &[u8], at: usize) -> Escape {
+    match b.get(at + 1) {
+        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Escape::Valid(2),
+        Some(b'\'') => Escape::Apostrophe,
+        Some(b'u') => match code_unit(b, at) {
+            Some(0xD800..=0xDBFF) if matches!(code_unit(b, at + 6), Some(0xDC00..=0xDFFF)) => {
+                Escape::Valid(12)
+            }
+            Some(0xD800..=0xDFFF) => Escape::LoneSurrogate,
+            Some(_) => Escape::Valid(6),
+            None if b.get(at + 2).is_some_and(u8::is_ascii_hexdigit) => Escape::ShortUnicode,
+            None => Escape::Invalid,
+        },
+        _ => Escape::Invalid,
     }
 }
 
@@ -545,15 +554,18 @@ mod tests {
 
     #[test]
     fn lone_surrogates_are_found_and_replaced() {
-        let at = |t: &str| lone_surrogates(t).collect::<Vec<_>>();
-        assert_eq!(at(r#""\ud83d""#), [1]);
-        assert_eq!(at(r#""\ude00x""#), [1]);
+        // The places of the repairs made to one string.
+        let at = |t: &str| -> Vec<usize> {
+            repair(t).map_or_else(Vec::new, |r| r.repairs.iter().map(|r| r.column).collect())
+        };
+        assert_eq!(at(r#""\ud83d""#), [2]);
+        assert_eq!(at(r#""\ude00x""#), [2]);
         assert_eq!(at(r#""a\ud83d\ude00b""#), Vec::<usize>::new());
-        assert_eq!(at(r#""\ud83d\ud83d\ude00""#), [1]);
-        assert_eq!(at(r#""\ud83d\u0041""#), [1]);
+        assert_eq!(at(r#""\ud83d\ud83d\ude00""#), [2]);
+        assert_eq!(at(r#""\ud83d\u0041""#), [2]);
         // An escaped backslash before `u`: no escape of a code unit.
         assert_eq!(at(r#""\\ud83d""#), Vec::<usize>::new());
-        assert_eq!(at(r#""\\\ud83d""#), [3]);
+        assert_eq!(at(r#""\\\ud83d""#), [4]);
         assert_eq!(
             fixed(r#"{"a": "x\ud83d", "b": "\udc00\ud83d\ude00"}"#),
             (
@@ -599,6 +611,19 @@ mod tests {
                 column: 9
             }]
         );
+    }
+
+    #[test]
+    fn backslashes_that_start_no_escape_stand_for_themselves() {
+        assert_eq!(
+            fixed(r#"{"p": "C:\Users\me", "q": "it\'s", "r": "\user", "s": "a\\b\n"}"#),
+            (
+                r#"{"p": "C:\\Users\\me", "q": "it's", "r": "\\user", "s": "a\\b\n"}"#.to_string(),
+                vec![RepairKind::InvalidEscape; 4]
+            )
+        );
+        // A `\u` escape cut short is not guessed at.
+        assert!(repair(r#"{"r": "\u12"}"#).is_none());
     }
 
     #[test]

@@ -86,47 +86,16 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<Validati
                     .with_position(position),
                 ));
             }
-            if let Some((c, at)) = control_character(text, &e) {
-                let (name, escape) = match c {
-                    b'\n' => ("a raw line break".to_string(), "`\\n`".to_string()),
-                    b'\t' => ("a raw tab".to_string(), "`\\t`".to_string()),
-                    b'\r' => ("a raw carriage return".to_string(), "`\\r`".to_string()),
-                    _ => (
-                        format!("the raw control character U+{c:04X}"),
-                        format!("`{}`", lenient::control_escape(c)),
-                    ),
-                };
+            if let Some(problem) = in_string(text, &e) {
                 return Err(Box::new(
                     ValidationError::new(
                         String::new(),
                         ErrorCode::InvalidJson,
                         "a JSON object",
                         "text that is not JSON",
-                        format!(
-                            "the arguments are not valid JSON: a string holds {name} at line {}, \
-                             column {}; inside a JSON string write it as {escape}",
-                            at.line, at.column
-                        ),
+                        format!("the arguments are not valid JSON: {}", problem.words),
                     )
-                    .with_position(at),
-                ));
-            }
-            if let Some((escape, at)) = lone_surrogate(text, &e) {
-                return Err(Box::new(
-                    ValidationError::new(
-                        String::new(),
-                        ErrorCode::InvalidJson,
-                        "a JSON object",
-                        "text that is not JSON",
-                        format!(
-                            "the arguments are not valid JSON: `{escape}` at line {}, column {} \
-                             is half of a UTF-16 surrogate pair without its other half, which \
-                             no string can hold; write the character itself, or both halves of \
-                             its pair (`\\ud83d\\ude00` is 😀)",
-                            at.line, at.column
-                        ),
-                    )
-                    .with_position(at),
+                    .with_position(problem.at),
                 ));
             }
             let text_message = e.to_string();
@@ -150,67 +119,107 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<Validati
     }
 }
 
-/// The escape of half a surrogate pair that a syntax error is about, with its place: serde_json
-/// refuses one as the string's first such escape on the error's line, up to where it stopped,
-/// with a message about hex escapes.
-fn lone_surrogate<'t>(text: &'t str, e: &serde_json::Error) -> Option<(&'t str, TextPosition)> {
-    if e.classify() != serde_json::error::Category::Syntax {
-        return None;
-    }
-    let line = text.split('\n').nth(e.line().max(1) - 1)?;
-    let at = lenient::lone_surrogates(line).next()?;
-    if at >= e.column() {
-        return None;
-    }
-    let column = line[..at].chars().count() + 1;
-    Some((
-        &line[at..at + 6],
-        TextPosition {
-            line: e.line().max(1),
-            column,
-        },
-    ))
+/// A syntax error inside a string, worded for the model: serde_json names a raw control
+/// character, an escape JSON does not have or a lone surrogate by the category of its check
+/// (`control character (\u0000-\u001F) found while parsing a string`, `invalid escape`,
+/// `unexpected end of hex escape`), at a place after it.
+struct InString {
+    words: String,
+    at: TextPosition,
 }
 
-/// The raw control character inside a string that a syntax error is about, with its place:
-/// serde_json stops right after reading one. (Between values, a line break, a tab or a carriage
-/// return is blank space; another control character there is an error of its own.)
-fn control_character(text: &str, e: &serde_json::Error) -> Option<(u8, TextPosition)> {
+/// What the syntax error `e` is, when it is about a character or an escape inside a string. The
+/// text before the error reads as JSON, so its strings pair up and the first problem in them is
+/// the one serde_json stopped at.
+fn in_string(text: &str, e: &serde_json::Error) -> Option<InString> {
     if e.classify() != serde_json::error::Category::Syntax {
         return None;
     }
+    // Where serde_json stopped: the byte after the last one it read.
     let line_start = match e.line() {
         0 | 1 => 0,
         n => text.match_indices('\n').nth(n - 2)?.0 + 1,
     };
-    let at = (line_start + e.column()).checked_sub(1)?;
+    let to = (line_start + e.column()).min(text.len());
     let b = text.as_bytes();
-    let c = *b.get(at)?;
-    if c >= 0x20 {
-        return None;
-    }
-    // Inside a string: the text before it was read without error, so its quotes pair up.
-    let mut inside = false;
-    let mut i = 0;
-    while i < at {
+    let (mut inside, mut i) = (false, 0);
+    while i < to {
         match b[i] {
-            b'\\' if inside => i += 1,
             b'"' => inside = !inside,
+            b'\\' if inside => match lenient::escape_at(b, i) {
+                lenient::Escape::Valid(len) => {
+                    i += len;
+                    continue;
+                }
+                lenient::Escape::LoneSurrogate => {
+                    let at = place(text, i);
+                    let words = format!(
+                        "`{}` at line {}, column {} is half of a UTF-16 surrogate pair without its \
+                         other half, which no string can hold; write the character itself, or \
+                         both halves of its pair (`\\ud83d\\ude00` is 😀)",
+                        &text[i..i + 6],
+                        at.line,
+                        at.column
+                    );
+                    return Some(InString { words, at });
+                }
+                lenient::Escape::ShortUnicode => {
+                    let at = place(text, i);
+                    let digits = b[i + 2..]
+                        .iter()
+                        .take(3)
+                        .take_while(|c| c.is_ascii_hexdigit());
+                    let escape = &text[i..i + 2 + digits.count()];
+                    let words = format!(
+                        "`{escape}` at line {}, column {} is a `\\u` escape without its four hex \
+                         digits; write all four (`\\u00e9` is é), or the character itself",
+                        at.line, at.column
+                    );
+                    return Some(InString { words, at });
+                }
+                lenient::Escape::Apostrophe | lenient::Escape::Invalid => {
+                    let at = place(text, i);
+                    let escape: String = text[i..].chars().take(2).collect();
+                    let words = format!(
+                        "`{escape}` at line {}, column {} is no escape a JSON string has; write a \
+                         backslash as `\\\\` and an apostrophe as it is",
+                        at.line, at.column
+                    );
+                    return Some(InString { words, at });
+                }
+            },
+            c if c < 0x20 && inside => {
+                let (name, escape) = match c {
+                    b'\n' => ("a raw line break".to_string(), "\\n".to_string()),
+                    b'\t' => ("a raw tab".to_string(), "\\t".to_string()),
+                    b'\r' => ("a raw carriage return".to_string(), "\\r".to_string()),
+                    _ => (
+                        format!("the raw control character U+{c:04X}"),
+                        lenient::control_escape(c),
+                    ),
+                };
+                let at = place(text, i);
+                let words = format!(
+                    "a string holds {name} at line {}, column {}; inside a JSON string write it \
+                     as `{escape}`",
+                    at.line, at.column
+                );
+                return Some(InString { words, at });
+            }
             _ => {}
         }
         i += 1;
     }
-    if !inside {
-        return None;
-    }
+    None
+}
+
+/// The line and column (in characters) of byte `at` of `text`.
+fn place(text: &str, at: usize) -> TextPosition {
     let begin = text[..at].rfind('\n').map_or(0, |n| n + 1);
-    Some((
-        c,
-        TextPosition {
-            line: text[..begin].matches('\n').count() + 1,
-            column: text[begin..at].chars().count() + 1,
-        },
-    ))
+    TextPosition {
+        line: text[..begin].matches('\n').count() + 1,
+        column: text[begin..at].chars().count() + 1,
+    }
 }
 
 /// serde_json reports columns in bytes; people count characters.
