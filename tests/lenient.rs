@@ -89,67 +89,68 @@ fn each_repair_in_lax_mode() {
     }
 }
 
+/// Strict mode's one error for `text`: not JSON, placed at `line` and `column`, with a message
+/// that says `words`, then "at line L, column C", then `after`.
+fn named_at(v: &Validator, text: &str, words: &str, (line, column): (usize, usize), after: &str) {
+    let e = v.validate_str(text, Mode::Strict).expect_err(text);
+    assert_eq!(e.errors.len(), 1, "{text}");
+    let error = &e.errors[0];
+    assert_eq!(error.code, ErrorCode::InvalidJson, "{text}");
+    let place = error.position.expect("located");
+    assert_eq!((place.line, place.column), (line, column), "{text}");
+    let want = format!("{words} at line {line}, column {column}{after}");
+    assert!(
+        error.message().contains(&want),
+        "{text}: {}",
+        error.message()
+    );
+}
+
 #[test]
 fn strict_mode_names_a_lone_surrogate_where_it_stands() {
     let v = weather();
     // serde_json says "unexpected end of hex escape" or "lone leading surrogate in hex
     // escape", after the escape; the message names the escape and its own place.
-    for (text, escape, line, column) in [
-        ("{\"city\": \"Paris \\ud83d\"}", "\\ud83d", 1, 17),
-        ("{\"city\":\n \"é\\udc00x\"}", "\\udc00", 2, 4),
-        ("{\"city\": \"\\ud83d\\u0041\"}", "\\ud83d", 1, 11),
-    ] {
-        let e = v.validate_str(text, Mode::Strict).expect_err(text);
-        assert_eq!(e.errors.len(), 1, "{text}");
-        let error = &e.errors[0];
-        assert_eq!(error.code, ErrorCode::InvalidJson, "{text}");
-        let place = error.position.expect("located");
-        assert_eq!((place.line, place.column), (line, column), "{text}");
-        assert!(
-            error.message().contains(&format!(
-                "`{escape}` at line {line}, column {column} is half of a UTF-16 surrogate pair"
-            )),
-            "{text}: {}",
-            error.message()
-        );
-    }
+    let half = " is half of a UTF-16 surrogate pair";
+    named_at(
+        &v,
+        "{\"city\": \"Paris \\ud83d\"}",
+        "`\\ud83d`",
+        (1, 17),
+        half,
+    );
+    named_at(&v, "{\"city\":\n \"é\\udc00x\"}", "`\\udc00`", (2, 4), half);
+    named_at(
+        &v,
+        "{\"city\": \"\\ud83d\\u0041\"}",
+        "`\\ud83d`",
+        (1, 11),
+        half,
+    );
     // An escaped backslash before `u` is no escape of a code unit: serde_json's own words.
     let e = v
         .validate_str("{\"city\": \"\\\\ud83d\" x}", Mode::Strict)
         .expect_err("trailing text");
-    assert!(
-        !e.errors[0].message().contains("surrogate"),
-        "{}",
-        e.errors[0].message()
-    );
+    let message = e.errors[0].message();
+    assert!(!message.contains("surrogate"), "{message}");
 }
 
 #[test]
 fn strict_mode_names_a_raw_control_character_where_it_stands() {
     let v = weather();
-    for (text, what, line, column) in [
-        ("{\"city\": \"Paris\nFrance\"}", "a raw line break", 1, 16),
-        ("{\"city\":\n \"é\tx\"}", "a raw tab", 2, 4),
-        (
-            "{\"city\": \"a\u{7}\"}",
-            "the raw control character U+0007",
-            1,
-            12,
-        ),
-    ] {
-        let e = v.validate_str(text, Mode::Strict).expect_err(text);
-        let error = &e.errors[0];
-        assert_eq!(error.code, ErrorCode::InvalidJson, "{text}");
-        let place = error.position.expect("located");
-        assert_eq!((place.line, place.column), (line, column), "{text}");
-        assert!(
-            error.message().contains(&format!(
-                "a string holds {what} at line {line}, column {column}"
-            )),
-            "{text}: {}",
-            error.message()
-        );
-    }
+    let text = "{\"city\": \"Paris\nFrance\"}";
+    named_at(&v, text, "a string holds a raw line break", (1, 16), "");
+    let text = "{\"city\":\n \"é\tx\"}";
+    named_at(&v, text, "a string holds a raw tab", (2, 4), "");
+    let text = "{\"city\": \"a\u{7}\"}";
+    let words = "a string holds the raw control character U+0007";
+    named_at(
+        &v,
+        text,
+        words,
+        (1, 12),
+        "; inside a JSON string write it as `\\u0007`",
+    );
     // Outside a string, a control character is not JSON at all: serde_json's own words.
     let e = v
         .validate_str("{\"city\":\u{1} \"Paris\"}", Mode::Strict)
@@ -160,25 +161,17 @@ fn strict_mode_names_a_raw_control_character_where_it_stands() {
 #[test]
 fn strict_mode_names_an_escape_json_does_not_have() {
     let v = weather();
-    for (text, escape, column) in [
-        (r#"{"city": "C:\Users"}"#, r"\U", 13),
-        (r#"{"city": "it\'s"}"#, r"\'", 13),
-        (r#"{"city": "a\user"}"#, r"\u", 12),
-        (r#"{"city": "a\\b", "note": "\é"}"#, r"\é", 27),
-    ] {
-        let e = v.validate_str(text, Mode::Strict).expect_err(text);
-        let error = &e.errors[0];
-        assert_eq!(error.code, ErrorCode::InvalidJson, "{text}");
-        let place = error.position.expect("located");
-        assert_eq!((place.line, place.column), (1, column), "{text}");
-        assert!(
-            error.message().contains(&format!(
-                "`{escape}` at line 1, column {column} is no escape a JSON string has"
-            )),
-            "{text}: {}",
-            error.message()
-        );
-    }
+    let none = " is no escape a JSON string has";
+    named_at(&v, r#"{"city": "C:\Users"}"#, r"`\U`", (1, 13), none);
+    named_at(&v, r#"{"city": "it\'s"}"#, r"`\'`", (1, 13), none);
+    named_at(&v, r#"{"city": "a\user"}"#, r"`\u`", (1, 12), none);
+    named_at(
+        &v,
+        r#"{"city": "a\\b", "note": "\é"}"#,
+        r"`\é`",
+        (1, 27),
+        none,
+    );
 }
 
 #[test]
