@@ -542,6 +542,13 @@ fn argument_text_problems() {
             C::WrongType,
             "Arguments must be an object, got array.",
         ),
+        // JSON text inside a string: the hint, then the sentence's end (it was ".;").
+        (
+            r#""{\"req\": \"x\"}""#,
+            C::WrongType,
+            "Arguments must be an object, got string; send the object itself, not JSON text \
+             inside a string.",
+        ),
         (
             "null",
             C::WrongType,

@@ -728,13 +728,16 @@ impl NodeDetail {
                 if *root_object {
                     out.push_str("Arguments must be an object, got ");
                     out.push_str(self.got.kind());
-                    out.push('.');
                 } else {
                     self.must_be_got(out, an(want));
                 }
                 if let Some(hint) = hint {
                     out.push_str("; ");
                     out.push_str(hint);
+                }
+                // The arguments' own problem is a sentence (it has no path before it).
+                if *root_object {
+                    out.push('.');
                 }
             }
             Problem::NotCoercible { want, why } => {
