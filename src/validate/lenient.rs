@@ -281,36 +281,28 @@ impl Repairer<'_> {
         }
     }
 
-    /// Copies the double-quoted string `source[i..stop]` with what no JSON string holds made
-    /// JSON: a raw control character escaped, a lone surrogate escape read as U+FFFD.
+    /// Copies the double-quoted string `source[i..stop]` with its [`flaws`] made JSON: a raw
+    /// control character escaped, a lone surrogate escape read as U+FFFD, a backslash that
+    /// starts no escape kept as one (dropped before an apostrophe).
     fn string(&mut self, i: usize, stop: usize) {
         let s = self.source;
-        let b = s.as_bytes();
         let mut from = i;
-        let mut j = i + 1;
-        while j < stop {
-            let (len, fix) = match b[j] {
-                b'\\' => match escape_at(b, j) {
-                    Escape::Valid(len) => (len, None),
-                    // Left for the JSON reader to report.
-                    Escape::ShortUnicode => (2, None),
-                    Escape::LoneSurrogate => {
-                        (6, Some(("\\ufffd".into(), RepairKind::LoneSurrogate)))
-                    }
-                    Escape::Apostrophe => (2, Some(("'".into(), RepairKind::InvalidEscape))),
-                    // The backslash written as one; what follows is read on its own.
-                    Escape::Invalid => (1, Some(("\\\\".into(), RepairKind::InvalidEscape))),
-                },
-                c if c < 0x20 => (1, Some((control_escape(c), RepairKind::ControlCharacter))),
-                _ => (1, None),
+        for (j, flaw) in flaws(s.as_bytes(), i, stop) {
+            let (text, kind) = match flaw {
+                Flaw::Control(c) => (control_escape(c), RepairKind::ControlCharacter),
+                Flaw::Escape(Escape::LoneSurrogate) => {
+                    ("\\ufffd".into(), RepairKind::LoneSurrogate)
+                }
+                Flaw::Escape(Escape::Apostrophe) => ("'".into(), RepairKind::InvalidEscape),
+                // The backslash written as one; what follows is read on its own.
+                Flaw::Escape(Escape::Invalid) => ("\\\\".into(), RepairKind::InvalidEscape),
+                // Left for the JSON reader to report.
+                Flaw::Escape(Escape::ShortUnicode | Escape::Valid(_)) => continue,
             };
-            if let Some((text, kind)) = fix {
-                self.repairs.push((j, kind));
-                self.out.push_str(&s[from..j]);
-                self.out.push_str(&text);
-                from = j + len;
-            }
-            j += len;
+            self.repairs.push((j, kind));
+            self.out.push_str(&s[from..j]);
+            self.out.push_str(&text);
+            from = j + flaw.len();
         }
         if from < stop {
             self.out.push_str(&s[from..stop]);
@@ -402,8 +394,68 @@ pub(crate) enum Escape {
     Invalid,
 }
 
+impl Escape {
+    /// How many bytes the escape takes (an invalid one, only its backslash).
+    fn len(self) -> usize {
+        match self {
+            Escape::Valid(n) => n,
+            Escape::LoneSurrogate => 6,
+            Escape::Apostrophe | Escape::ShortUnicode => 2,
+            Escape::Invalid => 1,
+        }
+    }
+}
+
+/// What no JSON string holds, found in one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flaw {
+    /// An escape JSON does not have, or one cut short, or a lone surrogate.
+    Escape(Escape),
+    /// A raw control character (below U+0020).
+    Control(u8),
+}
+
+impl Flaw {
+    /// How many bytes the flaw takes.
+    fn len(self) -> usize {
+        match self {
+            Flaw::Escape(e) => e.len(),
+            Flaw::Control(_) => 1,
+        }
+    }
+}
+
+/// The flaws of the string whose opening quote is at `i` and which ends before `stop`
+/// ([`string_end`]), each at its byte offset, in order: the one reading of a string's bytes,
+/// for lax mode's repairs and for strict mode's words.
+pub(crate) fn flaws(b: &[u8], i: usize, stop: usize) -> impl Iterator<Item = (usize, Flaw)> + '_ {
+    let mut j = i + 1;
+    std::iter::from_fn(move || {
+        while j < stop {
+            let at = j;
+            let flaw = match b[j] {
+                b'\\' => match escape_at(b, j) {
+                    Escape::Valid(n) => {
+                        j += n;
+                        continue;
+                    }
+                    other => Flaw::Escape(other),
+                },
+                c if c < 0x20 => Flaw::Control(c),
+                _ => {
+                    j += 1;
+                    continue;
+                }
+            };
+            j += flaw.len();
+            return Some((at, flaw));
+        }
+        None
+    })
+}
+
 /// The escape at `at` (a backslash).
-pub(crate) fn escape_at(b: &[u8], at: usize) -> Escape {
+fn escape_at(b: &[u8], at: usize) -> Escape {
     match b.get(at + 1) {
         Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Escape::Valid(2),
         Some(b'\'') => Escape::Apostrophe,
@@ -442,7 +494,7 @@ pub(crate) fn control_escape(c: u8) -> String {
 }
 
 /// The index after the string that starts at `i` (quote `q`), or `end`.
-fn string_end(b: &[u8], i: usize, q: u8, end: usize) -> usize {
+pub(crate) fn string_end(b: &[u8], i: usize, q: u8, end: usize) -> usize {
     let mut j = i + 1;
     while j < end {
         match b[j] {

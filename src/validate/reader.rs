@@ -9,8 +9,9 @@ use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
 use super::error::{escape_pointer, ErrorCode, TextPosition, ValidationError};
-use super::lenient;
+use super::lenient::{self, Escape, Flaw};
 use super::message::shorten;
+use crate::diagnostic::LineIndex;
 
 /// What reading the text produced: the value (unless the text is unreadable) and the
 /// non-fatal problems found on the way (duplicate keys).
@@ -128,9 +129,9 @@ struct InString {
     at: TextPosition,
 }
 
-/// What the syntax error `e` is, when it is about a character or an escape inside a string. The
-/// text before the error reads as JSON, so its strings pair up and the first problem in them is
-/// the one serde_json stopped at.
+/// What the syntax error `e` is, when it is about a character or an escape inside a string
+/// ([`lenient::flaws`]). The text before the error reads as JSON, so its strings pair up and
+/// the first flaw in them is the one serde_json stopped at.
 fn in_string(text: &str, e: &serde_json::Error) -> Option<InString> {
     if e.classify() != serde_json::error::Category::Syntax {
         return None;
@@ -142,84 +143,68 @@ fn in_string(text: &str, e: &serde_json::Error) -> Option<InString> {
     };
     let to = (line_start + e.column()).min(text.len());
     let b = text.as_bytes();
-    let (mut inside, mut i) = (false, 0);
-    while i < to {
-        match b[i] {
-            b'"' => inside = !inside,
-            b'\\' if inside => match lenient::escape_at(b, i) {
-                lenient::Escape::Valid(len) => {
-                    i += len;
-                    continue;
-                }
-                lenient::Escape::LoneSurrogate => {
-                    let at = place(text, i);
-                    let words = format!(
-                        "`{}` at line {}, column {} is half of a UTF-16 surrogate pair without its \
-                         other half, which no string can hold; write the character itself, or \
-                         both halves of its pair (`\\ud83d\\ude00` is 😀)",
-                        &text[i..i + 6],
-                        at.line,
-                        at.column
-                    );
-                    return Some(InString { words, at });
-                }
-                lenient::Escape::ShortUnicode => {
-                    let at = place(text, i);
-                    let digits = b[i + 2..]
-                        .iter()
-                        .take(3)
-                        .take_while(|c| c.is_ascii_hexdigit());
-                    let escape = &text[i..i + 2 + digits.count()];
-                    let words = format!(
-                        "`{escape}` at line {}, column {} is a `\\u` escape without its four hex \
-                         digits; write all four (`\\u00e9` is é), or the character itself",
-                        at.line, at.column
-                    );
-                    return Some(InString { words, at });
-                }
-                lenient::Escape::Apostrophe | lenient::Escape::Invalid => {
-                    let at = place(text, i);
-                    let escape: String = text[i..].chars().take(2).collect();
-                    let words = format!(
-                        "`{escape}` at line {}, column {} is no escape a JSON string has; write a \
-                         backslash as `\\\\` and an apostrophe as it is",
-                        at.line, at.column
-                    );
-                    return Some(InString { words, at });
-                }
-            },
-            c if c < 0x20 && inside => {
-                let (name, escape) = match c {
-                    b'\n' => ("a raw line break".to_string(), "\\n".to_string()),
-                    b'\t' => ("a raw tab".to_string(), "\\t".to_string()),
-                    b'\r' => ("a raw carriage return".to_string(), "\\r".to_string()),
-                    _ => (
-                        format!("the raw control character U+{c:04X}"),
-                        lenient::control_escape(c),
-                    ),
-                };
-                let at = place(text, i);
-                let words = format!(
-                    "a string holds {name} at line {}, column {}; inside a JSON string write it \
-                     as `{escape}`",
-                    at.line, at.column
-                );
-                return Some(InString { words, at });
-            }
-            _ => {}
+    let mut i = 0;
+    let (i, flaw) = loop {
+        if i >= to {
+            return None;
         }
-        i += 1;
+        if b[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        let stop = lenient::string_end(b, i, b'"', b.len());
+        if let Some(found) = lenient::flaws(b, i, stop).next() {
+            break found;
+        }
+        i = stop;
+    };
+    if i >= to {
+        return None;
     }
-    None
-}
-
-/// The line and column (in characters) of byte `at` of `text`.
-fn place(text: &str, at: usize) -> TextPosition {
-    let begin = text[..at].rfind('\n').map_or(0, |n| n + 1);
-    TextPosition {
-        line: text[..begin].matches('\n').count() + 1,
-        column: text[begin..at].chars().count() + 1,
-    }
+    let (line, column) = LineIndex::new(text).line_col(text, i);
+    let words = match flaw {
+        Flaw::Control(c) => {
+            let (name, escape) = match c {
+                b'\n' => ("a raw line break".to_string(), "\\n".to_string()),
+                b'\t' => ("a raw tab".to_string(), "\\t".to_string()),
+                b'\r' => ("a raw carriage return".to_string(), "\\r".to_string()),
+                _ => (
+                    format!("the raw control character U+{c:04X}"),
+                    lenient::control_escape(c),
+                ),
+            };
+            format!(
+                "a string holds {name} at line {line}, column {column}; inside a JSON string \
+                 write it as `{escape}`"
+            )
+        }
+        Flaw::Escape(Escape::LoneSurrogate) => format!(
+            "`{}` at line {line}, column {column} is half of a UTF-16 surrogate pair without its \
+             other half, which no string can hold; write the character itself, or both halves \
+             of its pair (`\\ud83d\\ude00` is 😀)",
+            &text[i..i + 6]
+        ),
+        Flaw::Escape(Escape::ShortUnicode) => {
+            let digits = b[i + 2..]
+                .iter()
+                .take(3)
+                .take_while(|c| c.is_ascii_hexdigit());
+            format!(
+                "`{}` at line {line}, column {column} is a `\\u` escape without its four hex \
+                 digits; write all four (`\\u00e9` is é), or the character itself",
+                &text[i..i + 2 + digits.count()]
+            )
+        }
+        Flaw::Escape(_) => format!(
+            "`{}` at line {line}, column {column} is no escape a JSON string has; write a \
+             backslash as `\\\\` and an apostrophe as it is",
+            text[i..].chars().take(2).collect::<String>()
+        ),
+    };
+    Some(InString {
+        words,
+        at: TextPosition { line, column },
+    })
 }
 
 /// serde_json reports columns in bytes; people count characters.
