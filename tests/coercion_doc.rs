@@ -209,7 +209,7 @@ with its kind and its line and column (`Validated::repairs`, the runtime's audit
 | `comment` | `//` to the end of the line, `/* … */` | `#` comments |
 | `closed-brackets` | `{"units": ["c"` cut off where only brackets are missing, kept only when the result is valid | a cut inside a string or after `:` |
 | `control-character` | `"line one` + a raw line break + `line two"`: a line break, tab or other control character inside a string, escaped (`\n`) | — (strict mode: an `invalid-json` error that names the character and its escape) |
-| `invalid-escape` | `"C:\Users"` read as `C:\Users`: a backslash that starts no JSON escape stands for itself; before an apostrophe (`it\'s`) it is dropped | — (strict mode: an `invalid-json` error that names the escape) |
+| `invalid-escape` | `"C:\Users"` read as `C:\Users`: a backslash that starts no JSON escape stands for itself, in double or single quotes; before an apostrophe (`it\'s`) it is dropped | — (strict mode: an `invalid-json` error that names the escape) |
 | `lone-surrogate` | `"Paris \ud83d"`: an escape of half a UTF-16 surrogate pair without its other half (a cut emoji), read as U+FFFD `�` | — (strict mode: an `invalid-json` error that names the escape) |
 
 The reader runs only on text the JSON reader refused, so valid JSON costs what it did. The

@@ -74,6 +74,17 @@ fn each_repair_in_lax_mode() {
             json!({"city": "C:\\Users\\me", "days": 1, "note": "it's"}),
             &[InvalidEscape, InvalidEscape, InvalidEscape],
         ),
+        (
+            r"{'city': 'C:\Users', 'note': 'it\'s'}",
+            json!({"city": "C:\\Users", "days": 1, "note": "it's"}),
+            &[
+                SingleQuotes,
+                SingleQuotes,
+                InvalidEscape,
+                SingleQuotes,
+                SingleQuotes,
+            ],
+        ),
     ];
     for (text, expected, kinds) in cases {
         let out = v

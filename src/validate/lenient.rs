@@ -285,28 +285,64 @@ impl Repairer<'_> {
     /// control character escaped, a lone surrogate escape read as U+FFFD, a backslash that
     /// starts no escape kept as one (dropped before an apostrophe).
     fn string(&mut self, i: usize, stop: usize) {
+        self.string_body(i, i, stop, false);
+    }
+
+    /// Copies `source[from..to]`, part of the string that opens at `i` and ends before `stop`,
+    /// with its [`flaws`] repaired; in a single-quoted string (`single`) a double quote is
+    /// escaped too, and `\'` is the apostrophe it means there (no repair of its own).
+    fn string_body(&mut self, i: usize, from: usize, to: usize, single: bool) {
         let s = self.source;
-        let mut from = i;
-        for (j, flaw) in flaws(s.as_bytes(), i, stop) {
+        let mut from = from;
+        for (j, flaw) in flaws(s.as_bytes(), i, to) {
             let (text, kind) = match flaw {
-                Flaw::Control(c) => (control_escape(c), RepairKind::ControlCharacter),
+                Flaw::Control(c) => (control_escape(c), Some(RepairKind::ControlCharacter)),
                 Flaw::Escape(Escape::LoneSurrogate) => {
-                    ("\\ufffd".into(), RepairKind::LoneSurrogate)
+                    ("\\ufffd".into(), Some(RepairKind::LoneSurrogate))
                 }
-                Flaw::Escape(Escape::Apostrophe) => ("'".into(), RepairKind::InvalidEscape),
+                Flaw::Escape(Escape::Apostrophe) => {
+                    ("'".into(), (!single).then_some(RepairKind::InvalidEscape))
+                }
                 // The backslash written as one; what follows is read on its own.
-                Flaw::Escape(Escape::Invalid) => ("\\\\".into(), RepairKind::InvalidEscape),
+                Flaw::Escape(Escape::Invalid) => ("\\\\".into(), Some(RepairKind::InvalidEscape)),
                 // Left for the JSON reader to report.
                 Flaw::Escape(Escape::ShortUnicode | Escape::Valid(_)) => continue,
             };
-            self.repairs.push((j, kind));
-            self.out.push_str(&s[from..j]);
+            if let Some(kind) = kind {
+                self.repairs.push((j, kind));
+            }
+            self.verbatim(&s[from..j], single);
             self.out.push_str(&text);
             from = j + flaw.len();
         }
-        if from < stop {
-            self.out.push_str(&s[from..stop]);
+        if from < to {
+            self.verbatim(&s[from..to], single);
         }
+    }
+
+    /// Copies a flawless part of a string; in a single-quoted one, with a `"` that no backslash
+    /// escapes written as `\"`.
+    fn verbatim(&mut self, part: &str, single: bool) {
+        if !single {
+            self.out.push_str(part);
+            return;
+        }
+        let b = part.as_bytes();
+        let (mut from, mut k) = (0, 0);
+        while k < b.len() {
+            match b[k] {
+                // A valid escape (the part has no other), `\"` among them.
+                b'\\' => k += 2,
+                b'"' => {
+                    self.out.push_str(&part[from..k]);
+                    self.out.push_str("\\\"");
+                    k += 1;
+                    from = k;
+                }
+                _ => k += 1,
+            }
+        }
+        self.out.push_str(&part[from..]);
     }
 
     fn literal(&mut self, at: usize, json: &str) {
@@ -343,38 +379,21 @@ impl Repairer<'_> {
         }
     }
 
-    /// Writes the single-quoted string at `i` as a JSON string; the index after it.
+    /// Writes the single-quoted string at `i` as a JSON string, its flaws repaired as in a
+    /// double-quoted one ([`Repairer::string_body`]); the index after it.
     fn single_quoted(&mut self, i: usize, end: usize) -> usize {
-        let s = self.source;
-        let mut j = i + 1;
+        let b = self.source.as_bytes();
+        let stop = string_end(b, i, b'\'', end);
+        let closed = stop < end || closes_string(b, i, stop);
         self.out.push('"');
-        let mut chars = s[j..end].char_indices();
-        while let Some((k, ch)) = chars.next() {
-            match ch {
-                '\'' => {
-                    self.out.push('"');
-                    return j + k + 1;
-                }
-                '"' => self.out.push_str("\\\""),
-                c if u32::from(c) < 0x20 => {
-                    self.repairs.push((j + k, RepairKind::ControlCharacter));
-                    self.out.push_str(&control_escape(c as u8));
-                }
-                '\\' => match chars.next() {
-                    Some((_, '\'')) => self.out.push('\''),
-                    Some((_, other)) => {
-                        self.out.push('\\');
-                        self.out.push(other);
-                    }
-                    None => self.out.push('\\'),
-                },
-                other => self.out.push(other),
-            }
+        self.string_body(i, i + 1, if closed { stop - 1 } else { stop }, true);
+        if closed {
+            self.out.push('"');
+        } else {
+            // Unclosed: left unclosed, so the JSON reader reports it.
+            self.unclosed = true;
         }
-        // Unclosed: left unclosed, so the JSON reader reports it.
-        self.unclosed = true;
-        j = end;
-        j
+        stop
     }
 }
 
@@ -532,9 +551,10 @@ fn closing(s: &str, open: usize) -> Option<usize> {
     None
 }
 
-/// Whether the string from `i` to `stop` (where the text ends) ends with its closing quote.
+/// Whether the string from `i` to `stop` (where the text ends) ends with its closing quote
+/// (the quote it opens with).
 fn closes_string(b: &[u8], i: usize, stop: usize) -> bool {
-    if stop < i + 2 || b[stop - 1] != b'"' {
+    if stop < i + 2 || b[stop - 1] != b[i] {
         return false;
     }
     // The quote closes the string unless an odd run of backslashes escapes it.
@@ -676,6 +696,38 @@ mod tests {
         );
         // A `\u` escape cut short is not guessed at.
         assert!(repair(r#"{"r": "\u12"}"#).is_none());
+    }
+
+    #[test]
+    fn single_quoted_strings_have_their_flaws_repaired_alike() {
+        use RepairKind::{InvalidEscape, LoneSurrogate, SingleQuotes};
+        assert_eq!(
+            fixed(r#"{'p': 'C:\Users\me', 'q': 'it\'s "x"', 'r': '\ud83d', 's': 'a\nb'}"#),
+            (
+                r#"{"p": "C:\\Users\\me", "q": "it's \"x\"", "r": "\ufffd", "s": "a\nb"}"#
+                    .to_string(),
+                vec![
+                    SingleQuotes,
+                    SingleQuotes,
+                    InvalidEscape,
+                    InvalidEscape,
+                    SingleQuotes,
+                    SingleQuotes,
+                    SingleQuotes,
+                    SingleQuotes,
+                    LoneSurrogate,
+                    SingleQuotes,
+                    SingleQuotes,
+                ]
+            )
+        );
+        // An apostrophe escaped in a single-quoted string does not close it.
+        assert_eq!(fixed(r"['it\'s']").0, r#"["it's"]"#);
+        // A double quote escaped in a single-quoted string stays escaped.
+        assert_eq!(fixed(r#"['\"', '"\\']"#).0, r#"["\"", "\"\\"]"#);
+        // Unclosed, it stays unclosed for the JSON reader to report.
+        let r = repair(r"{'a': 'x\'").expect("a repair");
+        assert!(!r.closed && r.text.ends_with(r#""x'"#), "{}", r.text);
     }
 
     #[test]
