@@ -566,7 +566,6 @@ impl LineIndex {
     }
 
     /// Where 0-based `line` starts; `None` past the last line.
-    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     pub(crate) fn line_start(&self, line: usize) -> Option<usize> {
         self.line_starts.get(line).copied()
     }

@@ -207,21 +207,19 @@ fn in_string(text: &str, e: &serde_json::Error) -> Option<InString> {
     })
 }
 
-/// serde_json reports columns in bytes; people count characters.
+/// serde_json reports columns in bytes; people count characters, as [`LineIndex`] does for every
+/// other position (a column past the line's end is its end).
 fn position(text: &str, e: &serde_json::Error) -> TextPosition {
+    let index = LineIndex::new(text);
     let line = e.line().max(1);
-    let byte_column = e.column();
-    let column = text
-        .split('\n')
-        .nth(line - 1)
-        .map(|l| {
-            let mut end = byte_column.saturating_sub(1).min(l.len());
-            while !l.is_char_boundary(end) {
-                end -= 1;
-            }
-            l[..end].chars().count() + 1
-        })
-        .unwrap_or(byte_column.max(1));
+    let Some(start) = index.line_start(line - 1) else {
+        return TextPosition {
+            line,
+            column: e.column().max(1),
+        };
+    };
+    let end = index.line_start(line).map_or(text.len(), |next| next - 1);
+    let (line, column) = index.line_col(text, (start + e.column().saturating_sub(1)).min(end));
     TextPosition { line, column }
 }
 
@@ -423,5 +421,28 @@ impl<'de> Visitor<'de> for Seed<'_> {
             }
         }
         Ok(Value::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The place of serde_json's error, counted in characters of its line.
+    fn place(text: &str) -> (usize, usize) {
+        let e = serde_json::from_str::<Value>(text).expect_err("invalid JSON");
+        let at = position(text, &e);
+        (at.line, at.column)
+    }
+
+    #[test]
+    fn serde_json_errors_are_placed_in_characters() {
+        // `?` is the 8th character of line 2, its 9th byte.
+        assert_eq!(place("{\n  \"é\": ?}"), (2, 8));
+        assert_eq!(place("{\"日本\": ?}"), (1, 8));
+        // At the end of the text, on a line of its own, and after a line break.
+        assert_eq!(place("{"), (1, 1));
+        assert_eq!(place("{\"a\": 1,\n"), (2, 1));
+        assert_eq!(place("[1,\n\n]"), (3, 1));
     }
 }
