@@ -185,6 +185,40 @@ fn bom_and_crlf_are_accepted() {
 }
 
 #[test]
+fn formatting_keeps_the_line_endings_and_the_byte_order_mark() {
+    let lf = "/// A tool.\n/// Second line.\ntool   t {\n  // a note\n  a:string\n}\n";
+    let plain = tooldef::format(lf).expect("formats");
+    assert!(
+        !plain.contains('\r') && !plain.starts_with('\u{feff}'),
+        "{plain:?}"
+    );
+    // The first line break decides; the layout is the same in either.
+    for source in [
+        lf.replace('\n', "\r\n"),
+        format!("\u{feff}{lf}"),
+        format!("\u{feff}{}", lf.replace('\n', "\r\n")),
+        lf.replacen('\n', "\r\n", 1),
+    ] {
+        let out = tooldef::format(&source).expect("formats");
+        let crlf = source
+            .find('\n')
+            .is_some_and(|i| source[..i].ends_with('\r'));
+        let bom = source.starts_with('\u{feff}');
+        assert_eq!(out.starts_with('\u{feff}'), bom, "{out:?}");
+        assert_eq!(
+            out.matches("\r\n").count(),
+            if crlf { out.matches('\n').count() } else { 0 }
+        );
+        assert_eq!(
+            out.trim_start_matches('\u{feff}').replace("\r\n", "\n"),
+            plain,
+            "{source:?}"
+        );
+        assert_eq!(tooldef::format(&out).expect("formats again"), out);
+    }
+}
+
+#[test]
 fn odd_unicode_in_names_and_strings_is_handled() {
     // Non-ASCII in quoted field names and descriptions is fine; bare identifiers are ASCII.
     let ok = "/// Grüße, 世界 🌍.\ntool t { \"名前\": string, \"emoji🌍\"?: \"é\" | \"ß\" }";

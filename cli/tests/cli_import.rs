@@ -78,6 +78,33 @@ fn fmt_check_lists_files_that_would_change_and_fmt_rewrites_them() {
 }
 
 #[test]
+fn fmt_keeps_windows_line_endings_and_a_byte_order_mark() {
+    // A checkout with CRLF line endings (git's `autocrlf`) is neither rewritten nor listed by
+    // `--check` for its line endings; its layout is still fixed, in its own line endings.
+    let dir = tempfile::tempdir().unwrap();
+    let windows = dir.path().join("windows.tool");
+    let formatted = "\u{feff}/// Do it.\r\ntool t {\r\n  a: string // keep me\r\n}\r\n";
+    std::fs::write(&windows, formatted).unwrap();
+    let out = tooldef()
+        .arg("fmt")
+        .arg("--check")
+        .arg(&windows)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(out.stdout.is_empty());
+
+    std::fs::write(
+        &windows,
+        "\u{feff}/// Do it.\r\ntool   t{a:string // keep me\r\n}",
+    )
+    .unwrap();
+    let out = tooldef().arg("fmt").arg(&windows).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&windows).unwrap(), formatted);
+}
+
+#[test]
 fn fmt_refuses_a_file_that_does_not_parse() {
     let (code, out, err) = run_stdin(&["fmt", "-"], "tool {");
     assert_eq!(code, 1);
@@ -228,9 +255,10 @@ fn typed_extra_keys_reach_every_target() {
 #[test]
 fn fmt_handles_crlf_comment_only_and_empty_files() {
     let crlf = "// top\r\n\r\n/// Does.\r\ntool t {\r\n  a: string // why\r\n}\r\n";
-    let out = tooldef::format(crlf).unwrap();
+    // Already formatted: the CRLF line endings are kept.
+    assert_eq!(tooldef::format(crlf).unwrap(), crlf);
     assert_eq!(
-        out,
+        tooldef::format(&crlf.replace("\r\n", "\n")).unwrap(),
         "// top\n\n/// Does.\ntool t {\n  a: string // why\n}\n"
     );
     assert_eq!(
@@ -238,7 +266,7 @@ fn fmt_handles_crlf_comment_only_and_empty_files() {
         "// only\n// comments\n"
     );
     assert_eq!(tooldef::format("").unwrap(), "");
-    assert_eq!(tooldef::format("\u{FEFF}").unwrap(), "");
+    assert_eq!(tooldef::format("\u{FEFF}").unwrap(), "\u{FEFF}");
 }
 
 #[test]

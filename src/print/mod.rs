@@ -34,6 +34,10 @@ pub(crate) fn file(f: &File) -> String {
 /// (a comment on its own line stays before the same member; a comment after code stays at the
 /// end of that line). `///` doc comments are part of the syntax tree and printed with it.
 ///
+/// Line breaks are written as the source's first one is (CRLF or LF, as rustfmt's default
+/// does), and a byte-order mark the source starts with is kept: a file checked out with
+/// Windows line endings is not rewritten, or reported by `fmt --check`, for its line ends.
+///
 /// The result is checked before it is returned: it must parse to the same syntax tree as the
 /// source (spans aside), so formatting can never change what a file means.
 pub fn format(source: &str) -> Result<String, Errors> {
@@ -42,7 +46,7 @@ pub fn format(source: &str) -> Result<String, Errors> {
     let expected = comments.len();
     let mut p = Printer::new(source, comments);
     p.file(&f);
-    let out = p.finish();
+    let out = written_as(source, p.finish());
     let same = crate::parse(&out).is_ok_and(|g| g == f) && self::comments(&out).len() == expected;
     if !same {
         return Err(Errors::new(vec![crate::Diagnostic::error(
@@ -53,6 +57,36 @@ pub fn format(source: &str) -> Result<String, Errors> {
         .with_label("not formatted")]));
     }
     Ok(out)
+}
+
+/// `out` (LF line breaks, no byte-order mark) with the line breaks of `source`'s first line
+/// and its byte-order mark, if it has them.
+fn written_as(source: &str, out: String) -> String {
+    let bom = source.starts_with('\u{feff}');
+    let crlf = source
+        .find('\n')
+        .is_some_and(|i| source[..i].ends_with('\r'));
+    if !bom && !crlf {
+        return out;
+    }
+    let mut written = String::with_capacity(out.len() + out.len() / 16 + 3);
+    if bom {
+        written.push('\u{feff}');
+    }
+    if crlf {
+        for line in out.split_inclusive('\n') {
+            match line.strip_suffix('\n') {
+                Some(text) => {
+                    written.push_str(text);
+                    written.push_str("\r\n");
+                }
+                None => written.push_str(line),
+            }
+        }
+    } else {
+        written.push_str(&out);
+    }
+    written
 }
 
 /// Why a model has no `.tool` spelling.
