@@ -211,6 +211,7 @@ with its kind and its line and column (`Validated::repairs`, the runtime's audit
 | `control-character` | `"line one` + a raw line break + `line two"`: a line break, tab or other control character inside a string, escaped (`\n`) | — (strict mode: an `invalid-json` error that names the character and its escape) |
 | `invalid-escape` | `"C:\Users"` read as `C:\Users`: a backslash that starts no JSON escape stands for itself, in double or single quotes; before an apostrophe (`it\'s`) it is dropped | — (strict mode: an `invalid-json` error that names the escape) |
 | `lone-surrogate` | `"Paris \ud83d"`: an escape of half a UTF-16 surrogate pair without its other half (a cut emoji), read as U+FFFD `�` | — (strict mode: an `invalid-json` error that names the escape) |
+| `number-form` | `+5`, `.5`, `5.` written as `5`, `0.5`, `5.0`: a number JavaScript and JSON5 read, whose value is certain | leading zeros (`007`), `1.2.3`, hex, `NaN`, `Infinity` (strict mode: an `invalid-json` error that names the number and how JSON writes it) |
 
 The reader runs only on text the JSON reader refused, so valid JSON costs what it did. The
 almost-JSON crates in the field (ports of json_repair) repair far more (they invent values and

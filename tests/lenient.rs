@@ -75,6 +75,11 @@ fn each_repair_in_lax_mode() {
             &[InvalidEscape, InvalidEscape, InvalidEscape],
         ),
         (
+            "{\"city\": \"Paris\", \"days\": +3}",
+            json!({"city": "Paris", "days": 3}),
+            &[NumberForm],
+        ),
+        (
             r"{'city': 'C:\Users', 'note': 'it\'s'}",
             json!({"city": "C:\\Users", "days": 1, "note": "it's"}),
             &[
@@ -167,6 +172,58 @@ fn strict_mode_names_a_raw_control_character_where_it_stands() {
         .validate_str("{\"city\":\u{1} \"Paris\"}", Mode::Strict)
         .expect_err("not JSON");
     assert!(!e.errors[0].message().contains("a string holds"));
+}
+
+#[test]
+fn strict_mode_names_a_number_json_does_not_spell() {
+    // serde_json says "expected value" at a leading `+` or `.`, "invalid number" after a
+    // trailing `.`; the message names the number and how JSON writes it.
+    let v = weather();
+    let spell = |json: &str| format!(" is a number JSON does not spell; write `{json}`");
+    named_at(
+        &v,
+        r#"{"city": "P", "days": +3}"#,
+        "`+3`",
+        (1, 23),
+        &spell("3"),
+    );
+    named_at(
+        &v,
+        "{\"city\": \"é\",\n \"days\": .5}",
+        "`.5`",
+        (2, 10),
+        &spell("0.5"),
+    );
+    named_at(
+        &v,
+        r#"{"days": -.5e1, "city": "P"}"#,
+        "`-.5e1`",
+        (1, 10),
+        &spell("-0.5e1"),
+    );
+    named_at(
+        &v,
+        r#"{"city": "P", "days": 3.}"#,
+        "`3.`",
+        (1, 23),
+        &spell("3.0"),
+    );
+    named_at(
+        &v,
+        r#"{"city": "P", "days": 3.,"alert": true}"#,
+        "`3.`",
+        (1, 23),
+        &spell("3.0"),
+    );
+    // A number whose value is not certain keeps serde_json's words.
+    let e = v
+        .validate_str(r#"{"city": "P", "days": 007}"#, Mode::Strict)
+        .expect_err("leading zeros");
+    assert!(
+        !e.errors[0].message().contains("does not spell"),
+        "{}",
+        e.errors[0].message()
+    );
 }
 
 #[test]

@@ -14,6 +14,9 @@
 //!   escaped (`\n`, `\t`, …);
 //! - a backslash that starts no JSON escape read as itself (`"C:\Users"` is `C:\Users`), and
 //!   one before an apostrophe (`it\'s`) dropped;
+//! - a number JSON does not spell but whose value is certain written as JSON writes it: a
+//!   leading `+` dropped (`+5`), a zero before a leading decimal point (`.5`, `-.5`), one after
+//!   a trailing one (`5.`);
 //! - a document cut off where only closing brackets are missing closed (the validator keeps the
 //!   result only when it is then valid).
 //!
@@ -65,6 +68,9 @@ pub enum RepairKind {
     /// A backslash JSON does not read as an escape was kept as a backslash (`C:\Users`), or
     /// dropped before an apostrophe (`it\'s`).
     InvalidEscape,
+    /// A number JSON does not spell (`+5`, `.5`, `5.`) was written as JSON does (`5`, `0.5`,
+    /// `5.0`).
+    NumberForm,
 }
 
 impl RepairKind {
@@ -82,6 +88,7 @@ impl RepairKind {
             RepairKind::LoneSurrogate => "lone-surrogate",
             RepairKind::ControlCharacter => "control-character",
             RepairKind::InvalidEscape => "invalid-escape",
+            RepairKind::NumberForm => "number-form",
         }
     }
 }
@@ -265,6 +272,20 @@ impl Repairer<'_> {
                     }
                     i = stop;
                 }
+                b'+' | b'-' | b'.' | b'0'..=b'9' => {
+                    let stop = i + b[i..end]
+                        .iter()
+                        .position(|c| !matches!(c, b'+' | b'-' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                        .unwrap_or(end - i);
+                    match number_form(&s[i..stop]) {
+                        Some(json) => {
+                            self.repairs.push((i, RepairKind::NumberForm));
+                            self.out.push_str(&json);
+                        }
+                        None => self.out.push_str(&s[i..stop]),
+                    }
+                    i = stop;
+                }
                 _ => {
                     // Everything else is copied as it is (whole characters).
                     let ch = s[i..].chars().next().unwrap_or(' ');
@@ -395,6 +416,47 @@ impl Repairer<'_> {
         }
         stop
     }
+}
+
+/// The JSON spelling of a number token JSON refuses but whose value is certain (`+5`, `.5`,
+/// `-.5e3`, `5.`); `None` for a token JSON reads as it is, and for one whose value is not
+/// certain (`007`, `1.2.3`, `1e`), which the JSON reader then reports.
+pub(crate) fn number_form(token: &str) -> Option<String> {
+    let (sign, rest) = match token.as_bytes().first()? {
+        b'+' => ("", &token[1..]),
+        b'-' => ("-", &token[1..]),
+        _ => ("", token),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(at) => rest.split_at(at),
+        None => (rest, ""),
+    };
+    let (int, frac) = match mantissa.split_once('.') {
+        Some((int, frac)) => (int, Some(frac)),
+        None => (mantissa, None),
+    };
+    let digits = |d: &str| d.bytes().all(|c| c.is_ascii_digit());
+    let exponent_ok = exponent.is_empty() || {
+        let e = exponent[1..]
+            .strip_prefix(['+', '-'])
+            .unwrap_or(&exponent[1..]);
+        !e.is_empty() && digits(e)
+    };
+    let well_formed = digits(int)
+        && frac.is_none_or(digits)
+        && !(int.is_empty() && frac.is_none_or(str::is_empty))
+        && (int.len() <= 1 || !int.starts_with('0'))
+        && exponent_ok;
+    let loose = token.starts_with('+') || int.is_empty() || frac == Some("");
+    if !(well_formed && loose) {
+        return None;
+    }
+    let int = if int.is_empty() { "0" } else { int };
+    Some(match frac {
+        Some("") => format!("{sign}{int}.0{exponent}"),
+        Some(frac) => format!("{sign}{int}.{frac}{exponent}"),
+        None => format!("{sign}{int}{exponent}"),
+    })
 }
 
 /// What the backslash at `at`, in a string, starts.
@@ -728,6 +790,37 @@ mod tests {
         // Unclosed, it stays unclosed for the JSON reader to report.
         let r = repair(r"{'a': 'x\'").expect("a repair");
         assert!(!r.closed && r.text.ends_with(r#""x'"#), "{}", r.text);
+    }
+
+    #[test]
+    fn numbers_json_does_not_spell_are_written_as_it_does() {
+        for (loose, json) in [
+            ("+5", "5"),
+            ("+0", "0"),
+            (".5", "0.5"),
+            ("-.5", "-0.5"),
+            ("+.5e3", "0.5e3"),
+            ("5.", "5.0"),
+            ("-5.E-2", "-5.0E-2"),
+        ] {
+            assert_eq!(number_form(loose).as_deref(), Some(json), "{loose}");
+            assert_eq!(
+                fixed(&format!("{{\"n\": {loose}, \"m\": [{loose}]}}")),
+                (
+                    format!("{{\"n\": {json}, \"m\": [{json}]}}"),
+                    vec![RepairKind::NumberForm; 2]
+                ),
+                "{loose}"
+            );
+        }
+        // JSON's own numbers, and tokens whose value is not certain, are left as they are.
+        for token in [
+            "5", "-5", "0.5", "1e5", "-0", "007", "+007", "1.2.3", "1e", "+", "-", ".", "+.",
+            "5..", "1e+", "--5", "+-5", ".e5", "5.e",
+        ] {
+            assert_eq!(number_form(token), None, "{token}");
+        }
+        assert!(repair("{\"n\": 1.2.3}").is_none());
     }
 
     #[test]

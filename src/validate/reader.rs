@@ -71,7 +71,8 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<Validati
             duplicates: report.duplicates,
         }),
         Err(e) => {
-            let position = position(text, &e);
+            let index = LineIndex::new(text);
+            let position = position(text, &index, &e);
             if let Some(path) = report.too_deep {
                 return Err(Box::new(
                     ValidationError::new(
@@ -87,7 +88,9 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<Validati
                     .with_position(position),
                 ));
             }
-            if let Some(problem) = in_string(text, &e) {
+            if let Some(problem) =
+                in_string(text, &index, &e).or_else(|| loose_number(text, &index, &e))
+            {
                 return Err(Box::new(
                     ValidationError::new(
                         String::new(),
@@ -120,11 +123,12 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<Validati
     }
 }
 
-/// A syntax error inside a string, worded for the model: serde_json names a raw control
-/// character, an escape JSON does not have or a lone surrogate by the category of its check
-/// (`control character (\u0000-\u001F) found while parsing a string`, `invalid escape`,
-/// `unexpected end of hex escape`), at a place after it.
-struct InString {
+/// A syntax error worded for the model, where serde_json's words name the category of its check
+/// at a place after the problem: a raw control character, an escape JSON does not have or a lone
+/// surrogate inside a string (`control character (\u0000-\u001F) found while parsing a string`,
+/// `invalid escape`, `unexpected end of hex escape`), or a number JSON does not spell
+/// (`expected value`, `invalid number`).
+struct Worded {
     words: String,
     at: TextPosition,
 }
@@ -132,16 +136,8 @@ struct InString {
 /// What the syntax error `e` is, when it is about a character or an escape inside a string
 /// ([`lenient::flaws`]). The text before the error reads as JSON, so its strings pair up and
 /// the first flaw in them is the one serde_json stopped at.
-fn in_string(text: &str, e: &serde_json::Error) -> Option<InString> {
-    if e.classify() != serde_json::error::Category::Syntax {
-        return None;
-    }
-    // Where serde_json stopped: the byte after the last one it read.
-    let line_start = match e.line() {
-        0 | 1 => 0,
-        n => text.match_indices('\n').nth(n - 2)?.0 + 1,
-    };
-    let to = (line_start + e.column()).min(text.len());
+fn in_string(text: &str, index: &LineIndex, e: &serde_json::Error) -> Option<Worded> {
+    let to = stop_of(text, index, e)?;
     let b = text.as_bytes();
     let mut i = 0;
     let (i, flaw) = loop {
@@ -161,7 +157,7 @@ fn in_string(text: &str, e: &serde_json::Error) -> Option<InString> {
     if i >= to {
         return None;
     }
-    let (line, column) = LineIndex::new(text).line_col(text, i);
+    let (line, column) = index.line_col(text, i);
     let words = match flaw {
         Flaw::Control(c) => {
             let (name, escape) = match c {
@@ -201,16 +197,56 @@ fn in_string(text: &str, e: &serde_json::Error) -> Option<InString> {
             text[i..].chars().take(2).collect::<String>()
         ),
     };
-    Some(InString {
+    Some(Worded {
         words,
         at: TextPosition { line, column },
     })
 }
 
+/// What the syntax error `e` is, when serde_json stopped in or just after a number it does not
+/// spell but whose value is certain ([`lenient::number_form`]: `+5`, `.5`, `5.`).
+fn loose_number(text: &str, index: &LineIndex, e: &serde_json::Error) -> Option<Worded> {
+    let b = text.as_bytes();
+    let in_number = |c: &u8| matches!(c, b'+' | b'-' | b'.' | b'e' | b'E' | b'0'..=b'9');
+    // serde_json stops on the number's first byte it refuses (`+`, `.`), or on the byte after
+    // a number cut short (`3.}`).
+    let mut to = stop_of(text, index, e)?;
+    if to > 0 && !in_number(&b[to - 1]) {
+        to -= 1;
+    }
+    let start = b[..to]
+        .iter()
+        .rposition(|c| !in_number(c))
+        .map_or(0, |k| k + 1);
+    let end = b[start..]
+        .iter()
+        .position(|c| !in_number(c))
+        .map_or(b.len(), |k| start + k);
+    let token = &text[start..end];
+    let json = lenient::number_form(token)?;
+    let (line, column) = index.line_col(text, start);
+    Some(Worded {
+        words: format!(
+            "`{token}` at line {line}, column {column} is a number JSON does not spell; write \
+             `{json}`"
+        ),
+        at: TextPosition { line, column },
+    })
+}
+
+/// Where serde_json stopped reading `text` at the syntax error `e`: the byte after the last one
+/// it read.
+fn stop_of(text: &str, index: &LineIndex, e: &serde_json::Error) -> Option<usize> {
+    if e.classify() != serde_json::error::Category::Syntax {
+        return None;
+    }
+    let start = index.line_start(e.line().max(1) - 1)?;
+    Some((start + e.column()).min(text.len()))
+}
+
 /// serde_json reports columns in bytes; people count characters, as [`LineIndex`] does for every
 /// other position (a column past the line's end is its end).
-fn position(text: &str, e: &serde_json::Error) -> TextPosition {
-    let index = LineIndex::new(text);
+fn position(text: &str, index: &LineIndex, e: &serde_json::Error) -> TextPosition {
     let line = e.line().max(1);
     let Some(start) = index.line_start(line - 1) else {
         return TextPosition {
@@ -431,7 +467,7 @@ mod tests {
     /// The place of serde_json's error, counted in characters of its line.
     fn place(text: &str) -> (usize, usize) {
         let e = serde_json::from_str::<Value>(text).expect_err("invalid JSON");
-        let at = position(text, &e);
+        let at = position(text, &LineIndex::new(text), &e);
         (at.line, at.column)
     }
 
