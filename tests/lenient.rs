@@ -290,8 +290,8 @@ fn near_misses_stay_located_errors() {
     assert!(e.errors.iter().any(|e| e.path == "/days"));
 }
 
-/// A JSON text of `value` in almost-JSON: single quotes, unquoted keys, trailing commas and
-/// Python literals, chosen by `style`.
+/// A JSON text of `value` in almost-JSON: single quotes, unquoted keys, trailing commas, Python
+/// literals and numbers as JavaScript writes them (`+5`, `.5`, `5.`), chosen by `style`.
 fn almost(value: &Value, style: u8) -> String {
     match value {
         Value::Null if style & 8 != 0 => "None".into(),
@@ -332,6 +332,20 @@ fn almost(value: &Value, style: u8) -> String {
             }
             format!("{{{}}}", out.join(", "))
         }
+        Value::Number(n) if style & 16 != 0 => {
+            let t = n.to_string();
+            if let Some(frac) = t.strip_prefix("0.") {
+                format!(".{frac}")
+            } else if let Some(frac) = t.strip_prefix("-0.") {
+                format!("-.{frac}")
+            } else if let Some(int) = t.strip_suffix(".0") {
+                format!("{int}.")
+            } else if t.starts_with('-') {
+                t
+            } else {
+                format!("+{t}")
+            }
+        }
         other => other.to_string(),
     }
 }
@@ -341,6 +355,7 @@ fn any_value() -> impl Strategy<Value = Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         (-1000i64..1000).prop_map(|n| json!(n)),
+        (-1000i64..1000).prop_map(|n| json!(n as f64 / 8.0)),
         "[a-z \"'é]{0,6}".prop_map(Value::String),
     ];
     leaf.prop_recursive(3, 24, 4, |inner| {
@@ -373,7 +388,7 @@ proptest! {
 
     /// Almost-JSON of a value reads as that value.
     #[test]
-    fn almost_json_reads_as_its_value(value in any_value(), style in 1u8..16) {
+    fn almost_json_reads_as_its_value(value in any_value(), style in 1u8..32) {
         let v = anything();
         let wrapped = json!({ "v": value });
         let text = almost(&wrapped, style);
