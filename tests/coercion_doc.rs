@@ -217,6 +217,11 @@ The reader runs only on text the JSON reader refused, so valid JSON costs what i
 almost-JSON crates in the field (ports of json_repair) repair far more (they invent values and
 quotes) and do not say what they changed or where, so tooldef does these repairs itself.
 
+Strict mode repairs nothing, but where lax mode would repair single quotes, a key without quotes,
+a Python literal, a number or a string, its `invalid-json` error names what it found, where, and
+how JSON writes it ("the key `days` at line 2, column 3 has no quotes; JSON writes it
+`"days"`"), in place of the JSON reader's "key must be a string" or "expected value".
+
 "#;
 
 const WHY: &str = r#"## Why we differ

@@ -227,6 +227,67 @@ fn strict_mode_names_a_number_json_does_not_spell() {
 }
 
 #[test]
+fn strict_mode_names_what_lax_mode_would_repair() {
+    // serde_json says "key must be a string" or "expected value"; the message names the quotes,
+    // the key or the literal, and how JSON writes it.
+    let v = weather();
+    let quotes = "; JSON writes strings in double quotes";
+    named_at(
+        &v,
+        "{'city': 'P'}",
+        "a string in single quotes",
+        (1, 2),
+        quotes,
+    );
+    named_at(
+        &v,
+        r#"{"city": 'P'}"#,
+        "a string in single quotes",
+        (1, 10),
+        quotes,
+    );
+    let key = " has no quotes; JSON writes it `\"days\"`";
+    named_at(
+        &v,
+        "{\"city\": \"é\",\n  days: 2}",
+        "the key `days`",
+        (2, 3),
+        key,
+    );
+    let python = |json: &str| format!(" is Python's; JSON writes `{json}`");
+    named_at(
+        &v,
+        r#"{"city": "P", "alert": True}"#,
+        "`True`",
+        (1, 24),
+        &python("true"),
+    );
+    named_at(
+        &v,
+        r#"{"city": "P", "note": None}"#,
+        "`None`",
+        (1, 23),
+        &python("null"),
+    );
+    named_at(
+        &v,
+        r#"{"city": "P", "alert": [False]}"#,
+        "`False`",
+        (1, 25),
+        &python("false"),
+    );
+    // A bare word that is neither keeps serde_json's words.
+    let e = v
+        .validate_str(r#"{"city": Paris}"#, Mode::Strict)
+        .expect_err("a bare word");
+    assert!(
+        e.errors[0].message().contains("expected value"),
+        "{}",
+        e.errors[0].message()
+    );
+}
+
+#[test]
 fn strict_mode_names_an_escape_json_does_not_have() {
     let v = weather();
     let none = " is no escape a JSON string has";

@@ -258,17 +258,15 @@ impl Repairer<'_> {
                     let word = &s[i..stop];
                     let after = self.skip_blank(stop, end);
                     let in_object = self.stack.last() == Some(&true);
-                    match word {
-                        "True" => self.literal(i, "true"),
-                        "False" => self.literal(i, "false"),
-                        "None" => self.literal(i, "null"),
-                        _ if in_object && b.get(after) == Some(&b':') && self.key_position() => {
-                            self.repairs.push((i, RepairKind::UnquotedKey));
-                            self.out.push('"');
-                            self.out.push_str(word);
-                            self.out.push('"');
-                        }
-                        _ => self.out.push_str(word),
+                    if let Some(json) = python_literal(word) {
+                        self.literal(i, json);
+                    } else if in_object && b.get(after) == Some(&b':') && self.key_position() {
+                        self.repairs.push((i, RepairKind::UnquotedKey));
+                        self.out.push('"');
+                        self.out.push_str(word);
+                        self.out.push('"');
+                    } else {
+                        self.out.push_str(word);
                     }
                     i = stop;
                 }
@@ -415,6 +413,16 @@ impl Repairer<'_> {
             self.unclosed = true;
         }
         stop
+    }
+}
+
+/// JSON's spelling of Python's `True`, `False` and `None`.
+pub(crate) fn python_literal(word: &str) -> Option<&'static str> {
+    match word {
+        "True" => Some("true"),
+        "False" => Some("false"),
+        "None" => Some("null"),
+        _ => None,
     }
 }
 

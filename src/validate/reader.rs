@@ -88,8 +88,9 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<Validati
                     .with_position(position),
                 ));
             }
-            if let Some(problem) =
-                in_string(text, &index, &e).or_else(|| loose_number(text, &index, &e))
+            if let Some(problem) = in_string(text, &index, &e)
+                .or_else(|| loose_number(text, &index, &e))
+                .or_else(|| almost_json(text, &index, &e))
             {
                 return Err(Box::new(
                     ValidationError::new(
@@ -126,8 +127,9 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<Validati
 /// A syntax error worded for the model, where serde_json's words name the category of its check
 /// at a place after the problem: a raw control character, an escape JSON does not have or a lone
 /// surrogate inside a string (`control character (\u0000-\u001F) found while parsing a string`,
-/// `invalid escape`, `unexpected end of hex escape`), or a number JSON does not spell
-/// (`expected value`, `invalid number`).
+/// `invalid escape`, `unexpected end of hex escape`), a number JSON does not spell (`expected
+/// value`, `invalid number`), or what else lax mode repairs: single quotes, Python's literals,
+/// keys without quotes (`key must be a string`, `expected value`).
 struct Worded {
     words: String,
     at: TextPosition,
@@ -230,6 +232,49 @@ fn loose_number(text: &str, index: &LineIndex, e: &serde_json::Error) -> Option<
             "`{token}` at line {line}, column {column} is a number JSON does not spell; write \
              `{json}`"
         ),
+        at: TextPosition { line, column },
+    })
+}
+
+/// What the syntax error `e` is, when serde_json stopped at a string in single quotes, at
+/// Python's `True`, `False` or `None`, or at an object key without quotes: what lax mode repairs
+/// ([`lenient`]), named for strict mode where serde_json says "expected value" or "key must be
+/// a string".
+fn almost_json(text: &str, index: &LineIndex, e: &serde_json::Error) -> Option<Worded> {
+    let at = stop_of(text, index, e)?.checked_sub(1)?;
+    let b = text.as_bytes();
+    let (line, column) = index.line_col(text, at);
+    let words = match b[at] {
+        b'\'' => format!(
+            "a string in single quotes at line {line}, column {column}; JSON writes strings in \
+             double quotes"
+        ),
+        c if c.is_ascii_alphabetic() || c == b'_' || c == b'$' => {
+            let in_word = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'$';
+            let end = b[at..]
+                .iter()
+                .position(|c| !in_word(c))
+                .map_or(b.len(), |k| at + k);
+            let word = &text[at..end];
+            let before = text[..at].trim_end().bytes().next_back();
+            let after = text[end..].trim_start().bytes().next();
+            if matches!(before, Some(b'{' | b',')) && after == Some(b':') {
+                format!(
+                    "the key `{word}` at line {line}, column {column} has no quotes; JSON writes \
+                     it `\"{word}\"`"
+                )
+            } else if let Some(json) = lenient::python_literal(word) {
+                format!(
+                    "`{word}` at line {line}, column {column} is Python's; JSON writes `{json}`"
+                )
+            } else {
+                return None;
+            }
+        }
+        _ => return None,
+    };
+    Some(Worded {
+        words,
         at: TextPosition { line, column },
     })
 }
