@@ -196,7 +196,9 @@ listed as a coercion).
 
 Text that is not JSON is read leniently in lax mode, never in strict mode. Each repair is recorded
 with its kind and its line and column (`Validated::repairs`, the runtime's audit, `repairs` in
-`tooldef validate --format json`); anything else stays a located `invalid-json` error.
+`tooldef validate --format json`); anything else stays a located `invalid-json` error. When
+the repairs leave text that is still not JSON, the error names what they left (not a problem
+they mended before it), at its line and column in the text as sent.
 
 | repair | example | refused (stays an error) |
 |---|---|---|

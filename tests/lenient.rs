@@ -339,6 +339,36 @@ fn near_misses_stay_located_errors() {
         assert_eq!(e.errors[0].code, ErrorCode::InvalidJson, "{text}");
         assert!(e.errors[0].position.is_some(), "{text}: located");
     }
+    // What the repairs leave is the error, placed in the text as sent (not a problem they
+    // mended, such as the single quotes before it).
+    for (text, words, place) in [
+        (
+            "{'city': Paris}",
+            "expected value at line 1, column 10",
+            (1, 10),
+        ),
+        (
+            "{\n  // the city\n  city: Paris}",
+            "expected value at line 3, column 9",
+            (3, 9),
+        ),
+        (
+            "{'city': 'é', /* c */ 'days': 1.2.3}",
+            "expected `,` or `}` at line 1, column 34",
+            (1, 34),
+        ),
+        (
+            "{'city': True, 'note': 'a\\u12'}",
+            "`\\u12` at line 1, column 26 is a `\\u` escape without its four hex digits",
+            (1, 26),
+        ),
+    ] {
+        let e = v.validate_str(text, Mode::Lax).expect_err(text);
+        let message = e.errors[0].message();
+        assert!(message.contains(words), "{text}: {message}");
+        let at = e.errors[0].position.expect("located");
+        assert_eq!((at.line, at.column), place, "{text}");
+    }
     // A cut-off document that closes into invalid arguments keeps the reader's error.
     let e = v
         .validate_str("{\"units\": [\"c\"", Mode::Lax)

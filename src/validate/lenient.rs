@@ -105,6 +105,24 @@ pub(crate) struct Repaired {
     pub text: String,
     pub repairs: Vec<Repair>,
     pub closed: bool,
+    /// Where the copy's offsets and the text's last moved apart: (offset in `text`, offset in
+    /// the text as sent), in order.
+    sync: Vec<(usize, usize)>,
+}
+
+impl Repaired {
+    /// The offset in the text as sent of byte `at` of the repaired text: counted from the last
+    /// place before it where the two were in step (inside a repair, its start).
+    pub(crate) fn sent_offset(&self, at: usize) -> usize {
+        let k = self.sync.partition_point(|&(out, _)| out <= at);
+        match k.checked_sub(1).map(|k| self.sync[k]) {
+            Some((out, sent)) => {
+                let next = self.sync.get(k).map_or(usize::MAX, |&(_, s)| s);
+                (sent + (at - out)).min(next)
+            }
+            None => at,
+        }
+    }
 }
 
 /// `text` with the repairs above made, or `None` when none applies.
@@ -115,6 +133,7 @@ pub(crate) fn repair(text: &str) -> Option<Repaired> {
         repairs: Vec::new(),
         stack: Vec::new(),
         unclosed: false,
+        sync: Vec::new(),
     };
     let (start, end) = out.locate();
     out.rewrite(start, end);
@@ -149,6 +168,7 @@ pub(crate) fn repair(text: &str) -> Option<Repaired> {
         repairs,
         text: out.out,
         closed,
+        sync: out.sync,
     })
 }
 
@@ -161,9 +181,20 @@ struct Repairer<'t> {
     stack: Vec<bool>,
     /// Whether the text ended inside a string.
     unclosed: bool,
+    /// [`Repaired::sync`].
+    sync: Vec<(usize, usize)>,
 }
 
 impl Repairer<'_> {
+    /// Notes that the copy so far stands for `source[..i]`, where the two have moved apart
+    /// since the last note (so that a text with few repairs keeps few notes).
+    fn in_step(&mut self, i: usize) {
+        let moved = |&(out, sent): &(usize, usize)| out.wrapping_sub(sent);
+        if self.sync.last().map(moved) != Some(self.out.len().wrapping_sub(i)) {
+            self.sync.push((self.out.len(), i));
+        }
+    }
+
     /// The byte range of the value to read: inside the first code fence when the text has one,
     /// else from the first `{` or `[` to the bracket that closes it (or to the end).
     fn locate(&mut self) -> (usize, usize) {
@@ -212,6 +243,7 @@ impl Repairer<'_> {
         let b = s.as_bytes();
         let mut i = start;
         while i < end {
+            self.in_step(i);
             let c = b[i];
             match c {
                 b'"' => {
@@ -292,6 +324,7 @@ impl Repairer<'_> {
                 }
             }
         }
+        self.in_step(end);
         if !self.stack.is_empty() && self.truncated_inside_closing() {
             self.repairs.push((end, RepairKind::ClosedBrackets));
             while let Some(object) = self.stack.pop() {
@@ -333,6 +366,7 @@ impl Repairer<'_> {
             self.verbatim(&s[from..j], single);
             self.out.push_str(&text);
             from = j + flaw.len();
+            self.in_step(from);
         }
         if from < to {
             self.verbatim(&s[from..to], single);

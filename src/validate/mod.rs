@@ -782,8 +782,13 @@ impl Validator {
         let Some(repaired) = lenient::repair(text) else {
             return refused(self);
         };
-        if reader::parse(&repaired.text, self.limits.max_depth).is_err() {
-            return refused(self);
+        // What the repairs left is the problem to name (not one they mended), where it stands in
+        // the text as sent.
+        let to_sent = |at| repaired.sent_offset(at);
+        if let Err(e) =
+            reader::parse_repaired(&repaired.text, text, &to_sent, self.limits.max_depth)
+        {
+            return Err(self.invalid(Mode::Lax, vec![*e], Vec::new()));
         }
         match self.read_full(Arguments::Text(&repaired.text), Mode::Lax) {
             Ok(valid) => Ok(Validated {

@@ -50,6 +50,25 @@ impl Report {
 /// Parses `text` as JSON. A fatal problem (not JSON, too deep) is the error; duplicate keys are
 /// collected and parsing goes on.
 pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<ValidationError>> {
+    parse_placed(text, None, max_depth)
+}
+
+/// [`parse`] of `text`, lax mode's repair of `sent`: a fatal problem is placed in `sent`, the
+/// offsets of `text` taken back by `to_sent`.
+pub(crate) fn parse_repaired(
+    text: &str,
+    sent: &str,
+    to_sent: ToSent<'_>,
+    max_depth: usize,
+) -> Result<Parsed, Box<ValidationError>> {
+    parse_placed(text, Some((sent, to_sent)), max_depth)
+}
+
+fn parse_placed(
+    text: &str,
+    sent: Option<(&str, ToSent<'_>)>,
+    max_depth: usize,
+) -> Result<Parsed, Box<ValidationError>> {
     let mut report = Report {
         duplicates: Vec::new(),
         too_deep: None,
@@ -71,8 +90,8 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<Validati
             duplicates: report.duplicates,
         }),
         Err(e) => {
-            let index = LineIndex::new(text);
-            let position = position(text, &index, &e);
+            let place = Place::new(text, sent);
+            let position = place.position(&e);
             if let Some(path) = report.too_deep {
                 return Err(Box::new(
                     ValidationError::new(
@@ -88,9 +107,9 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, Box<Validati
                     .with_position(position),
                 ));
             }
-            if let Some(problem) = in_string(text, &index, &e)
-                .or_else(|| loose_number(text, &index, &e))
-                .or_else(|| almost_json(text, &index, &e))
+            if let Some(problem) = in_string(&place, &e)
+                .or_else(|| loose_number(&place, &e))
+                .or_else(|| almost_json(&place, &e))
             {
                 return Err(Box::new(
                     ValidationError::new(
@@ -138,8 +157,9 @@ struct Worded {
 /// What the syntax error `e` is, when it is about a character or an escape inside a string
 /// ([`lenient::flaws`]). The text before the error reads as JSON, so its strings pair up and
 /// the first flaw in them is the one serde_json stopped at.
-fn in_string(text: &str, index: &LineIndex, e: &serde_json::Error) -> Option<Worded> {
-    let to = stop_of(text, index, e)?;
+fn in_string(place: &Place<'_>, e: &serde_json::Error) -> Option<Worded> {
+    let text = place.text;
+    let to = place.stop(e)?;
     let b = text.as_bytes();
     let mut i = 0;
     let (i, flaw) = loop {
@@ -159,7 +179,7 @@ fn in_string(text: &str, index: &LineIndex, e: &serde_json::Error) -> Option<Wor
     if i >= to {
         return None;
     }
-    let (line, column) = index.line_col(text, i);
+    let (line, column) = place.line_col(i);
     let words = match flaw {
         Flaw::Control(c) => {
             let (name, escape) = match c {
@@ -207,12 +227,13 @@ fn in_string(text: &str, index: &LineIndex, e: &serde_json::Error) -> Option<Wor
 
 /// What the syntax error `e` is, when serde_json stopped in or just after a number it does not
 /// spell but whose value is certain ([`lenient::number_form`]: `+5`, `.5`, `5.`).
-fn loose_number(text: &str, index: &LineIndex, e: &serde_json::Error) -> Option<Worded> {
+fn loose_number(place: &Place<'_>, e: &serde_json::Error) -> Option<Worded> {
+    let text = place.text;
     let b = text.as_bytes();
     let in_number = |c: &u8| matches!(c, b'+' | b'-' | b'.' | b'e' | b'E' | b'0'..=b'9');
     // serde_json stops on the number's first byte it refuses (`+`, `.`), or on the byte after
     // a number cut short (`3.}`).
-    let mut to = stop_of(text, index, e)?;
+    let mut to = place.stop(e)?;
     if to > 0 && !in_number(&b[to - 1]) {
         to -= 1;
     }
@@ -226,7 +247,7 @@ fn loose_number(text: &str, index: &LineIndex, e: &serde_json::Error) -> Option<
         .map_or(b.len(), |k| start + k);
     let token = &text[start..end];
     let json = lenient::number_form(token)?;
-    let (line, column) = index.line_col(text, start);
+    let (line, column) = place.line_col(start);
     Some(Worded {
         words: format!(
             "`{token}` at line {line}, column {column} is a number JSON does not spell; write \
@@ -240,10 +261,11 @@ fn loose_number(text: &str, index: &LineIndex, e: &serde_json::Error) -> Option<
 /// Python's `True`, `False` or `None`, or at an object key without quotes: what lax mode repairs
 /// ([`lenient`]), named for strict mode where serde_json says "expected value" or "key must be
 /// a string".
-fn almost_json(text: &str, index: &LineIndex, e: &serde_json::Error) -> Option<Worded> {
-    let at = stop_of(text, index, e)?.checked_sub(1)?;
+fn almost_json(place: &Place<'_>, e: &serde_json::Error) -> Option<Worded> {
+    let text = place.text;
+    let at = place.stop(e)?.checked_sub(1)?;
     let b = text.as_bytes();
-    let (line, column) = index.line_col(text, at);
+    let (line, column) = place.line_col(at);
     let words = match b[at] {
         b'\'' => format!(
             "a string in single quotes at line {line}, column {column}; JSON writes strings in \
@@ -279,29 +301,62 @@ fn almost_json(text: &str, index: &LineIndex, e: &serde_json::Error) -> Option<W
     })
 }
 
-/// Where serde_json stopped reading `text` at the syntax error `e`: the byte after the last one
-/// it read.
-fn stop_of(text: &str, index: &LineIndex, e: &serde_json::Error) -> Option<usize> {
-    if e.classify() != serde_json::error::Category::Syntax {
-        return None;
-    }
-    let start = index.line_start(e.line().max(1) - 1)?;
-    Some((start + e.column()).min(text.len()))
+/// Places in the text read, as lines and columns (in characters) of the text as sent: the
+/// same text, or the one lax mode repaired ([`parse_repaired`]).
+struct Place<'a> {
+    text: &'a str,
+    index: LineIndex,
+    /// The text as sent, its index, and where an offset of `text` stands in it.
+    sent: Option<(&'a str, LineIndex, ToSent<'a>)>,
 }
 
-/// serde_json reports columns in bytes; people count characters, as [`LineIndex`] does for every
-/// other position (a column past the line's end is its end).
-fn position(text: &str, index: &LineIndex, e: &serde_json::Error) -> TextPosition {
-    let line = e.line().max(1);
-    let Some(start) = index.line_start(line - 1) else {
-        return TextPosition {
-            line,
-            column: e.column().max(1),
+/// Where an offset of a repaired text stands in the text as sent.
+type ToSent<'a> = &'a dyn Fn(usize) -> usize;
+
+impl<'a> Place<'a> {
+    fn new(text: &'a str, sent: Option<(&'a str, ToSent<'a>)>) -> Self {
+        Place {
+            text,
+            index: LineIndex::new(text),
+            sent: sent.map(|(sent, to_sent)| (sent, LineIndex::new(sent), to_sent)),
+        }
+    }
+
+    /// The 1-based line and column of byte `offset` of the text read, in the text as sent.
+    fn line_col(&self, offset: usize) -> (usize, usize) {
+        match &self.sent {
+            Some((sent, index, to_sent)) => index.line_col(sent, to_sent(offset)),
+            None => self.index.line_col(self.text, offset),
+        }
+    }
+
+    /// Where serde_json stopped reading at the syntax error `e`: the byte after the last one it
+    /// read.
+    fn stop(&self, e: &serde_json::Error) -> Option<usize> {
+        if e.classify() != serde_json::error::Category::Syntax {
+            return None;
+        }
+        let start = self.index.line_start(e.line().max(1) - 1)?;
+        Some((start + e.column()).min(self.text.len()))
+    }
+
+    /// The place of `e`. serde_json reports columns in bytes; people count characters, as
+    /// [`LineIndex`] does for every other position (a column past the line's end is its end).
+    fn position(&self, e: &serde_json::Error) -> TextPosition {
+        let line = e.line().max(1);
+        let Some(start) = self.index.line_start(line - 1) else {
+            return TextPosition {
+                line,
+                column: e.column().max(1),
+            };
         };
-    };
-    let end = index.line_start(line).map_or(text.len(), |next| next - 1);
-    let (line, column) = index.line_col(text, (start + e.column().saturating_sub(1)).min(end));
-    TextPosition { line, column }
+        let end = self
+            .index
+            .line_start(line)
+            .map_or(self.text.len(), |next| next - 1);
+        let (line, column) = self.line_col((start + e.column().saturating_sub(1)).min(end));
+        TextPosition { line, column }
+    }
 }
 
 /// Reads one value as it is, inside a container `depth` levels deep, for a caller that stops at
@@ -512,7 +567,7 @@ mod tests {
     /// The place of serde_json's error, counted in characters of its line.
     fn place(text: &str) -> (usize, usize) {
         let e = serde_json::from_str::<Value>(text).expect_err("invalid JSON");
-        let at = position(text, &LineIndex::new(text), &e);
+        let at = Place::new(text, None).position(&e);
         (at.line, at.column)
     }
 
