@@ -283,9 +283,10 @@ impl Repairer<'_> {
                     self.out.push(c as char);
                     i += 1;
                 }
-                c if c.is_ascii_alphabetic() || c == b'_' || c == b'$' => {
-                    let stop = i + s[i..end]
-                        .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '$'))
+                c if in_word(c) && !c.is_ascii_digit() => {
+                    let stop = i + b[i..end]
+                        .iter()
+                        .position(|&c| !in_word(c))
                         .unwrap_or(end - i);
                     let word = &s[i..stop];
                     let after = self.skip_blank(stop, end);
@@ -305,7 +306,7 @@ impl Repairer<'_> {
                 b'+' | b'-' | b'.' | b'0'..=b'9' => {
                     let stop = i + b[i..end]
                         .iter()
-                        .position(|c| !matches!(c, b'+' | b'-' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                        .position(|&c| !in_number(c))
                         .unwrap_or(end - i);
                     match number_form(&s[i..stop]) {
                         Some(json) => {
@@ -448,6 +449,18 @@ impl Repairer<'_> {
         }
         stop
     }
+}
+
+/// Whether byte `c` can be part of a bare word: an identifier (a key without quotes, Python's
+/// literals, a word JSON does not have) starts with one that is no digit.
+pub(crate) fn in_word(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
+}
+
+/// Whether byte `c` can be part of a number token: JSON's numbers and the loose forms
+/// [`number_form`] reads.
+pub(crate) fn in_number(c: u8) -> bool {
+    matches!(c, b'+' | b'-' | b'.' | b'e' | b'E' | b'0'..=b'9')
 }
 
 /// JSON's spelling of Python's `True`, `False` and `None`.

@@ -230,20 +230,19 @@ fn in_string(place: &Place<'_>, e: &serde_json::Error) -> Option<Worded> {
 fn loose_number(place: &Place<'_>, e: &serde_json::Error) -> Option<Worded> {
     let text = place.text;
     let b = text.as_bytes();
-    let in_number = |c: &u8| matches!(c, b'+' | b'-' | b'.' | b'e' | b'E' | b'0'..=b'9');
     // serde_json stops on the number's first byte it refuses (`+`, `.`), or on the byte after
     // a number cut short (`3.}`).
     let mut to = place.stop(e)?;
-    if to > 0 && !in_number(&b[to - 1]) {
+    if to > 0 && !lenient::in_number(b[to - 1]) {
         to -= 1;
     }
     let start = b[..to]
         .iter()
-        .rposition(|c| !in_number(c))
+        .rposition(|&c| !lenient::in_number(c))
         .map_or(0, |k| k + 1);
     let end = b[start..]
         .iter()
-        .position(|c| !in_number(c))
+        .position(|&c| !lenient::in_number(c))
         .map_or(b.len(), |k| start + k);
     let token = &text[start..end];
     let json = lenient::number_form(token)?;
@@ -271,11 +270,10 @@ fn almost_json(place: &Place<'_>, e: &serde_json::Error) -> Option<Worded> {
             "a string in single quotes at line {line}, column {column}; JSON writes strings in \
              double quotes"
         ),
-        c if c.is_ascii_alphabetic() || c == b'_' || c == b'$' => {
-            let in_word = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'$';
+        c if lenient::in_word(c) && !c.is_ascii_digit() => {
             let end = b[at..]
                 .iter()
-                .position(|c| !in_word(c))
+                .position(|&c| !lenient::in_word(c))
                 .map_or(b.len(), |k| at + k);
             let word = &text[at..end];
             let before = text[..at].trim_end().bytes().next_back();
