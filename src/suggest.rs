@@ -32,7 +32,8 @@ pub(crate) fn did_you_mean_tiered<'a, const TIERS: usize>(
     name: &str,
     candidates: impl IntoIterator<Item = (&'a str, usize)>,
 ) -> Option<&'a str> {
-    if name.chars().nth(LONGEST_SUGGESTED).is_some() {
+    // (A name of at most that many bytes has at most that many characters.)
+    if name.len() > LONGEST_SUGGESTED && name.chars().nth(LONGEST_SUGGESTED).is_some() {
         return None;
     }
     let lower = lowercase(name);
@@ -114,30 +115,35 @@ impl Budget {
     pub(crate) fn did_you_mean<'a, I>(&mut self, name: &str, candidates: I) -> Option<&'a str>
     where
         I: IntoIterator<Item = &'a str>,
-        I::IntoIter: Clone,
     {
         self.did_you_mean_tiered::<1>(name, candidates.into_iter().map(|c| (c, 0)))
     }
 
-    /// [`did_you_mean_tiered`], while the budget lasts.
+    /// [`did_you_mean_tiered`], while the budget lasts: each candidate is paid for as it is
+    /// read, and a search that would go past what is left stops there and suggests nothing.
     pub(crate) fn did_you_mean_tiered<'a, const TIERS: usize>(
         &mut self,
         name: &str,
-        candidates: impl IntoIterator<Item = (&'a str, usize)> + Clone,
+        candidates: impl IntoIterator<Item = (&'a str, usize)>,
     ) -> Option<&'a str> {
         let per_byte = name.len() + 1;
+        let left = self.left;
         let mut cost: usize = 0;
-        for (candidate, _) in candidates.clone() {
+        let mut spent = false;
+        let paid = candidates.into_iter().map_while(|(candidate, tier)| {
             cost = cost.saturating_add(per_byte.saturating_mul(candidate.len() + 1));
-            if cost > self.left {
-                // Spent: reading the candidates again for each later name would be the cost
-                // the budget bounds.
-                self.left = 0;
-                return None;
-            }
+            spent = cost > left;
+            (!spent).then_some((candidate, tier))
+        });
+        let answer = did_you_mean_tiered::<TIERS>(name, paid);
+        if spent {
+            // Spent: reading the candidates again for each later name would be the cost the
+            // budget bounds.
+            self.left = 0;
+            return None;
         }
         self.left -= cost;
-        did_you_mean_tiered::<TIERS>(name, candidates)
+        answer
     }
 }
 
@@ -170,12 +176,15 @@ pub fn listed<T: fmt::Display>(
 /// - the Damerau–Levenshtein distance is at least the longer length less `m` (every character
 ///   the other lacks must be edited; a transposition moves characters without changing them),
 ///   so the normalized similarity is at most `m` over the longer length;
-/// - Jaro's matches are shared characters, so Jaro is at most `(m/|a| + m/|b| + 1) / 3`, and
-///   Winkler's prefix bonus of at most four tenths of the rest gives `0.6 × Jaro + 0.4`.
+/// - Jaro's matches are shared characters, so Jaro is at most `J = (m/|a| + m/|b| + 1) / 3`,
+///   and Winkler adds a tenth of the rest for each character of the common prefix `p` (at most
+///   four), which rises with Jaro: Jaro–Winkler is at most `J + p × (1 - J) / 10`.
 struct Shared {
     /// How many times each byte occurs (at most 255: a count that saturates only loosens the
     /// bound); `None` for a name that is not ASCII (no bound then).
     counts: Option<[u8; 128]>,
+    /// The name's first four bytes (as many as it has), for the common prefix.
+    head: [u8; 4],
     /// The name's length.
     len: usize,
 }
@@ -190,8 +199,12 @@ impl Shared {
             }
             counts
         });
+        let mut head = [0; 4];
+        let n = name.len().min(4);
+        head[..n].copy_from_slice(&name.as_bytes()[..n]);
         Shared {
             counts,
+            head,
             len: name.len(),
         }
     }
@@ -211,7 +224,8 @@ impl Shared {
                 return None;
             }
             let at = usize::from(b.to_ascii_lowercase());
-            seen[at] = seen[at].saturating_add(1);
+            // (Wrapping only loosens the bound: past 255, each occurrence counts as shared.)
+            seen[at] = seen[at].wrapping_add(1);
             m += usize::from(seen[at] <= counts[at]);
         }
         if len == 0 && other.is_empty() {
@@ -222,9 +236,15 @@ impl Shared {
             // Nothing shared (or one name empty): both similarities are 0.
             return Some((0.0, -0.15));
         }
+        // The common prefix, of at most four characters (ASCII: one a byte).
+        let prefix = other
+            .bytes()
+            .zip(&self.head[..len.min(4)])
+            .take_while(|&(b, &h)| b.to_ascii_lowercase() == h)
+            .count();
         let (a, b, m) = (len as f64, other.len() as f64, m as f64);
         let jaro = (m / a + m / b + 1.0) / 3.0;
-        let winkler = 0.6 * jaro + 0.4;
+        let winkler = jaro + 0.1 * prefix as f64 * (1.0 - jaro);
         Some((m / a.max(b), winkler - 0.15))
     }
 }
@@ -420,6 +440,13 @@ mod tests {
             "query",
             "q",
             "search_query",
+            "unexpected_key",
+            "expected_value",
+            "unit_of_measure",
+            "units_of_measure",
+            "measure_unit",
+            "max_result",
+            "maxResult",
         ];
         for name in words {
             for n in 1..=words.len() {
