@@ -558,8 +558,12 @@ impl ValidationError {
             return Cow::Borrowed(message);
         }
         Cow::Borrowed(self.rendered.get_or_init(|| {
-            // Room for the usual sentence, so that it is not grown while written.
-            let mut message = String::with_capacity(96);
+            // Room for the sentence, so that it is not grown while written.
+            let room = match &self.detail {
+                Detail::Node(d) => d.room(&self.path),
+                Detail::Text { message, .. } => message.len() + 64,
+            };
+            let mut message = String::with_capacity(room);
             self.write_fresh(&mut message, suggestions);
             message
         }))
@@ -680,5 +684,35 @@ pub fn escape_pointer(key: &str) -> std::borrow::Cow<'_, str> {
         std::borrow::Cow::Owned(key.replace('~', "~0").replace('/', "~1"))
     } else {
         std::borrow::Cow::Borrowed(key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::validate::{Mode, Validator};
+
+    /// A missing field's message carries the field's description, and an unknown key's lists
+    /// the fields: each is written into the room made for it, without growing its string.
+    #[test]
+    fn long_messages_are_written_without_growing() {
+        let description = "The city to look up, as its inhabitants spell it. ".repeat(6);
+        let fields: String = (0..20)
+            .map(|i| format!("  field_number_{i}?: string\n"))
+            .collect();
+        let source = format!("/// T.\ntool t {{\n  /// {description}\n  city: string\n{fields}}}");
+        let module = crate::compile(&source).unwrap().module;
+        let validator = Validator::for_tool(&module, "t").unwrap();
+        let value = serde_json::json!({"zzz": 1});
+        let invalid = validator.validate_value(&value, Mode::Strict).unwrap_err();
+        assert_eq!(invalid.errors.len(), 2, "{invalid}");
+        for e in &invalid.errors {
+            let message = e.message();
+            let written = e.rendered.get().expect("written once asked for");
+            assert!(message.len() > 96, "{message}");
+            let super::Detail::Node(detail) = &e.detail else {
+                panic!("a node's problem: {message}");
+            };
+            assert_eq!(written.capacity(), detail.room(&e.path), "{message}");
+        }
     }
 }

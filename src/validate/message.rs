@@ -716,6 +716,27 @@ pub(crate) fn write_key_break(out: &mut String, o: &ObjectCheck, b: &KeyBreak) {
 /// A problem a compiled node found, worded for the model that sent the value: what it must be,
 /// what was got, and what to send instead.
 impl NodeDetail {
+    /// The room [`NodeDetail::write_for_model`] needs for the error at `path`, so that the
+    /// message is written without growing its string: most fit the usual room; a missing
+    /// field's message carries the field's description, and an unknown key's may list the
+    /// fields, often longer.
+    pub(super) fn room(&self, path: &str) -> usize {
+        const USUAL: usize = 96;
+        match (&self.problem, self.nodes.get(self.node)) {
+            (Problem::Missing { field, .. }, Some(Node::Object(o))) => {
+                o.fields.get(*field).map_or(USUAL, |f| {
+                    let description = f.texts.description.as_ref().map_or(0, |d| d.len());
+                    48 + f.name.len() + f.texts.type_text.len() + description
+                })
+            }
+            (Problem::Unknown { .. }, Some(Node::Object(o))) => {
+                let fields: usize = o.fields.iter().take(30).map(|f| f.name.len() + 2).sum();
+                48 + path.len() + fields
+            }
+            _ => USUAL,
+        }
+    }
+
     /// `path` is the error's.
     pub(super) fn write_for_model(&self, path: &str, out: &mut String, suggestions: &mut Budget) {
         let node = self.nodes.get(self.node);
