@@ -702,9 +702,10 @@ mod tests {
         let source = format!("/// T.\ntool t {{\n  /// {description}\n  city: string\n{fields}}}");
         let module = crate::compile(&source).unwrap().module;
         let validator = Validator::for_tool(&module, "t").unwrap();
-        let value = serde_json::json!({"zzz": 1});
+        // A long unknown key too, which is shown clipped.
+        let value = serde_json::json!({"zzz": 1, "z".repeat(1000): 2});
         let invalid = validator.validate_value(&value, Mode::Strict).unwrap_err();
-        assert_eq!(invalid.errors.len(), 2, "{invalid}");
+        assert_eq!(invalid.errors.len(), 3, "{invalid}");
         for e in &invalid.errors {
             let message = e.message();
             let written = e.rendered.get().expect("written once asked for");

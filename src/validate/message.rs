@@ -724,6 +724,7 @@ impl NodeDetail {
                 })
             }
             (Problem::Unknown { .. }, Some(Node::Object(o))) => {
+                // (A long key is written whole before it is clipped.)
                 let fields: usize = o.fields.iter().take(30).map(|f| f.name.len() + 2).sum();
                 48 + path.len() + fields
             }
