@@ -66,27 +66,12 @@ fn written_as(source: &str, out: String) -> String {
     let crlf = source
         .find('\n')
         .is_some_and(|i| source[..i].ends_with('\r'));
-    if !bom && !crlf {
-        return out;
-    }
-    let mut written = String::with_capacity(out.len() + out.len() / 16 + 3);
+    let out = if crlf { out.replace('\n', "\r\n") } else { out };
     if bom {
-        written.push('\u{feff}');
-    }
-    if crlf {
-        for line in out.split_inclusive('\n') {
-            match line.strip_suffix('\n') {
-                Some(text) => {
-                    written.push_str(text);
-                    written.push_str("\r\n");
-                }
-                None => written.push_str(line),
-            }
-        }
+        format!("\u{feff}{out}")
     } else {
-        written.push_str(&out);
+        out
     }
-    written
 }
 
 /// Why a model has no `.tool` spelling.
