@@ -702,7 +702,7 @@ mod tests {
         let source = format!("/// T.\ntool t {{\n  /// {description}\n  city: string\n{fields}}}");
         let module = crate::compile(&source).unwrap().module;
         let validator = Validator::for_tool(&module, "t").unwrap();
-        // A long unknown key too, which is shown clipped.
+        // A long unknown key too, which is shown clipped: its room is not the key's length.
         let value = serde_json::json!({"zzz": 1, "z".repeat(1000): 2});
         let invalid = validator.validate_value(&value, Mode::Strict).unwrap_err();
         assert_eq!(invalid.errors.len(), 3, "{invalid}");
@@ -714,6 +714,46 @@ mod tests {
                 panic!("a node's problem: {message}");
             };
             assert_eq!(written.capacity(), detail.room(&e.path), "{message}");
+            assert!(written.capacity() < 1000, "{message}");
+        }
+    }
+
+    /// An unknown key is shown as its JSON text, or clipped when that text is longer than 62
+    /// characters, whether the key is clipped before it is written (a long one) or after.
+    #[test]
+    fn unknown_keys_are_shown_whole_or_clipped() {
+        use crate::validate::message::shorten;
+        use serde_json::Value;
+        let module = crate::compile("/// T.\ntool t { city: string }")
+            .unwrap()
+            .module;
+        let validator = Validator::for_tool(&module, "t").unwrap();
+        let keys = [
+            "z".repeat(60),
+            "z".repeat(61),
+            "z".repeat(62),
+            "z".repeat(63),
+            "é".repeat(62),
+            "é".repeat(63),
+            "\"".repeat(30),
+            "\"".repeat(31),
+            "\"".repeat(55),
+            "z".repeat(5000),
+        ];
+        for key in keys {
+            let value = serde_json::json!({"city": "Paris", key.clone(): 1});
+            let invalid = validator.validate_value(&value, Mode::Strict).unwrap_err();
+            let text = serde_json::to_string(&key).unwrap();
+            let shown = if text.chars().count() > 62 {
+                shorten(&Value::String(key.clone()))
+            } else {
+                text
+            };
+            let message = invalid.errors[0].message();
+            assert!(
+                message.starts_with(&format!("unknown parameter {shown};")),
+                "{message}"
+            );
         }
     }
 }

@@ -31,8 +31,7 @@ pub(super) fn shorten(value: &Value) -> String {
     match value {
         Value::String(s) if s.chars().count() > SHOWN_CHARS => {
             let mut out = String::new();
-            let head: String = s.chars().take(SHOWN_CHARS).collect();
-            write_clipped(&mut out, &head, s.chars().count());
+            write_long_str(&mut out, s);
             out
         }
         Value::Array(items) if items.len() > 8 => match json_clipped(value) {
@@ -98,6 +97,13 @@ fn json_clipped(value: &Value) -> Result<String, String> {
         return Ok(text.to_string());
     }
     Err(text.chars().take(SHOWN_CHARS).collect())
+}
+
+/// A string of more than [`SHOWN_CHARS`] characters, as [`shorten`] shows it, written at the
+/// end of `out`.
+fn write_long_str(out: &mut String, s: &str) {
+    let head: String = s.chars().take(SHOWN_CHARS).collect();
+    write_clipped(out, &head, s.chars().count());
 }
 
 /// A string of `chars` characters whose first (up to) [`SHOWN_CHARS`] characters are `head`,
@@ -724,9 +730,9 @@ impl NodeDetail {
                 })
             }
             (Problem::Unknown { .. }, Some(Node::Object(o))) => {
-                // (A long key is written whole before it is clipped.)
+                // A long key is shown clipped (its first characters, four bytes at most each).
                 let fields: usize = o.fields.iter().take(30).map(|f| f.name.len() + 2).sum();
-                48 + path.len() + fields
+                48 + path.len().min(4 * SHOWN_CHARS + 32) + fields
             }
             _ => USUAL,
         }
@@ -926,11 +932,16 @@ impl NodeDetail {
                 out.push_str("unknown ");
                 out.push_str(noun);
                 out.push(' ');
-                let start = out.len();
-                write_json_str(out, key);
-                if out.len() - start > 62 && out[start..].chars().count() > 62 {
-                    out.truncate(start);
-                    out.push_str(&shorten(&Value::String(key.to_owned())));
+                if key.len() > 62 && key.chars().nth(62).is_some() {
+                    // Its text is longer than any shown whole: clipped before it is written.
+                    write_long_str(out, key);
+                } else {
+                    let start = out.len();
+                    write_json_str(out, key);
+                    if out.len() - start > 62 && out[start..].chars().count() > 62 {
+                        out.truncate(start);
+                        out.push_str(&shorten(&Value::String(key.to_owned())));
+                    }
                 }
                 let fields: &[FieldCheck] = match node {
                     Some(Node::Object(o)) => &o.fields,
