@@ -662,6 +662,30 @@ pub(crate) fn unescape_pointer(segment: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The value `pointer` leads to in `value`, as serde_json's `Value::pointer_mut` finds it, but
+/// without copying the segments that have nothing to unescape (most of them).
+pub(crate) fn pointer_mut<'v>(value: &'v mut Value, pointer: &str) -> Option<&'v mut Value> {
+    let Some(rest) = pointer.strip_prefix('/') else {
+        return pointer.is_empty().then_some(value);
+    };
+    rest.split(|c: char| c == '/')
+        .try_fold(value, |target, raw| {
+            let segment = unescape_pointer(raw);
+            match target {
+                Value::Object(map) => map.get_mut(&*segment),
+                // An index as JSON Pointer writes one: digits, without a sign or a leading zero.
+                Value::Array(items) => {
+                    let canonical = !segment.starts_with(['+', '0']) || &*segment == "0";
+                    canonical
+                        .then(|| segment.parse::<usize>().ok())
+                        .flatten()
+                        .and_then(move |i| items.get_mut(i))
+                }
+                _ => None,
+            }
+        })
+}
+
 /// The key a JSON pointer ends with (`b` for `/a/b`), unescaped: the key an unknown-key
 /// problem is about, which its path names.
 pub(crate) fn last_key(pointer: &str) -> std::borrow::Cow<'_, str> {
@@ -715,6 +739,51 @@ mod tests {
             };
             assert_eq!(written.capacity(), detail.room(&e.path), "{message}");
             assert!(written.capacity() < 1000, "{message}");
+        }
+    }
+
+    /// `pointer_mut` finds what serde_json's `Value::pointer_mut` finds, for every pointer into
+    /// a value with escaped keys, arrays and empty keys, and pointers that lead nowhere.
+    #[test]
+    fn pointers_lead_where_serde_json_s_do() {
+        let value = serde_json::json!({
+            "a": {"b/c": [10, {"d~e": 1, "": 2}], "0": "zero", "01": "one"},
+            "list": [[1, 2], [3]],
+            "": {"": 4},
+            "~": 5
+        });
+        let pointers = [
+            "",
+            "/",
+            "/a",
+            "/a/b~1c",
+            "/a/b~1c/0",
+            "/a/b~1c/1/d~0e",
+            "/a/b~1c/1/",
+            "/a/0",
+            "/a/01",
+            "/list/0/1",
+            "/list/1/0",
+            "/list/2",
+            "/list/01",
+            "/list/+1",
+            "/list/-1",
+            "/list/0/1/x",
+            "//",
+            "/~0",
+            "/~1",
+            "a",
+            "/a/b/c",
+            "/list/18446744073709551616",
+        ];
+        for pointer in pointers {
+            let mut ours = value.clone();
+            let mut theirs = value.clone();
+            assert_eq!(
+                super::pointer_mut(&mut ours, pointer).map(|v| v.clone()),
+                theirs.pointer_mut(pointer).map(|v| v.clone()),
+                "{pointer:?}"
+            );
         }
     }
 

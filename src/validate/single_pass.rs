@@ -35,7 +35,9 @@ use super::coerce::{Coercion, CoercionRule};
 
 use super::compile::{Extra, FieldCheck, Leaf, Node, NodeId, ObjectCheck, Program};
 use super::equal;
-use super::error::{escape_pointer, last_key, split_last, Present, Shown, ValidationError};
+use super::error::{
+    escape_pointer, last_key, pointer_mut, split_last, Present, Shown, ValidationError,
+};
 use super::kind::object;
 use super::number;
 use super::reader::Plain;
@@ -231,7 +233,7 @@ fn restore(value: &mut Value, originals: Vec<Original>) -> bool {
             // The object the key was left out of.
             Sent::Null { .. } => split_last(&o.path).0,
         };
-        let Some(target) = value.pointer_mut(path) else {
+        let Some(target) = pointer_mut(value, path) else {
             return false;
         };
         match (o.sent, target) {
