@@ -662,16 +662,21 @@ pub(crate) fn unescape_pointer(segment: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The segments of a JSON pointer after its leading `/`, still escaped (`a` and `b~1c` for
+/// `/a/b~1c`). Found by a plain scan: the segments are short, and the search `split('/')` sets
+/// up for long texts costs several times more here.
+pub(crate) fn segments(after_slash: &str) -> impl Iterator<Item = &str> {
+    let slash = |c: char| c == '/';
+    after_slash.split(slash)
+}
+
 /// The value `pointer` leads to in `value`, as serde_json's `Value::pointer_mut` finds it, but
 /// without copying the segments that have nothing to unescape (most of them).
 pub(crate) fn pointer_mut<'v>(value: &'v mut Value, pointer: &str) -> Option<&'v mut Value> {
     let Some(rest) = pointer.strip_prefix('/') else {
         return pointer.is_empty().then_some(value);
     };
-    // (A plain scan, as `message::write_readable_path` splits: `split('/')` sets up a search
-    // for long texts, which costs more on short segments.)
-    let slash = |c: char| c == '/';
-    rest.split(slash).try_fold(value, |target, raw| {
+    segments(rest).try_fold(value, |target, raw| {
         let segment = unescape_pointer(raw);
         match target {
             Value::Object(map) => map.get_mut(&*segment),

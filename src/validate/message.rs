@@ -12,7 +12,8 @@ use crate::syntax::{is_identifier, quote};
 
 use super::compile::{FieldCheck, KeyGroupCheck, Node, ObjectCheck};
 use super::error::{
-    last_key, unescape_pointer, ErrorCode, NodeDetail, NumberRule, Problem, Shown, ValidationError,
+    last_key, segments, unescape_pointer, ErrorCode, NodeDetail, NumberRule, Problem, Shown,
+    ValidationError,
 };
 use super::format;
 use super::kind::object::KeyBreak;
@@ -538,13 +539,11 @@ fn write_readable_path(out: &mut String, pointer: &str) {
         return;
     }
     let start = out.len();
-    // The segments after the first `/`. (Found by a plain scan: the segments are short, and
-    // the search `split_once('/')` sets up for long texts cost several times more here.)
-    let slash = |c: char| c == '/';
-    let Some(at) = pointer.find(slash) else {
+    // The segments after the first `/`.
+    let Some(at) = pointer.bytes().position(|b| b == b'/') else {
         return;
     };
-    for raw in pointer[at + 1..].split(slash) {
+    for raw in segments(&pointer[at + 1..]) {
         let seg = unescape_pointer(raw);
         let first = out.len() == start;
         if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) && !first {
