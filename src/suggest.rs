@@ -129,14 +129,12 @@ impl Budget {
         let per_byte = name.len() + 1;
         let left = self.left;
         let mut cost: usize = 0;
-        let mut spent = false;
         let paid = candidates.into_iter().map_while(|(candidate, tier)| {
             cost = cost.saturating_add(per_byte.saturating_mul(candidate.len() + 1));
-            spent = cost > left;
-            (!spent).then_some((candidate, tier))
+            (cost <= left).then_some((candidate, tier))
         });
         let answer = did_you_mean_tiered::<TIERS>(name, paid);
-        if spent {
+        if cost > left {
             // Spent: reading the candidates again for each later name would be the cost the
             // budget bounds.
             self.left = 0;
