@@ -135,7 +135,7 @@ pub enum Code {
     SchemaTooDeep,
     /// The inlined schema of a tool has more subschemas than the limit.
     SchemaTooLarge,
-    /// The patterns of a file would hold more memory once compiled than the limit.
+    /// The patterns of a file would hold more memory than the limit, compiled and while matching.
     PatternsTooLarge,
     /// A provider target cannot express a type or a tool at all (recursion for Gemini, a map in
     /// OpenAI strict mode); reported only when compiling for that target.

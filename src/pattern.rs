@@ -15,9 +15,11 @@
 //! of copies of one), so the patterns of a module are compiled under a budget ([`Patterns`]): the
 //! memory they hold, each distinct text counted once, is at most [`MAX_PATTERN_MEMORY`], and
 //! building stops with an error past it. Without it, 256 patterns of nine bytes each held a
-//! gigabyte. Each text is built once per process and shared by the checker and every validator:
-//! a cache keyed by the pattern text, emptied when the memory of its patterns would pass twice
-//! that budget. Errors are not cached.
+//! gigabyte. The memory a pattern's searches keep (a lazy DFA's states, built while matching and
+//! kept for the next match, in each thread) is bounded for each pattern in proportion to its
+//! regex, and counted in the same budget. Each text is built once per process and shared by the
+//! checker and every validator: a cache keyed by the pattern text, emptied when the memory of
+//! its patterns would pass twice that budget. Errors are not cached.
 //!
 //! Matching is on the validator's hot path, where the patterns are short and so are the strings
 //! (an email, an issue key). A regex spends a few hundred instructions a call choosing and
@@ -44,13 +46,19 @@ use regex_syntax::ast::{
 };
 
 /// The most memory the compiled patterns of one module (in the checker) or of one validator may
-/// hold, each distinct pattern text counted once; past it the build stops with an error.
+/// hold, each distinct pattern text counted once, with what their searches keep (in each thread
+/// that matches them); past it the build stops with an error.
 pub const MAX_PATTERN_MEMORY: usize = 32 << 20;
 /// The most memory one pattern's regex may take while it is built (the `regex` crate's default).
 const NFA_SIZE_LIMIT: usize = 10 << 20;
 /// The most memory one pattern's lazy DFA keeps per thread while matching (the `regex` crate's
-/// default).
+/// default), each way (a search may run one forward and one backward).
 const HYBRID_CACHE: usize = 2 << 20;
+/// The least: each pattern matched by its regex gets the memory of that regex for its lazy DFA,
+/// within these two. A larger regex has larger states to keep; a small one does not need the
+/// `regex` crate's two mebibytes, with which 1,000 small patterns kept 727 MB after one hostile
+/// call of 4 MB.
+const HYBRID_CACHE_FLOOR: usize = 64 << 10;
 /// The most memory a pattern's DFA may take; larger ones are not built.
 const DFA_SIZE_LIMIT: usize = 256 * 1024;
 /// The most memory building a DFA may use before it gives up.
@@ -92,6 +100,9 @@ struct General {
     /// The ECMA-262 reading of the pattern ([`ecma`]), built as the `regex` crate builds it.
     regex: meta::Regex,
     dfa: Option<dense::DFA<Vec<u32>>>,
+    /// The most memory the regex's searches keep in one thread: none when the DFA matches
+    /// instead ([`kept_by_searches`]).
+    search: usize,
 }
 
 /// Why a pattern was not compiled.
@@ -228,7 +239,7 @@ impl Pattern {
     /// against it), and left out when it would be too large.
     fn build(pattern: &str, dfa_work: &mut usize) -> Result<Pattern, regex::Error> {
         let ecma = ecma(pattern)?;
-        let regex = regex(&ecma.text).map_err(|e| {
+        let regex = regex(&ecma.text, HYBRID_CACHE_FLOOR).map_err(|e| {
             // Report a syntax error on the pattern as written when it has one there.
             regex_syntax::Parser::new()
                 .parse(pattern)
@@ -252,12 +263,27 @@ impl Pattern {
                 .ok()
         };
         let table = dfa.as_ref().and_then(Table::new).map(Arc::new);
+        let (regex, search) = match &dfa {
+            Some(_) => (regex, 0),
+            None => {
+                // Matched by its regex: built again when its states deserve more room.
+                let cache = hybrid_cache(regex.memory_usage());
+                let regex = if cache > HYBRID_CACHE_FLOOR {
+                    self::regex(&ecma.text, cache)?
+                } else {
+                    regex
+                };
+                let search = kept_by_searches(regex.memory_usage(), cache);
+                (regex, search)
+            }
+        };
         Ok(Pattern {
             table,
             general: Arc::new(General {
                 source: pattern.into(),
                 regex,
                 dfa,
+                search,
             }),
         })
     }
@@ -267,7 +293,8 @@ impl Pattern {
         &self.general.source
     }
 
-    /// The heap memory the compiled pattern holds, in bytes.
+    /// The heap memory the compiled pattern holds, in bytes, with what its searches may keep in
+    /// one thread.
     pub(crate) fn memory_usage(&self) -> usize {
         let general = &self.general;
         let table = self
@@ -277,6 +304,7 @@ impl Pattern {
         general.source.len()
             + general.regex.memory_usage()
             + general.dfa.as_ref().map_or(0, |d| d.memory_usage())
+            + general.search
             + table
     }
 
@@ -303,10 +331,13 @@ impl Pattern {
 /// memory it holds. Groups capture nothing, since only whether the pattern matches is asked: a
 /// search that tracks them needs memory for every group at every state of the regex, the square
 /// of its length.
-fn regex(text: &str) -> Result<meta::Regex, regex::Error> {
+fn regex(text: &str, hybrid_cache: usize) -> Result<meta::Regex, regex::Error> {
     let config = meta::Config::new()
         .nfa_size_limit(Some(NFA_SIZE_LIMIT))
-        .hybrid_cache_capacity(HYBRID_CACHE)
+        .hybrid_cache_capacity(hybrid_cache)
+        // Its visited set takes up to 256 KiB a pattern; the engine it stands in for when the
+        // lazy DFA gives up (the PikeVM) needs memory in proportion to the regex.
+        .backtrack(false)
         .which_captures(WhichCaptures::Implicit)
         .match_kind(regex_automata::MatchKind::LeftmostFirst)
         .utf8_empty(true);
@@ -319,6 +350,20 @@ fn regex(text: &str) -> Result<meta::Regex, regex::Error> {
             (None, Some(syntax)) => regex::Error::Syntax(syntax.to_string()),
             (None, None) => regex::Error::Syntax(e.to_string()),
         })
+}
+
+/// The lazy DFA's cache for a regex of `regex` bytes: as much again, within
+/// [`HYBRID_CACHE_FLOOR`] and [`HYBRID_CACHE`].
+fn hybrid_cache(regex: usize) -> usize {
+    regex.clamp(HYBRID_CACHE_FLOOR, HYBRID_CACHE)
+}
+
+/// The most memory a search of a regex of `regex` bytes keeps, its lazy DFA given `hybrid_cache`
+/// bytes each way: the two lazy DFAs, and the other engines' caches (the PikeVM's sets, a
+/// one-pass DFA's slots), which take less than the regex does (a third of it or less in the
+/// patterns measured, see the tests).
+fn kept_by_searches(regex: usize, hybrid_cache: usize) -> usize {
+    2 * hybrid_cache + regex
 }
 
 impl General {
@@ -914,8 +959,8 @@ mod tests {
         };
         assert!(matches!(error, BuildError::OverBudget { .. }), "{error}");
         assert!(error.to_string().contains("more than 32 MiB"), "{error}");
-        // About 700 KiB each.
-        assert!((20..=100).contains(&compiled), "{compiled} patterns");
+        // About 700 KiB each, and three times that for what their searches may keep.
+        assert!((8..=20).contains(&compiled), "{compiled} patterns");
         // A pattern not seen before is refused without being built...
         let fresh = "^never built.{10}$";
         assert!(matches!(
@@ -957,6 +1002,78 @@ mod tests {
             many < regex + HYBRID_CACHE,
             "{many} bytes for a regex of {regex}"
         );
+    }
+
+    /// Long texts drawn from `alphabet`, the same for every run.
+    fn hostile_texts(alphabet: &[char]) -> Vec<String> {
+        let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+        [10, 100, 1_000, 10_000, 100_000]
+            .iter()
+            .flat_map(|&len| std::iter::repeat_n(len, 3))
+            .map(|len| {
+                (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        alphabet[(seed % alphabet.len() as u64) as usize]
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn searches_keep_no_more_than_their_pattern_is_charged() {
+        // Patterns matched by their regex (no DFA): one whose states explode, Unicode classes
+        // of several sizes, a `\B`, a long alternation, groups; each over long texts of the
+        // characters it reads, searched as `is_match` searches (the first match decides) and
+        // for the whole match (which runs backwards too).
+        // Longer than the patterns whose DFA is tried.
+        let alternation = format!(
+            "^(?:{})+$",
+            (0..40)
+                .map(|i| format!("ab{i}c-{}", i * 7))
+                .collect::<Vec<_>>()
+                .join("|")
+        );
+        assert!(alternation.len() > DFA_MAX_PATTERN);
+        let shapes: [(&str, &[char]); 6] = [
+            ("(a|b)*a(a|b){30}", &['a', 'b']),
+            ("^[\\p{L}\\s]{1,50}$", &['a', 'é', 'ж', ' ', '中']),
+            (
+                "(\\p{L}|\\d)*\\p{Lu}(\\p{L}|\\d){12}!",
+                &['a', 'é', 'Ж', '1', '中', 'B', '!'],
+            ),
+            ("\\Bq(a|b)*a(a|b){12}", &['a', 'b', 'q', ' ']),
+            (&alternation, &['a', 'b', 'c', '-', '1', '2']),
+            ("^((a)|(b)|(ab)|(ba))*\\B(c){3}$", &['a', 'b', 'c']),
+        ];
+        for (text, alphabet) in shapes {
+            let pattern = Pattern::new(text).expect("valid");
+            assert!(!pattern.has_dfa(), "{text} has a DFA");
+            let general = &pattern.general;
+            let mut cache = general.regex.create_cache();
+            for hay in hostile_texts(alphabet) {
+                let input = Input::new(&hay);
+                let first = general
+                    .regex
+                    .search_half_with(&mut cache, &input.clone().earliest(true));
+                let whole = general.regex.search_with(&mut cache, &input);
+                assert_eq!(first.is_some(), whole.is_some(), "{text}");
+                assert_eq!(pattern.is_match(&hay), whole.is_some(), "{text}");
+            }
+            let kept = cache.memory_usage();
+            assert!(
+                kept <= general.search,
+                "{text}: searches kept {kept} bytes, charged {}",
+                general.search
+            );
+            assert!(
+                pattern.memory_usage() >= general.regex.memory_usage() + general.search,
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -476,7 +476,7 @@ impl Checker {
                                 Diagnostic::error(Code::PatternsTooLarge, a.span, e.to_string())
                                     .with_label("past the limit here")
                                     .with_help(format!(
-                                        "a file's patterns may hold {} MiB once compiled (each distinct pattern counted once); a counted repetition such as `.{{3000}}` compiles to thousands of copies of its item: bound lengths with `@min_length` and `@max_length` instead",
+                                        "a file's patterns may hold {} MiB once compiled, with what matching them keeps (each distinct pattern counted once); a counted repetition such as `.{{3000}}` compiles to thousands of copies of its item: bound lengths with `@min_length` and `@max_length` instead",
                                         MAX_PATTERN_MEMORY >> 20
                                     )),
                             );
