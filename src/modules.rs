@@ -57,7 +57,9 @@ pub trait Loader {
 /// over it is refused unread). An import names a regular file
 /// (through links): a device, a pipe or a folder is refused before it is opened, since reading
 /// one may never end (a FIFO waits for a writer) or may take what belongs to someone else
-/// (`/dev/stdin` is the protocol stream of a language server).
+/// (`/dev/stdin` is the protocol stream of a language server). A name pointed at one of those
+/// between that check and the open is refused once open, and the open does not wait
+/// ([`open_regular`]).
 #[derive(Clone, Debug)]
 pub struct FileLoader {
     /// The most bytes one file may hold.
@@ -79,12 +81,7 @@ impl Loader for FileLoader {
         if !std::fs::metadata(name).map_err(cannot)?.is_file() {
             return Err(not_a_file());
         }
-        let file = std::fs::File::open(name).map_err(cannot)?;
-        // Looked at again once open, in case the name was pointed elsewhere in between.
-        let meta = file.metadata().map_err(cannot)?;
-        if !meta.is_file() {
-            return Err(not_a_file());
-        }
+        let (file, meta) = open_regular(name).map_err(cannot)?.ok_or_else(not_a_file)?;
         let too_large = || {
             format!(
                 "`{name}` is larger than {} bytes (the limit for one file)",
@@ -105,6 +102,24 @@ impl Loader for FileLoader {
         }
         String::from_utf8(bytes).map_err(|_| format!("`{name}` is not valid UTF-8"))
     }
+}
+
+/// `name` opened for reading, with its metadata, if it is a regular file (through links); `None`
+/// if it is something else. Looked at once open, in case the name was pointed elsewhere after a
+/// check by name; and on Unix, opened without waiting, since opening a FIFO for reading waits
+/// for a writer before its kind can be looked at.
+fn open_regular(name: &str) -> std::io::Result<Option<(std::fs::File, std::fs::Metadata)>> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Reads from a regular file do not wait either way.
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(name)?;
+    let meta = file.metadata()?;
+    Ok(meta.is_file().then_some((file, meta)))
 }
 
 /// Sources held in memory, by name (paths such as `"lib/common.tool"`).
@@ -620,8 +635,44 @@ pub(crate) fn imports_need_a_loader(file: &ast::File) -> Vec<Diagnostic> {
 
 #[cfg(test)]
 mod tests {
-    use super::{normalize, normalize_parts};
+    use super::{normalize, normalize_parts, open_regular};
     use std::path::Path;
+
+    /// A FIFO put where a file was checked is refused once open, and the open does not wait
+    /// for a writer (a wait that never returns fails the test).
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_opened_without_waiting_and_refused() {
+        use std::sync::mpsc;
+        use std::time::Duration;
+
+        let dir = std::env::temp_dir().join(format!("tooldef-open-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("swapped.tool");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !made {
+            eprintln!("notice: mkfifo is unavailable; the test is skipped");
+            return;
+        }
+        let file = dir.join("file.tool");
+        std::fs::write(&file, "/// t\ntool t {}\n").unwrap();
+        let name = fifo.display().to_string();
+        let (sent, got) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = sent.send(open_regular(&name).map(|o| o.is_some()));
+        });
+        let opened = got
+            .recv_timeout(Duration::from_secs(20))
+            .expect("opening a FIFO waited for a writer");
+        assert!(!opened.expect("a FIFO opens"), "a FIFO taken for a file");
+        let opened = open_regular(&file.display().to_string()).expect("a file opens");
+        assert!(opened.is_some_and(|(_, meta)| meta.len() > 0));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn dots_are_taken_back_by_one_rule() {
