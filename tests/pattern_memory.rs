@@ -4,57 +4,12 @@
 //! pattern budget, 1,000 small patterns that the checker accepted kept 727 MB after one call of
 //! 4 MB. One test in this file, so that no other test's allocations are counted.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+#[path = "support/counting.rs"]
+mod counting;
 
+use counting::{measure, Counting};
 use tooldef::limits::MAX_PATTERN_MEMORY;
 use tooldef::validate::{Mode, Validator};
-
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(n: usize) {
-    let live = LIVE.fetch_add(n, Relaxed) + n;
-    PEAK.fetch_max(live, Relaxed);
-}
-
-// SAFETY: every call is forwarded to the system allocator unchanged; only counters are updated.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            if new_size >= layout.size() {
-                grew(new_size - layout.size());
-            } else {
-                LIVE.fetch_sub(layout.size() - new_size, Relaxed);
-            }
-        }
-        p
-    }
-}
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
@@ -131,11 +86,8 @@ fn patterns_keep_their_budget_while_matching_hostile_arguments() {
         let module = compiled.module;
         let validator = Validator::new(&module, &module.tools[0]).expect("a validator");
         let text = hostile_arguments(n, TEXT);
-        let before = LIVE.load(Relaxed);
-        PEAK.store(before, Relaxed);
-        assert!(validator.is_valid(text.as_str(), Mode::Strict), "{n}");
-        let kept = LIVE.load(Relaxed).saturating_sub(before);
-        let peak = PEAK.load(Relaxed).saturating_sub(before);
+        let (valid, peak, kept) = measure(|| validator.is_valid(text.as_str(), Mode::Strict));
+        assert!(valid, "{n}");
         // What the searches keep is within the budget; at the peak, the pass over the text
         // also holds what it read.
         assert!(
