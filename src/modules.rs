@@ -58,8 +58,8 @@ pub trait Loader {
 /// (through links): a device, a pipe or a folder is refused before it is opened, since reading
 /// one may never end (a FIFO waits for a writer) or may take what belongs to someone else
 /// (`/dev/stdin` is the protocol stream of a language server). A name pointed at one of those
-/// between that check and the open is refused once open, and the open does not wait
-/// ([`open_regular`]).
+/// between that check and the open is refused once open, and the open does not wait (on Unix
+/// it does not block, so a FIFO is seen for what it is).
 #[derive(Clone, Debug)]
 pub struct FileLoader {
     /// The most bytes one file may hold.
