@@ -36,6 +36,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+// The unit tests that share generators with `tests/` (`tests/support/`) call the crate by its
+// name, as those do.
+#[cfg(test)]
+extern crate self as tooldef;
+
 // The public namespaces: each module's own `pub use` lines choose what it shows.
 pub mod analysis;
 pub mod ast;

@@ -62,6 +62,9 @@ mod sink;
 use single_pass::Read;
 mod walk;
 
+#[cfg(test)]
+mod agreement;
+
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -743,9 +746,8 @@ impl Validator {
     }
 
     /// [`Validator::validate`] without the single pass over text: the text is parsed, then
-    /// validated. Gives the same result; kept for tests that compare the two.
-    #[doc(hidden)]
-    pub fn validate_full<'a>(
+    /// validated. Gives the same result (`agreement.rs` compares the two).
+    pub(crate) fn validate_full<'a>(
         &self,
         args: impl Into<Arguments<'a>>,
         mode: Mode,

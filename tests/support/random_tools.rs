@@ -1,7 +1,8 @@
 //! Random tools and random arguments for the validator's property tests: a `Spec` is a small
 //! description of a type, built into a model (`build`), with strategies for values that fit it
 //! (`good`), that probably do not (`bad`), or either (`instance`). Shared by
-//! `tests/validate_props.rs` and `tests/validate_seed.rs` (the single pass).
+//! `tests/validate_props.rs` and `src/validate/agreement.rs` (the single pass, a unit test of the
+//! crate, which names itself `tooldef` in its tests for these paths).
 
 #![allow(dead_code)]
 

@@ -4,14 +4,18 @@
 //! numbers, deep nesting, broken text), both give the same verdict, the same normalized
 //! arguments (key order included), the same coercions and the same errors, in both modes.
 //!
-//! The tool and value generators are shared with `validate_props.rs` (`tests/support`).
+//! The full path is the crate's own (`Validator::validate_full`), so these tests live beside it
+//! rather than under `tests/`. The tool and value generators are shared with
+//! `tests/validate_props.rs` (`tests/support/random_tools.rs`, which names the crate
+//! `tooldef`, as this crate calls itself in its tests).
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use tooldef::validate::{ErrorCode, Limits, Mode, Validator};
 
-#[path = "support/random_tools.rs"]
+#[path = "../../tests/support/random_tools.rs"]
+#[allow(unreachable_pub, missing_docs)]
 mod random_tools;
 use random_tools::*;
 
