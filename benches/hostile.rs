@@ -372,6 +372,40 @@ fn shapes() -> Vec<Shape> {
             }),
         ),
         (
+            "validate: a string of n bytes, a pattern whose DFA explodes",
+            // The lazy DFA cannot keep this pattern's states (it would need 2^3000), so
+            // matching reads the string through the slowest engine: linear in the string,
+            // times the pattern's size. The validator is built once; only matching is timed.
+            20_000,
+            Box::new(|n| {
+                static EXPLODING: std::sync::OnceLock<tooldef::validate::Validator> =
+                    std::sync::OnceLock::new();
+                let v = EXPLODING.get_or_init(|| {
+                    validator("/// T.\ntool t {\n  /// F.\n  f: string @pattern(\"^(a|b)*a(a|b){3000}x$\")\n}\n")
+                });
+                let mut seed = 0x2545_F491_4F6C_DD1D_u64;
+                let mut text: Vec<u8> = (0..n)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        if seed & 1 == 0 {
+                            b'a'
+                        } else {
+                            b'b'
+                        }
+                    })
+                    .collect();
+                // A match, found at the end (when the string is long enough to hold one).
+                if let Some(at) = n.checked_sub(3001) {
+                    text[at] = b'a';
+                }
+                text.push(b'x');
+                let text = String::from_utf8(text).expect("ASCII");
+                let _ = v.validate_value(&json!({ "f": text }), Mode::Strict);
+            }),
+        ),
+        (
             "validate: a pattern of n groups, matched once",
             // Enough Unicode classes (twelve a group) that the lazy DFA gives way to the slowest
             // engine, whose state held a slot per group at every state of the regex (the square
