@@ -56,8 +56,8 @@ const NFA_SIZE_LIMIT: usize = 10 << 20;
 const HYBRID_CACHE: usize = 2 << 20;
 /// The least: each pattern matched by its regex gets the memory of that regex for its lazy DFA,
 /// within these two. A larger regex has larger states to keep; a small one does not need the
-/// `regex` crate's two mebibytes, with which 1,000 small patterns kept 727 MB after one hostile
-/// call of 4 MB.
+/// `regex` crate's two mebibytes, with which 1,000 small patterns kept 723 MB after one hostile
+/// call of 4 MB (BENCHMARKS.md, round 23).
 const HYBRID_CACHE_FLOOR: usize = 64 << 10;
 /// The most memory a pattern's DFA may take; larger ones are not built.
 const DFA_SIZE_LIMIT: usize = 256 * 1024;
@@ -360,8 +360,8 @@ fn hybrid_cache(regex: usize) -> usize {
 
 /// The most memory a search of a regex of `regex` bytes keeps, its lazy DFA given `hybrid_cache`
 /// bytes each way: the two lazy DFAs, and the other engines' caches (the PikeVM's sets, a
-/// one-pass DFA's slots), which take less than the regex does (a third of it or less in the
-/// patterns measured, see the tests).
+/// one-pass DFA's slots), counted as much as the regex (the tests search six shapes of
+/// pattern over long hostile texts and find each one's caches within the sum).
 fn kept_by_searches(regex: usize, hybrid_cache: usize) -> usize {
     2 * hybrid_cache + regex
 }
