@@ -100,9 +100,6 @@ struct General {
     /// The ECMA-262 reading of the pattern ([`ecma`]), built as the `regex` crate builds it.
     regex: meta::Regex,
     dfa: Option<dense::DFA<Vec<u32>>>,
-    /// The most memory the regex's searches keep in one thread: none when the DFA matches
-    /// instead ([`kept_by_searches`]).
-    search: usize,
 }
 
 /// Why a pattern was not compiled.
@@ -263,27 +260,21 @@ impl Pattern {
                 .ok()
         };
         let table = dfa.as_ref().and_then(Table::new).map(Arc::new);
-        let (regex, search) = match &dfa {
-            Some(_) => (regex, 0),
-            None => {
-                // Matched by its regex: built again when its states deserve more room.
-                let cache = hybrid_cache(regex.memory_usage());
-                let regex = if cache > HYBRID_CACHE_FLOOR {
-                    self::regex(&ecma.text, cache)?
-                } else {
-                    regex
-                };
-                let search = kept_by_searches(regex.memory_usage(), cache);
-                (regex, search)
-            }
+        // Matched by its regex: built again when its states deserve more room.
+        let cache = hybrid_cache(regex.memory_usage());
+        let regex = if dfa.is_none() && cache > HYBRID_CACHE_FLOOR {
+            self::regex(&ecma.text, cache)?
+        } else {
+            regex
         };
+        // The cache is known again from the regex (`General::search`): its size does not count.
+        debug_assert_eq!(hybrid_cache(regex.memory_usage()), cache);
         Ok(Pattern {
             table,
             general: Arc::new(General {
                 source: pattern.into(),
                 regex,
                 dfa,
-                search,
             }),
         })
     }
@@ -304,7 +295,7 @@ impl Pattern {
         general.source.len()
             + general.regex.memory_usage()
             + general.dfa.as_ref().map_or(0, |d| d.memory_usage())
-            + general.search
+            + general.search()
             + table
     }
 
@@ -367,6 +358,18 @@ fn kept_by_searches(regex: usize, hybrid_cache: usize) -> usize {
 }
 
 impl General {
+    /// The most memory the regex's searches keep in one thread: none when the DFA matches
+    /// instead ([`kept_by_searches`]).
+    fn search(&self) -> usize {
+        match self.dfa {
+            Some(_) => 0,
+            None => {
+                let regex = self.regex.memory_usage();
+                kept_by_searches(regex, hybrid_cache(regex))
+            }
+        }
+    }
+
     /// [`Pattern::is_match`] without the table (or when the table could not decide).
     #[inline(never)]
     fn is_match(&self, s: &str) -> bool {
@@ -1065,12 +1068,12 @@ mod tests {
             }
             let kept = cache.memory_usage();
             assert!(
-                kept <= general.search,
+                kept <= general.search(),
                 "{text}: searches kept {kept} bytes, charged {}",
-                general.search
+                general.search()
             );
             assert!(
-                pattern.memory_usage() >= general.regex.memory_usage() + general.search,
+                pattern.memory_usage() >= general.regex.memory_usage() + general.search(),
                 "{text}"
             );
         }
