@@ -9,6 +9,9 @@
 //! only the shapes whose names hold the word); `cargo test --benches` runs each shape once at a
 //! small size (no timing).
 
+#[path = "../tests/support/random_text.rs"]
+mod random_text;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -384,18 +387,7 @@ fn shapes() -> Vec<Shape> {
                     validator("/// T.\ntool t {\n  /// F.\n  f: string @pattern(\"^(a|b)*a(a|b){3000}x$\")\n}\n")
                 });
                 let mut seed = 0x2545_F491_4F6C_DD1D_u64;
-                let mut text: Vec<u8> = (0..n)
-                    .map(|_| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
-                        if seed & 1 == 0 {
-                            b'a'
-                        } else {
-                            b'b'
-                        }
-                    })
-                    .collect();
+                let mut text = random_text::random_text(n, &['a', 'b'], &mut seed).into_bytes();
                 // A match, found at the end (when the string is long enough to hold one).
                 if let Some(at) = n.checked_sub(3001) {
                     text[at] = b'a';

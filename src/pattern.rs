@@ -736,6 +736,12 @@ fn ascii_boundary(assertion: &Assertion, splits: &mut bool) -> Option<Ast> {
     })))
 }
 
+// Shared with the tests and benchmarks under `tests/` and `benches/`.
+#[cfg(test)]
+#[path = "../tests/support/random_text.rs"]
+#[allow(unreachable_pub)]
+mod random_text;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1013,16 +1019,7 @@ mod tests {
         [10, 100, 1_000, 10_000, 100_000]
             .iter()
             .flat_map(|&len| std::iter::repeat_n(len, 3))
-            .map(|len| {
-                (0..len)
-                    .map(|_| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
-                        alphabet[(seed % alphabet.len() as u64) as usize]
-                    })
-                    .collect()
-            })
+            .map(|len| random_text::random_text(len, alphabet, &mut seed))
             .collect()
     }
 

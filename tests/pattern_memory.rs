@@ -6,6 +6,8 @@
 
 #[path = "support/counting.rs"]
 mod counting;
+#[path = "support/random_text.rs"]
+mod random_text;
 
 use counting::{measure, Counting};
 use tooldef::limits::MAX_PATTERN_MEMORY;
@@ -43,18 +45,7 @@ fn hostile_arguments(n: usize, total: usize) -> String {
     let len = total / n;
     let mut args = serde_json::Map::new();
     for i in 0..n {
-        let mut s: Vec<u8> = (0..len)
-            .map(|_| {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                if seed & 1 == 0 {
-                    b'a'
-                } else {
-                    b'b'
-                }
-            })
-            .collect();
+        let mut s = random_text::random_text(len, &['a', 'b'], &mut seed).into_bytes();
         let k = repetition(i);
         s[len - k - 1] = b'a';
         s.extend(std::iter::repeat_n(b'c', i / 20));
