@@ -376,6 +376,41 @@ pub fn report(diagnostic: &Diagnostic, file: &str, source: &str, style: Style) -
 /// end on it, with `…` where text is left out (the line and column named are the source's), so
 /// neither does a report's size grow with the length of its lines.
 pub fn reports(diagnostics: &[Diagnostic], file: &str, source: &str, style: Style) -> String {
+    let mut out = String::new();
+    each_report(diagnostics, file, source, style, |text| {
+        out.push_str(text);
+        true
+    });
+    out
+}
+
+/// [`reports`], written to `out` one diagnostic at a time: what is held at once is one report,
+/// not every report of a source with a million problems. Stops at the first error of `out`
+/// (a closed pipe), which it returns.
+pub fn write_reports(
+    out: &mut impl std::io::Write,
+    diagnostics: &[Diagnostic],
+    file: &str,
+    source: &str,
+    style: Style,
+) -> std::io::Result<()> {
+    let mut result = Ok(());
+    each_report(diagnostics, file, source, style, |text| {
+        result = out.write_all(text.as_bytes());
+        result.is_ok()
+    });
+    result
+}
+
+/// Renders each diagnostic in turn and hands `write` its text (with the blank line that
+/// separates it from the one before), while `write` answers `true`.
+fn each_report(
+    diagnostics: &[Diagnostic],
+    file: &str,
+    source: &str,
+    style: Style,
+    mut write: impl FnMut(&str) -> bool,
+) {
     let theme = match style {
         Style::Color => GraphicalTheme::unicode(),
         Style::Plain => GraphicalTheme::unicode_nocolor(),
@@ -389,10 +424,11 @@ pub fn reports(diagnostics: &[Diagnostic], file: &str, source: &str, style: Styl
         let start = s.start.min(len);
         start..s.end.clamp(start, len)
     };
-    let mut out = String::new();
+    let mut one = String::new();
     for (i, diagnostic) in diagnostics.iter().enumerate() {
+        one.clear();
         if i > 0 {
-            out.push('\n');
+            one.push('\n');
         }
         let elsewhere = diagnostic.related.iter().filter_map(|r| {
             r.file
@@ -415,11 +451,13 @@ pub fn reports(diagnostics: &[Diagnostic], file: &str, source: &str, style: Styl
             excerpt: Excerpt::new(file, source, &lines, spans),
             help: (!help.is_empty()).then(|| help.join("\n")),
         };
-        let mut one = String::new();
+        let at = one.len();
         if handler.render_report(&mut one, &report).is_err() {
-            one = format!("{}: {}\n", diagnostic.code, diagnostic.message);
+            one.truncate(at);
+            one.push_str(&format!("{}: {}\n", diagnostic.code, diagnostic.message));
         }
-        out.push_str(&one);
+        if !write(&one) {
+            return;
+        }
     }
-    out
 }

@@ -1,6 +1,7 @@
 //! The memory that compiling a source takes, counted by a global allocator (exact, unlike the
-//! resident set size): it grows in proportion to the source, whatever the source holds. One
-//! test in this file, so that no other test's allocations are counted.
+//! resident set size): it grows in proportion to the source, whatever the source holds, and
+//! drawing its diagnostics holds one report at a time. One test in this file, so that no other
+//! test's allocations are counted.
 
 #[path = "support/counting.rs"]
 mod counting;
@@ -80,5 +81,50 @@ fn compiling_takes_memory_in_proportion_to_the_source() {
             }
             last = Some((text.len(), peak));
         }
+    }
+    #[cfg(feature = "cli")]
+    reports_are_written_one_at_a_time();
+}
+
+/// `render::write_reports` holds one report at a time: drawing the diagnostics of eight times
+/// the problems takes no more memory at the peak, beyond the source's line index, where drawing
+/// them all into one string took memory in proportion to what was drawn.
+#[cfg(feature = "cli")]
+fn reports_are_written_one_at_a_time() {
+    use std::io::Write;
+    use tooldef::render::{write_reports, Style};
+
+    /// A writer that keeps nothing, counting what it was given.
+    struct Count(usize);
+    impl Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    let mut first: Option<usize> = None;
+    for n in [500, 4_000] {
+        let text = (SHAPES[3].1)(n);
+        let errors = tooldef::compile(&text).expect_err("the names repeat");
+        assert!(errors.diagnostics.len() >= n, "{n}");
+        let mut out = Count(0);
+        let (written, peak, _) =
+            measure(|| write_reports(&mut out, &errors.diagnostics, "t.tool", &text, Style::Plain));
+        written.expect("a count never fails");
+        eprintln!("{n} reports: {} bytes drawn, peak {peak}", out.0);
+        assert!(
+            peak < out.0 / 20,
+            "{n} reports: {peak} bytes at the peak to draw {} bytes",
+            out.0
+        );
+        let first = *first.get_or_insert(peak);
+        assert!(
+            peak <= 2 * first,
+            "{n} reports: {peak} bytes at the peak, {first} for 500"
+        );
     }
 }

@@ -407,20 +407,32 @@ fn print_diagnostics(all: &[(String, String, Vec<Diagnostic>)], format: Format, 
     match format {
         Format::Human => {
             let style = style();
+            // Each report is written as it is drawn (a source with a million problems is never
+            // held drawn whole); a closed pipe ends the output.
+            let mut out = std::io::BufWriter::new(std::io::stderr().lock());
+            let mut written = Ok(());
             for (name, text, diags) in all {
                 // Diagnostics in an imported file are drawn from that file; they come sorted by
                 // file, so each file is indexed once.
                 for (i, run) in diags.chunk_by(same_file).enumerate() {
-                    let report = match &run[0].file {
-                        Some(file) => render::reports(run, file.name(), file.text(), style),
-                        None => render::reports(run, name, text, style),
-                    };
-                    if i > 0 {
-                        to_stderr("\n");
+                    if written.is_ok() && i > 0 {
+                        written = out.write_all(b"\n");
                     }
-                    to_stderr(&report);
+                    if written.is_ok() {
+                        written = match &run[0].file {
+                            Some(file) => render::write_reports(
+                                &mut out,
+                                run,
+                                file.name(),
+                                file.text(),
+                                style,
+                            ),
+                            None => render::write_reports(&mut out, run, name, text, style),
+                        };
+                    }
                 }
             }
+            let _ = out.flush();
         }
         Format::Json => {
             let all = JsonDiagnostics(all);
