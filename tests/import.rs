@@ -354,6 +354,101 @@ fn the_json_schema_target_output_imports_as_its_tools() {
     assert!(seen >= 10, "{seen} tools");
 }
 
+/// Every target's output of every example imports through the dialect that reads it, as the
+/// same tools: tooldef reads back what it writes. (The MCP target writes `type` beside the
+/// `$ref` of a recursive output type, which the importer once refused.)
+#[test]
+fn every_targets_output_of_the_examples_imports_as_its_tools() {
+    use tooldef::emit::Target;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let targets = [
+        (Target::JsonSchema, Dialect::JsonSchema),
+        (Target::OpenAi, Dialect::OpenAi),
+        (Target::OpenAiStrict, Dialect::OpenAi),
+        (Target::OpenAiResponses, Dialect::OpenAi),
+        (Target::Anthropic, Dialect::Anthropic),
+        (Target::Gemini, Dialect::Gemini),
+        (Target::GeminiOpenApi, Dialect::Gemini),
+        (Target::Mcp, Dialect::Mcp),
+    ];
+    let mut imported_outputs = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let module = tooldef::compile(&std::fs::read_to_string(&path).unwrap())
+            .unwrap()
+            .module;
+        for (target, dialect) in targets {
+            // A target that cannot carry a tool of the example refuses it, with a diagnostic.
+            let Ok(out) = tooldef::emit::tools(&module, target, &tooldef::emit::Options::default())
+            else {
+                continue;
+            };
+            let back = import::import(&out.json, dialect, &Options::default())
+                .unwrap_or_else(|e| panic!("{} as {target:?}: {e:?}", path.display()))
+                .module;
+            let names =
+                |m: &tooldef::Module| m.tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
+            assert_eq!(
+                names(&back),
+                names(&module),
+                "{} as {target:?}",
+                path.display()
+            );
+            if target == Target::Mcp {
+                // An output type comes back where the target carried it (an MCP output schema
+                // is an object's; `-> integer` has none).
+                let listed = out.json["tools"].as_array().unwrap();
+                for (t, b) in listed.iter().zip(&back.tools) {
+                    let carried = t.get("outputSchema").is_some();
+                    assert_eq!(carried, b.output.is_some(), "{}", b.name);
+                    imported_outputs += usize::from(carried);
+                }
+            }
+        }
+    }
+    assert!(
+        imported_outputs >= 6,
+        "{imported_outputs} output types imported"
+    );
+}
+
+/// A `type` beside `$ref` is read only when it repeats the definition's own; any other stays
+/// an error at the keyword, since the two together would be a conjunction the language cannot
+/// write.
+#[test]
+fn a_type_beside_a_reference_must_repeat_the_definitions() {
+    let doc = |ty: Value| {
+        json!({"title": "t", "description": "T.", "type": "object", "properties": {
+            "a": {"type": ty, "$ref": "#/$defs/A"}},
+            "$defs": {"A": {"type": "object", "properties": {"x": {"type": "string"}}}}})
+    };
+    let read = import::import(
+        &doc(json!("object")),
+        Dialect::JsonSchema,
+        &Options::default(),
+    )
+    .expect("a repeated type");
+    assert!(read.source.contains("a?: A"), "{}", read.source);
+    for other in [json!("string"), json!(["object", "null"])] {
+        let err = import::import(
+            &doc(other.clone()),
+            Dialect::JsonSchema,
+            &Options::default(),
+        )
+        .expect_err("another type");
+        let issues: Vec<_> = err
+            .issues
+            .iter()
+            .map(|i| (i.pointer.as_str(), i.code))
+            .collect();
+        assert_eq!(
+            issues,
+            [("/properties/a/type", tooldef::Code::ImportUnsupported)],
+            "{other}"
+        );
+    }
+}
+
 /// A document of another dialect given to `--from json-schema` is an error that names the
 /// `--from` that reads it, not a tool of type `any`.
 #[test]

@@ -422,7 +422,20 @@ impl Core {
 
     fn reference(&mut self, s: &Map<String, Value>, r: &Value, ptr: &str) -> Option<Ty> {
         let rptr = format!("{ptr}/$ref");
+        // A `type` that repeats the definition's own (as the MCP target writes beside a
+        // recursive root, whose `outputSchema` must say `object`) adds nothing.
+        let repeats_type = |key: &str| {
+            key == "type"
+                && r.as_str().and_then(local_definition).is_some_and(|def| {
+                    let own = self.defs.as_ref().and_then(|(defs, _)| defs.get(&def));
+                    own.and_then(|d| d.get("type"))
+                        .is_some_and(|t| Some(t) == s.get("type"))
+                })
+        };
         for key in s.keys() {
+            if repeats_type(key) {
+                continue;
+            }
             if !matches!(
                 key.as_str(),
                 "$ref"
@@ -454,10 +467,7 @@ impl Core {
             );
             return None;
         };
-        let def = text
-            .strip_prefix("#/$defs/")
-            .or_else(|| text.strip_prefix("#/definitions/"));
-        let Some(def) = def else {
+        let Some(def) = local_definition(text) else {
             self.error(
                 &rptr,
                 Some("$ref"),
@@ -466,7 +476,6 @@ impl Core {
             );
             return None;
         };
-        let def = unescape_pointer(def);
         if def.contains('/') {
             self.error(
                 &rptr,
@@ -1398,4 +1407,13 @@ fn accepts_everything(schema: &Value) -> bool {
         Value::Object(m) => m.is_empty(),
         _ => false,
     }
+}
+
+/// The name of the local definition `reference` (`#/$defs/Name` or `#/definitions/Name`)
+/// points to, unescaped; `None` for any other reference.
+fn local_definition(reference: &str) -> Option<String> {
+    let def = reference
+        .strip_prefix("#/$defs/")
+        .or_else(|| reference.strip_prefix("#/definitions/"))?;
+    Some(unescape_pointer(def).into_owned())
 }
