@@ -262,6 +262,40 @@ fn many_definitions_of_one_base_name_import_in_linear_time() {
 }
 
 #[test]
+fn a_chain_of_definitions_is_keyed_for_sharing_within_a_budget() {
+    // Definition `i` refers to `i + 1`, so each reaches every one after it: finding copies of a
+    // definition by the text of all it reaches would read the square of the chain (about 10 GB
+    // of text for these 20,000); the budget stops it after 16 MiB.
+    let n = 20_000;
+    let defs: serde_json::Map<String, serde_json::Value> = (0..n)
+        .map(|i| {
+            let next = if i + 1 < n {
+                serde_json::json!({"$ref": format!("#/$defs/D{}", i + 1)})
+            } else {
+                serde_json::json!({"type": "string"})
+            };
+            (
+                format!("D{i}"),
+                serde_json::json!({"type": "object", "properties": {"next": next}}),
+            )
+        })
+        .collect();
+    let schema = serde_json::json!({"title": "t", "description": "T.", "$defs": defs,
+        "type": "object", "properties": {"d": {"$ref": "#/$defs/D0"}}});
+    let err = tooldef::import::import(
+        &schema,
+        tooldef::import::Dialect::JsonSchema,
+        &tooldef::import::Options::default(),
+    )
+    .expect_err("the chain is deeper than a schema may be");
+    assert!(
+        err.issues.iter().any(|i| i.code == Code::SchemaTooDeep),
+        "{:?}",
+        err.issues.first()
+    );
+}
+
+#[test]
 fn a_long_enum_written_in_source_checks_in_linear_time() {
     // Each member was compared with every earlier one: 40,000 members took 3.6 s to check.
     let members: Vec<String> = (0..200_000).map(|i| format!("m{i}")).collect();

@@ -528,3 +528,46 @@ fn definitions_whose_names_clash_get_the_first_free_number() {
         imported.source
     );
 }
+
+/// One definition repeated in every tool of a list (each tool's schema carries its own `$defs`)
+/// is one named type; a definition of the same name whose text differs, or that reaches a
+/// definition that differs, is a type of its own.
+#[test]
+fn a_definition_repeated_across_tools_is_one_type() {
+    let node = json!({"type": "object", "description": "A tree.", "properties": {
+        "leaf": {"$ref": "#/$defs/Leaf"},
+        "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+        "required": ["leaf", "children"]});
+    let leaf = |ty: &str| json!({"type": ty});
+    let tool = |name: &str, leaf_type: &str| {
+        json!({"name": name, "description": "T.", "inputSchema": {"type": "object",
+            "properties": {"root": {"$ref": "#/$defs/Node"}}, "required": ["root"],
+            "$defs": {"Node": node, "Leaf": leaf(leaf_type)}}})
+    };
+    let list = json!({"tools": [tool("a", "string"), tool("b", "string"), tool("c", "integer")]});
+    let imported = import::import(&list, Dialect::Mcp, &Options::default()).expect("imports");
+    let types: Vec<&str> = imported
+        .module
+        .types
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    // `a` and `b` share `Node` and `Leaf`; `c`'s `Leaf` differs, and so does the `Node` that
+    // reaches it.
+    assert_eq!(
+        types,
+        ["Node", "Leaf", "Node2", "Leaf2"],
+        "{}",
+        imported.source
+    );
+    let root = |i: usize| {
+        imported
+            .source
+            .lines()
+            .filter(|l| l.contains("root: "))
+            .nth(i)
+    };
+    assert_eq!(root(0), Some("  root: Node"));
+    assert_eq!(root(1), Some("  root: Node"));
+    assert_eq!(root(2), Some("  root: Node2"));
+}

@@ -100,6 +100,15 @@ pub(crate) struct Core {
     /// Where each part of the model came from.
     pub origins: Origins,
     def_ids: HashMap<String, TypeId>,
+    /// The named types made from definitions, by the text of every definition each reaches
+    /// (its name first): a list of tools often repeats one `$defs` in every tool, and each copy
+    /// is then the same type, not `Comment`, `Comment2`, ….
+    shared: HashMap<String, TypeId>,
+    /// Each definition of the current root as JSON text, with the definitions it refers to.
+    def_texts: HashMap<String, (String, Vec<String>)>,
+    /// The bytes of definitions that working out what they reach may still read in this
+    /// import; once spent, each definition becomes a type of its own.
+    share_budget: usize,
     type_names: std::collections::HashSet<String>,
     /// For each base name given a number, the next number to try: every lower one is taken.
     next_number: HashMap<String, usize>,
@@ -108,6 +117,11 @@ pub(crate) struct Core {
 
 /// The deepest schema nesting the importer follows.
 const MAX_DEPTH: usize = 64;
+
+/// How many bytes of definitions an import reads to find copies of one definition (each
+/// definition's text counted once for every definition that reaches it): a chain of definitions
+/// each reaching all that follow would otherwise cost the square of its length.
+const SHARE_BUDGET: usize = 16 << 20;
 
 /// A name usable as a `.tool` type name, from any string.
 pub(crate) fn type_name(raw: &str) -> String {
@@ -143,6 +157,9 @@ impl Core {
             closed_by_default: false,
             origins: Origins::default(),
             def_ids: HashMap::new(),
+            shared: HashMap::new(),
+            def_texts: HashMap::new(),
+            share_budget: SHARE_BUDGET,
             type_names: std::collections::HashSet::new(),
             next_number: HashMap::new(),
             depth: 0,
@@ -175,6 +192,7 @@ impl Core {
     pub(crate) fn reset_defs(&mut self) {
         self.defs = None;
         self.def_ids.clear();
+        self.def_texts.clear();
     }
 
     /// Registers the named definitions of a document root (see [`Core::set_defs`]).
@@ -223,6 +241,59 @@ impl Core {
         }
     }
 
+    /// The text of definition `def` and of every definition it reaches, in name order, each
+    /// after its name: two definitions with the same text mean the same type. `None` when a
+    /// definition it reaches is missing (an error, reported where the reference is read), or
+    /// when the import has read [`SHARE_BUDGET`] bytes of definitions for this.
+    fn reach(&mut self, def: &str) -> Option<String> {
+        let mut seen = std::collections::BTreeSet::from([def.to_string()]);
+        let mut queue = vec![def.to_string()];
+        while let Some(name) = queue.pop() {
+            let (bytes, refs) = self.def_text(&name).map(|(t, r)| (t.len(), r.clone()))?;
+            self.share_budget = self.share_budget.checked_sub(bytes + name.len())?;
+            for r in refs {
+                if seen.insert(r.clone()) {
+                    queue.push(r);
+                }
+            }
+        }
+        let mut reach = String::new();
+        for name in &seen {
+            let (text, _) = self.def_texts.get(name)?;
+            reach.push_str(&serde_json::to_string(name).ok()?);
+            reach.push(':');
+            reach.push_str(text);
+            reach.push('\n');
+        }
+        Some(reach)
+    }
+
+    /// Definition `name` of the current root as JSON text, with the local definitions it
+    /// refers to; worked out once per root.
+    fn def_text(&mut self, name: &str) -> Option<&(String, Vec<String>)> {
+        if !self.def_texts.contains_key(name) {
+            let schema = self.defs.as_ref()?.0.get(name)?;
+            let text = serde_json::to_string(schema).ok()?;
+            let mut refs = Vec::new();
+            // Through a stack of its own: a definition may nest deeper than the thread's stack.
+            let mut stack = vec![schema];
+            while let Some(v) = stack.pop() {
+                match v {
+                    Value::Object(m) => {
+                        if let Some(r) = m.get("$ref").and_then(Value::as_str) {
+                            refs.extend(local_definition(r));
+                        }
+                        stack.extend(m.values());
+                    }
+                    Value::Array(items) => stack.extend(items),
+                    _ => {}
+                }
+            }
+            self.def_texts.insert(name.to_string(), (text, refs));
+        }
+        self.def_texts.get(name)
+    }
+
     /// A unique type name for a definition.
     pub(crate) fn fresh_type_name(&mut self, raw: &str) -> String {
         let base = type_name(raw);
@@ -258,10 +329,19 @@ impl Core {
         let key = *key;
         let schema = defs.get(def)?.clone();
         let schema = &schema;
+        let reach = self.reach(def);
+        if let Some(id) = reach.as_ref().and_then(|r| self.shared.get(r)) {
+            let id = *id;
+            self.def_ids.insert(def.to_string(), id);
+            return Some(id);
+        }
         let root_ptr = self.defs_ptr.clone();
         let id = TypeId(self.types.len());
         let name = self.fresh_type_name(def);
         self.def_ids.insert(def.to_string(), id);
+        if let Some(reach) = reach {
+            self.shared.insert(reach, id);
+        }
         self.types.push(NamedType {
             name,
             kind: NamedKind::Alias,
