@@ -316,6 +316,18 @@ pub struct Related {
     pub file: Option<Source>,
 }
 
+/// A change to the source that fixes a diagnostic: the text of `span` replaced by `text` (an
+/// insertion when the span is empty). An editor offers it as a quick fix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    /// What the fix does, as an editor lists it: "Replace `strng` with `string`".
+    pub title: String,
+    /// The text replaced, in the diagnostic's source.
+    pub span: Span,
+    /// The text put in its place.
+    pub text: String,
+}
+
 /// One problem found in a source.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -336,6 +348,9 @@ pub struct Diagnostic {
     /// The source the span points into, when the diagnostic came from one of several (a
     /// [`crate::Toolset`]); `None` for the single source given to [`crate::compile`].
     pub file: Option<Source>,
+    /// Changes to the source that fix the problem, when one is certain enough to offer (the
+    /// name that "did you mean" suggests).
+    pub fixes: Vec<Fix>,
 }
 
 impl Diagnostic {
@@ -350,6 +365,7 @@ impl Diagnostic {
             help: None,
             related: Vec::new(),
             file: None,
+            fixes: Vec::new(),
         }
     }
 
@@ -371,6 +387,33 @@ impl Diagnostic {
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
+    }
+
+    /// Adds a fix: the text of `span` replaced by `text`.
+    pub fn with_fix(
+        mut self,
+        title: impl Into<String>,
+        span: Span,
+        text: impl Into<String>,
+    ) -> Self {
+        self.fixes.push(Fix {
+            title: title.into(),
+            span,
+            text: text.into(),
+        });
+        self
+    }
+
+    /// Adds the fix that writes `to` where the source has `from`, at `span`, as "did you mean"
+    /// suggests it; `written` is `to` as the source writes it (quoted, when it must be).
+    pub(crate) fn with_replacement(
+        self,
+        span: Span,
+        from: &str,
+        to: &str,
+        written: impl Into<String>,
+    ) -> Self {
+        self.with_fix(format!("Replace `{from}` with `{to}`"), span, written)
     }
 
     /// Adds a related location.
@@ -406,7 +449,8 @@ impl Diagnostic {
     }
 
     /// One diagnostic as JSON: code, severity, message, file, line and column (1-based, columns in
-    /// characters), end line and column, the byte span, label, help and related locations.
+    /// characters), end line and column, the byte span, label, help, related locations and the
+    /// fixes (each a title, the byte span it replaces with its lines and columns, and the text).
     pub fn to_json(&self, file: &str, source: &str, index: &LineIndex) -> Value {
         let diagnostic = self;
         let (line, column) = index.line_col(source, diagnostic.span.start);
@@ -437,6 +481,23 @@ impl Diagnostic {
                 }
             })
             .collect();
+        let fixes: Vec<Value> = diagnostic
+            .fixes
+            .iter()
+            .map(|f| {
+                let (line, column) = index.line_col(source, f.span.start);
+                let (end_line, end_column) = index.line_col(source, f.span.end);
+                json!({
+                    "title": f.title,
+                    "line": line,
+                    "column": column,
+                    "end_line": end_line,
+                    "end_column": end_column,
+                    "span": {"start": f.span.start, "end": f.span.end},
+                    "text": f.text,
+                })
+            })
+            .collect();
         json!({
             "code": diagnostic.code.as_str(),
             "severity": diagnostic.severity,
@@ -450,6 +511,7 @@ impl Diagnostic {
             "label": diagnostic.label,
             "help": diagnostic.help,
             "related": related,
+            "fixes": fixes,
         })
     }
 }

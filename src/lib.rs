@@ -76,7 +76,7 @@ mod toolset;
 pub struct ReadmeDoctests;
 
 pub use diagnostic::{
-    decode_source, Code, Diagnostic, Errors, LineIndex, Related, Severity, Source, Span,
+    decode_source, Code, Diagnostic, Errors, Fix, LineIndex, Related, Severity, Source, Span,
 };
 pub use diff::{diff, diff_tools, Change, ChangeKind};
 pub use dispatch::{CallReport, DispatchError, DispatchOptions, Dispatched, Verdict};

@@ -435,7 +435,9 @@ impl Build {
                         )
                         .with_label("not defined there");
                         d = match suggestions.did_you_mean(name, names.keys().copied()) {
-                            Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                            Some(s) => d
+                                .with_help(format!("did you mean `{s}`?"))
+                                .with_replacement(n.span, name, s, s),
                             None if names.is_empty() => {
                                 d.with_help("that file defines no types or enums")
                             }

@@ -290,7 +290,9 @@ impl Checker {
             .chain(FIELD_ANNOTATIONS)
             .chain(TOOL_ATTRIBUTES);
         if let Some(s) = did_you_mean(name, known.iter().copied()) {
-            d = d.with_help(format!("did you mean `@{s}`?"));
+            d = d
+                .with_help(format!("did you mean `@{s}`?"))
+                .with_replacement(a.name.span, name, s, s);
         } else if all.clone().any(|k| *k == name) {
             d = d.with_help(format!(
                 "`@{name}` is not used on {applies_to}; the attributes here are {}",

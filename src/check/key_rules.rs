@@ -10,6 +10,7 @@ use crate::model::*;
 use crate::suggest::listed;
 
 use super::Checker;
+use crate::syntax::{is_identifier, quote};
 
 /// The most fields a help lists when a rule names a field the object does not declare.
 const LISTED_FIELDS: usize = 20;
@@ -255,7 +256,16 @@ impl Checker {
         )
         .with_label("no such field");
         d = match self.suggestions.did_you_mean(name, names.clone()) {
-            Some(s) => d.with_help(format!("did you mean `{s}`?")),
+            Some(s) => {
+                // A name is written bare when it can be, else as a string.
+                let written = if is_identifier(s) {
+                    s.to_string()
+                } else {
+                    quote(s)
+                };
+                d.with_help(format!("did you mean `{s}`?"))
+                    .with_replacement(span, name, s, written)
+            }
             None if object.fields.is_empty() => d.with_help(
                 "this object declares no fields; rules across fields name declared fields",
             ),

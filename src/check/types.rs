@@ -261,7 +261,9 @@ impl Checker {
                     _ => None,
                 };
                 if let Some(s) = hint.or_else(|| self.closest_type_name(name)) {
-                    d = d.with_help(format!("did you mean `{s}`?"));
+                    d = d
+                        .with_help(format!("did you mean `{s}`?"))
+                        .with_replacement(n.span, name, s, s);
                 } else if name == "map" {
                     d = d.with_help("write `map<T>` for an object whose values are all of type T");
                 } else {
@@ -379,9 +381,11 @@ impl Checker {
                     .chain(ARRAY_CONSTRAINTS)
                     .chain(OBJECT_CONSTRAINTS)
                     .chain(FIELD_ANNOTATIONS);
-                if let Some(s) = did_you_mean(&a.name.text, known.iter().copied())
-                    .or_else(|| did_you_mean(&a.name.text, all.copied()))
-                {
+                if let Some(s) = did_you_mean(&a.name.text, known.iter().copied()) {
+                    d = d
+                        .with_help(format!("did you mean `@{s}`?"))
+                        .with_replacement(a.name.span, &a.name.text, s, s);
+                } else if let Some(s) = did_you_mean(&a.name.text, all.copied()) {
                     d = d.with_help(format!("did you mean `@{s}`?"));
                 } else if TOOL_ATTRIBUTES.contains(&a.name.text.as_str()) {
                     d = d.with_help(format!(
@@ -510,7 +514,15 @@ impl Checker {
                         )
                         .with_label("unknown format");
                         d = match did_you_mean(&text, names.iter().copied()) {
-                            Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                            // Written as it was: a word, or a string.
+                            Some(s) => {
+                                let written = match &arg.value {
+                                    AttrValue::Word(_) => s.to_string(),
+                                    _ => crate::syntax::quote(s),
+                                };
+                                d.with_help(format!("did you mean `{s}`?"))
+                                    .with_replacement(arg.value.span(), &text, s, written)
+                            }
                             None => d.with_help(format!("the formats are {}", list(&names))),
                         };
                         self.error(d);

@@ -1,0 +1,146 @@
+//! Fixes: the changes a diagnostic offers (an editor's quick fixes). Each "did you mean" that
+//! names one certain replacement comes with the fix that writes it, and applying the fix removes
+//! the error.
+
+use tooldef::{compile_with, Code, Diagnostic, Fix, MemoryLoader};
+
+/// `source` with `fix` applied.
+fn apply(source: &str, fix: &Fix) -> String {
+    let mut out = source.to_string();
+    out.replace_range(fix.span.start..fix.span.end, &fix.text);
+    out
+}
+
+/// The diagnostics of `main.tool` (the file given, and `common.tool` beside it).
+fn diagnose(main: &str) -> Vec<Diagnostic> {
+    let mut loader = MemoryLoader::new();
+    loader.insert("main.tool", main);
+    loader.insert(
+        "common.tool",
+        "/// A postal address.\ntype Address {\n  /// The street.\n  street: string\n}\n",
+    );
+    match compile_with("main.tool", main, &loader) {
+        Ok(c) => c.warnings,
+        Err(e) => e.diagnostics,
+    }
+}
+
+#[test]
+fn each_certain_suggestion_comes_with_a_fix_that_removes_its_error() {
+    let tool = |body: &str| format!("/// T.\ntool t {{\n  /// A.\n{body}\n}}\n");
+    let cases = [
+        (tool("  a: strng"), "Replace `strng` with `string`", "a: string"),
+        (tool("  a: str"), "Replace `str` with `string`", "a: string"),
+        (
+            "/// T.\n@read_onyl\ntool t {}\n".to_string(),
+            "Replace `read_onyl` with `read_only`",
+            "@read_only\n",
+        ),
+        (
+            tool("  a: string @min_lenght(1)"),
+            "Replace `min_lenght` with `min_length`",
+            "@min_length(1)",
+        ),
+        (
+            tool("  a: string @format(uuidd)"),
+            "Replace `uuidd` with `uuid`",
+            "@format(uuid)",
+        ),
+        (
+            tool("  a: string @format(\"date-tme\")"),
+            "Replace `date-tme` with `date-time`",
+            "@format(\"date-time\")",
+        ),
+        (
+            "/// T.\n@exactly_one_of(a, bb)\ntool t {\n  /// A.\n  a?: string\n  /// B.\n  b?: string\n}\n"
+                .to_string(),
+            "Replace `bb` with `b`",
+            "@exactly_one_of(a, b)",
+        ),
+        // A name that is no identifier is written as a string.
+        (
+            "/// T.\n@exactly_one_of(a, first-nme)\ntool t {\n  /// A.\n  a?: string\n  /// B.\n  \"first-name\"?: string\n}\n"
+                .to_string(),
+            "Replace `first-nme` with `first-name`",
+            "@exactly_one_of(a, \"first-name\")",
+        ),
+        (
+            "import { Adress } from \"./common.tool\"\n/// T.\ntool t {\n  /// A.\n  a: Address\n}\n"
+                .to_string(),
+            "Replace `Adress` with `Address`",
+            "import { Address }",
+        ),
+    ];
+    for (source, title, after) in cases {
+        let diagnostics = diagnose(&source);
+        let with_fix: Vec<&Diagnostic> =
+            diagnostics.iter().filter(|d| !d.fixes.is_empty()).collect();
+        assert_eq!(with_fix.len(), 1, "{source}: {diagnostics:#?}");
+        let fix = &with_fix[0].fixes[0];
+        assert_eq!(fix.title, title, "{source}");
+        let fixed = apply(&source, fix);
+        assert!(fixed.contains(after), "{fixed}");
+        let left = diagnose(&fixed);
+        assert!(left.iter().all(|d| !d.is_error()), "{fixed}: {left:#?}");
+    }
+}
+
+/// Where "did you mean" is not certain (the name it suggests does not apply here), nothing is
+/// offered: a fix would trade one error for another.
+#[test]
+fn a_suggestion_that_does_not_apply_here_comes_without_a_fix() {
+    // `@min_length` is a string's, not an integer's.
+    let source = "/// T.\ntool t {\n  /// A.\n  a: integer @min_lenght(1)\n}\n";
+    let diagnostics = diagnose(source);
+    let d = diagnostics
+        .iter()
+        .find(|d| d.is_error())
+        .expect("an unknown constraint");
+    assert!(
+        d.help.as_deref().is_some_and(|h| h.contains("min_length")),
+        "{d:#?}"
+    );
+    assert!(d.fixes.is_empty(), "{d:#?}");
+}
+
+/// The fixes of the invalid fixtures each remove the error they come with: after the fix, no
+/// error of the same code starts where the fix wrote, and the source has fewer errors, none of
+/// them new syntax errors.
+#[test]
+fn the_fixtures_fixes_remove_their_errors() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/invalid");
+    let mut applied = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let Ok(source) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let before = diagnose(&source);
+        let errors = |ds: &[Diagnostic], code: Option<Code>| {
+            ds.iter()
+                .filter(|d| d.is_error() && code.is_none_or(|c| d.code == c))
+                .count()
+        };
+        for d in before.iter().filter(|d| d.file.is_none()) {
+            for fix in &d.fixes {
+                let fixed = apply(&source, fix);
+                let after = diagnose(&fixed);
+                let still = after
+                    .iter()
+                    .any(|e| e.code == d.code && e.span.start == fix.span.start && e.is_error());
+                let name = format!("{}: {}", path.display(), fix.title);
+                assert!(!still, "{name} did not fix it");
+                assert!(
+                    errors(&after, None) < errors(&before, None),
+                    "{name}: {after:#?}"
+                );
+                assert!(
+                    errors(&after, Some(Code::Syntax)) <= errors(&before, Some(Code::Syntax)),
+                    "{name}: {after:#?}"
+                );
+                applied += 1;
+            }
+        }
+    }
+    assert!(applied >= 2, "{applied} fixes applied");
+}
