@@ -20,13 +20,14 @@ use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response}
 use lsp_types::notification::{self as note, Notification as _};
 use lsp_types::request::{self as req, Request as _};
 use lsp_types::{
-    CompletionItem, CompletionItemKind, CompletionOptions, CompletionResponse, CompletionTextEdit,
-    DiagnosticRelatedInformation, DiagnosticSeverity, DocumentSymbol, DocumentSymbolResponse,
-    GotoDefinitionResponse, Hover, HoverContents, HoverProviderCapability, InitializeResult,
-    InsertTextFormat, MarkupContent, MarkupKind, NumberOrString, OneOf, Position,
-    PositionEncodingKind, PrepareRenameResponse, PublishDiagnosticsParams, Range, RenameOptions,
-    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, TextEdit,
-    Uri, WorkspaceEdit,
+    CodeAction, CodeActionKind, CodeActionOptions, CodeActionOrCommand,
+    CodeActionProviderCapability, CodeActionResponse, CompletionItem, CompletionItemKind,
+    CompletionOptions, CompletionResponse, CompletionTextEdit, DiagnosticRelatedInformation,
+    DiagnosticSeverity, DocumentSymbol, DocumentSymbolResponse, GotoDefinitionResponse, Hover,
+    HoverContents, HoverProviderCapability, InitializeResult, InsertTextFormat, MarkupContent,
+    MarkupKind, NumberOrString, OneOf, Position, PositionEncodingKind, PrepareRenameResponse,
+    PublishDiagnosticsParams, Range, RenameOptions, ServerCapabilities, ServerInfo,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextEdit, Uri, WorkspaceEdit,
 };
 use ropey::Rope;
 use serde_json::Value;
@@ -392,6 +393,10 @@ fn capabilities(encoding: Encoding) -> ServerCapabilities {
         }),
         document_symbol_provider: Some(OneOf::Left(true)),
         document_formatting_provider: Some(OneOf::Left(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            ..CodeActionOptions::default()
+        })),
         rename_provider: Some(OneOf::Right(RenameOptions {
             prepare_provider: Some(true),
             work_done_progress_options: Default::default(),
@@ -452,6 +457,9 @@ impl Server<'_> {
                 self.handle::<req::PrepareRenameRequest>(request, Self::prepare_rename)
             }
             req::Rename::METHOD => self.handle::<req::Rename>(request, Self::rename),
+            req::CodeActionRequest::METHOD => {
+                self.handle::<req::CodeActionRequest>(request, Self::code_actions)
+            }
             req::Initialize::METHOD => error(
                 id,
                 ErrorCode::InvalidRequest,
@@ -772,6 +780,55 @@ impl Server<'_> {
             )),
             Err(errors) => Err((ErrorCode::RequestFailed, errors.to_string())),
         }
+    }
+
+    /// The quick fixes of the document's diagnostics in the range asked about: each fix a
+    /// diagnostic offers (the name a "did you mean" suggests), as an edit of the document.
+    fn code_actions(&self, p: lsp_types::CodeActionParams) -> Answer<Option<CodeActionResponse>> {
+        let uri = &p.text_document.uri;
+        let key = uri.as_str();
+        let Some(text) = self.analysis.text(key) else {
+            return Ok(None);
+        };
+        // Kinds are dotted paths: `quickfix` is asked for by `quickfix` and by its parents.
+        let wanted = p.context.only.as_ref().is_none_or(|only| {
+            only.iter()
+                .any(|k| CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str()))
+        });
+        if !wanted {
+            return Ok(Some(Vec::new()));
+        }
+        let lines = Lines::new(text, self.encoding);
+        let mut others = LinesOf::new(&self.analysis, self.encoding);
+        let mut actions = Vec::new();
+        for d in self.analysis.diagnostics(key) {
+            let range = lines.range(d.span);
+            if d.fixes.is_empty() || range.start > p.range.end || p.range.start > range.end {
+                continue;
+            }
+            let shown = Self::diagnostic(uri, &lines, &mut others, &d);
+            for fix in &d.fixes {
+                let edit = TextEdit {
+                    range: lines.range(fix.span),
+                    new_text: fix.text.clone(),
+                };
+                // lsp-types' `Uri` hashes and compares its text, which never changes.
+                #[allow(clippy::mutable_key_type)]
+                let changes = HashMap::from([(uri.clone(), vec![edit])]);
+                actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: fix.title.clone(),
+                    kind: Some(CodeActionKind::QUICKFIX),
+                    diagnostics: Some(vec![shown.clone()]),
+                    edit: Some(WorkspaceEdit {
+                        changes: Some(changes),
+                        ..WorkspaceEdit::default()
+                    }),
+                    is_preferred: Some(d.fixes.len() == 1),
+                    ..CodeAction::default()
+                }));
+            }
+        }
+        Ok(Some(actions))
     }
 
     fn prepare_rename(

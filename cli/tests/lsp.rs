@@ -275,6 +275,10 @@ fn initialize_advertises_what_the_server_answers() {
     assert_eq!(caps["documentFormattingProvider"], true);
     assert_eq!(caps["renameProvider"]["prepareProvider"], true);
     assert_eq!(
+        caps["codeActionProvider"]["codeActionKinds"],
+        json!(["quickfix"])
+    );
+    assert_eq!(
         caps["completionProvider"]["triggerCharacters"],
         json!(["@"])
     );
@@ -555,6 +559,76 @@ fn formatting_edits_give_the_formatters_output() {
         json!({"textDocument": {"uri": URI}, "options": {"tabSize": 2, "insertSpaces": true}}),
     );
     assert_eq!(none, Value::Null);
+    assert_eq!(client.finish(), Some(0));
+}
+
+#[test]
+fn quick_fixes_write_what_did_you_mean_suggests() {
+    let (mut client, _) = Client::start(json!({}));
+    // Non-ASCII before the typo on its line: the edit's columns are UTF-16 units.
+    let text = "/// Hé 🙂 d\ntool t {\n  /// 🙂 A.\n  \"é🙂\": strng\n  /// B.\n  b: string @min_lenght(1)\n  /// C.\n  c: integer\n}\n";
+    let published = client.open(URI, text);
+    assert_eq!(published["diagnostics"].as_array().map(Vec::len), Some(2));
+    let ask = |client: &mut Client, from: Value, to: Value, only: Option<Value>| {
+        let mut context = json!({"diagnostics": []});
+        if let Some(only) = only {
+            context["only"] = only;
+        }
+        client.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": URI}, "range": {"start": from, "end": to},
+                "context": context}),
+        )
+    };
+    // The cursor on the type: its fix alone.
+    let on_type = position(text, "strng", 0, 2);
+    let actions = ask(&mut client, on_type.clone(), on_type, None);
+    assert_eq!(actions.as_array().map(Vec::len), Some(1), "{actions}");
+    let action = &actions[0];
+    assert_eq!(action["title"], "Replace `strng` with `string`");
+    assert_eq!(action["kind"], "quickfix");
+    assert_eq!(action["isPreferred"], true);
+    assert_eq!(action["diagnostics"][0]["code"], "unknown-type");
+    let fixed = apply(text, &action["edit"]["changes"][URI]);
+    assert!(fixed.contains("  \"é🙂\": string\n"), "{fixed}");
+    // Both lines: both fixes, which together leave no error.
+    let line = ask(
+        &mut client,
+        position(text, "  \"é", 0, 0),
+        position(text, "\n  /// C.", 0, 0),
+        None,
+    );
+    let titles: Vec<&str> = line
+        .as_array()
+        .expect("actions")
+        .iter()
+        .filter_map(|a| a["title"].as_str())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Replace `strng` with `string`",
+            "Replace `min_lenght` with `min_length`"
+        ]
+    );
+    let mut both = text.to_string();
+    for a in line.as_array().expect("actions").iter().rev() {
+        both = apply(&both, &a["edit"]["changes"][URI]);
+    }
+    assert!(tooldef::compile(&both).is_ok(), "{both}");
+    // Elsewhere, and when only another kind is asked for: nothing.
+    let elsewhere = position(text, "c: integer", 0, 0);
+    assert_eq!(
+        ask(&mut client, elsewhere.clone(), elsewhere, None),
+        json!([])
+    );
+    let refactor = ask(
+        &mut client,
+        position(text, "  \"é", 0, 0),
+        position(text, "\n  /// C.", 0, 0),
+        Some(json!(["refactor"])),
+    );
+    assert_eq!(refactor, json!([]));
     assert_eq!(client.finish(), Some(0));
 }
 
