@@ -558,6 +558,13 @@ impl Build {
         if m != 0 {
             d.file = Some(self.modules[m].source.clone());
         }
+        // A fix edits the diagnostic's own file.
+        for f in &mut d.fixes {
+            f.span = Span::new(
+                f.span.start.saturating_sub(base),
+                f.span.end.saturating_sub(base),
+            );
+        }
         for r in &mut d.related {
             if r.file.is_some() {
                 continue;

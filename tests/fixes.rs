@@ -144,3 +144,23 @@ fn the_fixtures_fixes_remove_their_errors() {
     }
     assert!(applied >= 2, "{applied} fixes applied");
 }
+
+/// A fix in an imported file edits that file: its span is the file's, as the diagnostic's is.
+#[test]
+fn a_fix_in_an_imported_file_points_into_that_file() {
+    let common = "/// A postal address.\ntype Address {\n  /// The street.\n  street: strng\n}\n";
+    let main =
+        "import { Address } from \"./common.tool\"\n/// T.\ntool t {\n  /// A.\n  a: Address\n}\n";
+    let mut loader = MemoryLoader::new();
+    loader.insert("main.tool", main);
+    loader.insert("common.tool", common);
+    let errors = compile_with("main.tool", main, &loader).expect_err("a typo in common.tool");
+    let d = errors.errors().next().expect("the unknown type");
+    assert_eq!(d.file.as_ref().map(|f| f.name()), Some("common.tool"));
+    assert_eq!(&common[d.span.start..d.span.end], "strng");
+    let fix = &d.fixes[0];
+    assert_eq!(fix.span, d.span);
+    let fixed = apply(common, fix);
+    loader.insert("common.tool", fixed.as_str());
+    assert!(compile_with("main.tool", main, &loader).is_ok(), "{fixed}");
+}
