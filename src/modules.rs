@@ -474,6 +474,34 @@ impl Build {
                     continue; // Not defined anywhere: the check calls it unknown.
                 };
                 let path = relative(module.source.name(), self.modules[there].source.name());
+                let title = format!("Import `{name}` from `{path}`");
+                let written = if syntax::is_identifier(name) {
+                    name.to_string()
+                } else {
+                    syntax::quote(name)
+                };
+                // Into an import of that path with names, else as an import of its own before
+                // the first item.
+                let fix = match module
+                    .items
+                    .iter()
+                    .filter_map(|i| match i {
+                        Item::Import(i) if i.path == path => i.names.last(),
+                        _ => None,
+                    })
+                    .next()
+                {
+                    Some(last) => (
+                        Span::new(last.span.end, last.span.end),
+                        format!(", {written}"),
+                    ),
+                    None => {
+                        let at = module.items.first().map_or(module.base, |i| i.span().start);
+                        let line =
+                            format!("import {{ {written} }} from {}\n", syntax::quote(&path));
+                        (Span::new(at, at), line)
+                    }
+                };
                 found.push(
                     Diagnostic::error(
                         Code::UnknownType,
@@ -485,7 +513,8 @@ impl Build {
                     )
                     .with_label("not imported")
                     .with_related(span, "defined here")
-                    .with_help(format!("add `import {{ {name} }} from \"{path}\"`")),
+                    .with_help(format!("add `import {{ {name} }} from \"{path}\"`"))
+                    .with_fix(title, fix.0, fix.1),
                 );
             }
             for (name, (span, used)) in imported {

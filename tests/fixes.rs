@@ -73,11 +73,13 @@ fn each_certain_suggestion_comes_with_a_fix_that_removes_its_error() {
     ];
     for (source, title, after) in cases {
         let diagnostics = diagnose(&source);
-        let with_fix: Vec<&Diagnostic> =
-            diagnostics.iter().filter(|d| !d.fixes.is_empty()).collect();
-        assert_eq!(with_fix.len(), 1, "{source}: {diagnostics:#?}");
-        let fix = &with_fix[0].fixes[0];
-        assert_eq!(fix.title, title, "{source}");
+        // The fix of the typo (a misspelt import also leaves its use not imported, which gets
+        // a fix of its own).
+        let fix = diagnostics
+            .iter()
+            .flat_map(|d| &d.fixes)
+            .find(|f| f.title == title)
+            .unwrap_or_else(|| panic!("{source}: {diagnostics:#?}"));
         let fixed = apply(&source, fix);
         assert!(fixed.contains(after), "{fixed}");
         let left = diagnose(&fixed);
@@ -163,4 +165,44 @@ fn a_fix_in_an_imported_file_points_into_that_file() {
     let fixed = apply(common, fix);
     loader.insert("common.tool", fixed.as_str());
     assert!(compile_with("main.tool", main, &loader).is_ok(), "{fixed}");
+}
+
+/// A type defined in another file of the build but not imported: the fix imports it, into an
+/// import of that file when there is one, else as an import of its own before the first item.
+#[test]
+fn a_type_not_imported_gets_the_import_as_its_fix() {
+    let common = "/// A postal address.\ntype Address {\n  /// The street.\n  street: string\n}\n\
+        /// A country.\nenum Country {\n  /// France.\n  fr\n}\n";
+    let cases = [
+        (
+            // `Country` is known to the build through `o.tool`, which imports it.
+            "import { Address } from \"./common.tool\"\nimport { O } from \"./o.tool\"\n\
+             // A header.\n/// T.\ntool t {\n  /// A.\n  a: Address\n  /// C.\n  c: Country\n}\n",
+            "Import `Country` from `./common.tool`",
+            "import { Address, Country } from \"./common.tool\"\n",
+        ),
+        (
+            "import { O } from \"./o.tool\"\n/// T.\ntool t {\n  /// C.\n  c: Country\n}\n",
+            "Import `Country` from `./common.tool`",
+            "import { Country } from \"./common.tool\"\nimport { O } from",
+        ),
+    ];
+    let o = "import { Address, Country } from \"./common.tool\"\n/// O.\ntype O {\n  /// A.\n  a: Address\n  /// C.\n  c: Country\n}\n";
+    for (main, title, after) in cases {
+        let mut loader = MemoryLoader::new();
+        loader.insert("main.tool", main);
+        loader.insert("common.tool", common);
+        loader.insert("o.tool", o);
+        let errors = compile_with("main.tool", main, &loader).expect_err("not imported");
+        let d = errors
+            .errors()
+            .find(|d| !d.fixes.is_empty())
+            .unwrap_or_else(|| panic!("{errors:#?}"));
+        assert_eq!(d.fixes[0].title, title);
+        let fixed = apply(main, &d.fixes[0]);
+        assert!(fixed.contains(after), "{fixed}");
+        loader.insert("main.tool", fixed.as_str());
+        let compiled = compile_with("main.tool", &fixed, &loader);
+        assert!(compiled.is_ok(), "{fixed}: {compiled:#?}");
+    }
 }
