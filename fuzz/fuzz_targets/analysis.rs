@@ -4,7 +4,9 @@
 //!
 //! Invariants:
 //! - no query panics, whatever the offset;
-//! - every span a query returns for the document lies within its text, on character boundaries;
+//! - every span a query returns for the document lies within its text, on character boundaries,
+//!   and so does every fix a diagnostic offers; a fix applied to a document that parses gives
+//!   one that parses;
 //! - a rename's edits do not overlap, and applied to a document that parses, give one that
 //!   parses;
 //! - formatting's edit, applied, gives `tooldef::format`'s text, and formatting that asks for no
@@ -65,6 +67,18 @@ fuzz_target!(|data: &[u8]| {
     let parses = analysis.parses(KEY);
     for d in analysis.diagnostics(KEY) {
         assert!(d.span.end <= text.len() + 1, "diagnostic {:?}", d.span);
+        for fix in &d.fixes {
+            in_text(text, fix.span, "fix");
+            let mut fixed = text.to_string();
+            fixed.replace_range(fix.span.start..fix.span.end, &fix.text);
+            if parses {
+                assert!(
+                    tooldef::parse(&fixed).is_ok(),
+                    "the fix {:?} breaks the syntax:\n{fixed}",
+                    fix.title
+                );
+            }
+        }
     }
     symbols_in_text(text, &analysis.symbols(KEY));
 
