@@ -389,11 +389,16 @@ impl Build {
             // Imported names: where the import names them, and whether they are used (a name
             // that could not be imported counts as used: its error is enough).
             let mut imported: HashMap<&str, (Span, bool)> = HashMap::new();
+            // What removing each imported name takes out of the source.
+            let mut removal: HashMap<&str, Span> = HashMap::new();
             for item in &module.items {
                 let Item::Import(import) = item else { continue };
                 let target = self.targets.get(&(m, import.path.clone()));
-                for n in &import.names {
+                for (i, n) in import.names.iter().enumerate() {
                     let name = n.text.as_str();
+                    removal
+                        .entry(name)
+                        .or_insert_with(|| import_removal(module, import, i));
                     if let Some(first) = own.get(name) {
                         found.push(
                             Diagnostic::error(
@@ -519,15 +524,17 @@ impl Build {
             }
             for (name, (span, used)) in imported {
                 if !used {
-                    found.push(
-                        Diagnostic::warning(
-                            Code::UnusedImport,
-                            span,
-                            format!("`{name}` is imported but never used"),
-                        )
-                        .with_label("unused")
-                        .with_help("remove it from the import"),
-                    );
+                    let mut d = Diagnostic::warning(
+                        Code::UnusedImport,
+                        span,
+                        format!("`{name}` is imported but never used"),
+                    )
+                    .with_label("unused")
+                    .with_help("remove it from the import");
+                    if let Some(&cut) = removal.get(name) {
+                        d = d.with_fix(format!("Remove the import of `{name}`"), cut, "");
+                    }
+                    found.push(d);
                 }
             }
         }
@@ -606,6 +613,28 @@ impl Build {
             }
         }
         d
+    }
+}
+
+/// What removing the `i`th name of `import` (in `module`) takes out of the source: the name and
+/// the comma that joins it to the next (or, for the last, to the one before), or, for the only
+/// name, the whole import and its line break.
+fn import_removal(module: &Module, import: &ast::ImportDef, i: usize) -> Span {
+    let names = &import.names;
+    match (i.checked_sub(1), names.get(i), names.get(i + 1)) {
+        (_, Some(n), Some(next)) => Span::new(n.span.start, next.span.start),
+        (Some(before), Some(n), None) => Span::new(names[before].span.end, n.span.end),
+        _ => {
+            let text = module.source.text();
+            let end = import.span.end.saturating_sub(module.base);
+            let rest = text.get(end..).unwrap_or_default();
+            let line_break = if rest.starts_with("\r\n") {
+                2
+            } else {
+                usize::from(rest.starts_with('\n'))
+            };
+            Span::new(import.span.start, import.span.end + line_break)
+        }
     }
 }
 

@@ -105,9 +105,9 @@ fn a_suggestion_that_does_not_apply_here_comes_without_a_fix() {
     assert!(d.fixes.is_empty(), "{d:#?}");
 }
 
-/// The fixes of the invalid fixtures each remove the error they come with: after the fix, no
-/// error of the same code starts where the fix wrote, and the source has fewer errors, none of
-/// them new syntax errors.
+/// The fixes of the invalid fixtures each remove the problem they come with: after the fix, no
+/// diagnostic of the same code and severity starts where the fix wrote, the source has fewer
+/// of that severity, and no new syntax error.
 #[test]
 fn the_fixtures_fixes_remove_their_errors() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/invalid");
@@ -118,26 +118,29 @@ fn the_fixtures_fixes_remove_their_errors() {
             continue;
         };
         let before = diagnose(&source);
-        let errors = |ds: &[Diagnostic], code: Option<Code>| {
+        // Diagnostics of one severity (a warning's fix leaves fewer warnings), or of one code.
+        let count = |ds: &[Diagnostic], error: bool, code: Option<Code>| {
             ds.iter()
-                .filter(|d| d.is_error() && code.is_none_or(|c| d.code == c))
+                .filter(|d| d.is_error() == error && code.is_none_or(|c| d.code == c))
                 .count()
         };
         for d in before.iter().filter(|d| d.file.is_none()) {
             for fix in &d.fixes {
                 let fixed = apply(&source, fix);
                 let after = diagnose(&fixed);
-                let still = after
-                    .iter()
-                    .any(|e| e.code == d.code && e.span.start == fix.span.start && e.is_error());
+                let still = after.iter().any(|e| {
+                    e.code == d.code && e.span.start == fix.span.start && e.severity == d.severity
+                });
                 let name = format!("{}: {}", path.display(), fix.title);
                 assert!(!still, "{name} did not fix it");
+                let kind = d.is_error();
                 assert!(
-                    errors(&after, None) < errors(&before, None),
+                    count(&after, kind, None) < count(&before, kind, None),
                     "{name}: {after:#?}"
                 );
                 assert!(
-                    errors(&after, Some(Code::Syntax)) <= errors(&before, Some(Code::Syntax)),
+                    count(&after, true, Some(Code::Syntax))
+                        <= count(&before, true, Some(Code::Syntax)),
                     "{name}: {after:#?}"
                 );
                 applied += 1;
@@ -204,5 +207,63 @@ fn a_type_not_imported_gets_the_import_as_its_fix() {
         loader.insert("main.tool", fixed.as_str());
         let compiled = compile_with("main.tool", &fixed, &loader);
         assert!(compiled.is_ok(), "{fixed}: {compiled:#?}");
+    }
+}
+
+/// An unused import's fix removes the name with the comma that joins it, or the whole import
+/// (and its line) when it is the only name; the result compiles without a warning.
+#[test]
+fn an_unused_import_is_removed_by_its_fix() {
+    let common = "/// A postal address.\ntype Address {\n  /// The street.\n  street: string\n}\n\
+        /// A country.\nenum Country {\n  /// France.\n  fr\n}\n";
+    let tool = |uses: &str| format!("/// T.\ntool t {{\n  /// A.\n  a: {uses}\n}}\n");
+    let cases = [
+        (
+            format!(
+                "import {{ Address, Country }} from \"./common.tool\"\n{}",
+                tool("Address")
+            ),
+            format!(
+                "import {{ Address }} from \"./common.tool\"\n{}",
+                tool("Address")
+            ),
+        ),
+        (
+            format!(
+                "import {{ Address, Country }} from \"./common.tool\"\n{}",
+                tool("Country")
+            ),
+            format!(
+                "import {{ Country }} from \"./common.tool\"\n{}",
+                tool("Country")
+            ),
+        ),
+        (
+            format!(
+                "import {{ Country }} from \"./common.tool\"\r\n{}",
+                tool("string")
+            ),
+            tool("string"),
+        ),
+    ];
+    for (main, want) in cases {
+        let mut loader = MemoryLoader::new();
+        loader.insert("main.tool", main.as_str());
+        loader.insert("common.tool", common);
+        let warnings = compile_with("main.tool", &main, &loader)
+            .expect("compiles")
+            .warnings;
+        assert_eq!(warnings.len(), 1, "{warnings:#?}");
+        let fix = &warnings[0].fixes[0];
+        assert!(
+            fix.title.starts_with("Remove the import of `"),
+            "{}",
+            fix.title
+        );
+        let fixed = apply(&main, fix);
+        assert_eq!(fixed, want);
+        loader.insert("main.tool", fixed.as_str());
+        let again = compile_with("main.tool", &fixed, &loader).expect("compiles");
+        assert!(again.warnings.is_empty(), "{fixed}: {:#?}", again.warnings);
     }
 }
