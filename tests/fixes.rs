@@ -65,6 +65,19 @@ fn each_certain_suggestion_comes_with_a_fix_that_removes_its_error() {
             "@exactly_one_of(a, \"first-name\")",
         ),
         (
+            format!(
+                "/// U.\nenum Unit {{\n  /// C.\n  celsius\n  /// F.\n  fahrenheit\n}}\n{}",
+                tool("  a?: Unit | null = \"celsuis\"")
+            ),
+            "Replace `celsuis` with `celsius`",
+            "a?: Unit | null = \"celsius\"",
+        ),
+        (
+            tool("  a?: \"red\" | \"green\" | 0 @example(\"gren\")"),
+            "Replace `gren` with `green`",
+            "@example(\"green\")",
+        ),
+        (
             "import { Adress } from \"./common.tool\"\n/// T.\ntool t {\n  /// A.\n  a: Address\n}\n"
                 .to_string(),
             "Replace `Adress` with `Address`",
@@ -84,6 +97,25 @@ fn each_certain_suggestion_comes_with_a_fix_that_removes_its_error() {
         assert!(fixed.contains(after), "{fixed}");
         let left = diagnose(&fixed);
         assert!(left.iter().all(|d| !d.is_error()), "{fixed}: {left:#?}");
+    }
+}
+
+/// A string far from every listed one, or of a type that takes any string beside its list,
+/// gets no suggestion and no fix.
+#[test]
+fn a_string_default_gets_a_suggestion_only_from_a_closed_list() {
+    let tool = |field: &str| format!("/// T.\ntool t {{\n  /// A.\n  {field}\n}}\n");
+    for field in [
+        "a?: \"x\" | \"y\" = \"z\"",
+        "a?: \"red\" | \"green\" | string @max_length(2) = \"gren\"",
+    ] {
+        let source = tool(field);
+        let diagnostics = diagnose(&source);
+        assert!(diagnostics.iter().any(Diagnostic::is_error), "{source}");
+        assert!(
+            diagnostics.iter().all(|d| d.fixes.is_empty()),
+            "{source}: {diagnostics:#?}"
+        );
     }
 }
 

@@ -224,22 +224,34 @@ impl Checker {
             .iter()
             .flat_map(|p| p.values.iter().map(move |(value, ..)| (&p.ty, value)));
         let problems = validate::first_violations(&module, checks);
-        let values = pending.iter().flat_map(|p| &p.values);
-        for ((_, span, code), problem) in values.zip(problems) {
+        let values = pending
+            .iter()
+            .flat_map(|p| p.values.iter().map(move |v| (&p.ty, v)));
+        for ((ty, (value, span, code)), problem) in values.zip(problems) {
             let Some(problem) = problem else { continue };
             let what = if *code == Code::InvalidDefault {
                 "default"
             } else {
                 "example"
             };
-            self.error(
-                Diagnostic::error(
-                    *code,
-                    *span,
-                    format!("the {what} does not fit the type: {problem}"),
-                )
-                .with_label(format!("invalid {what}")),
-            );
+            let mut d = Diagnostic::error(
+                *code,
+                *span,
+                format!("the {what} does not fit the type: {problem}"),
+            )
+            .with_label(format!("invalid {what}"));
+            // A string that none of the listed strings is: the closest of them.
+            let mut listed = Vec::new();
+            if let Value::String(sent) = value {
+                if listed_strings(&module, ty, &mut listed, 0) {
+                    if let Some(s) = self.suggestions.did_you_mean(sent, listed.iter().copied()) {
+                        d = d
+                            .with_help(format!("did you mean \"{s}\"?"))
+                            .with_replacement(*span, sent, s, crate::syntax::quote(s));
+                    }
+                }
+            }
+            self.error(d);
         }
         module
     }
@@ -353,5 +365,47 @@ impl Checker {
             deprecated,
             span: e.span,
         }
+    }
+}
+
+/// Whether every string `ty` takes is one of a list (an enum's, string literals', through
+/// unions, names and `null`; types that take no string add nothing): its strings are then added
+/// to `out`, the candidates of a "did you mean" for a string it does not take.
+fn listed_strings<'a>(
+    module: &'a Module,
+    ty: &'a Ty,
+    out: &mut Vec<&'a str>,
+    depth: usize,
+) -> bool {
+    match ty {
+        Ty::Const(v) => {
+            out.extend(v.as_str());
+            true
+        }
+        Ty::Enum(members) => {
+            out.extend(members.iter().filter_map(|m| m.value.as_str()));
+            true
+        }
+        Ty::String(_) | Ty::Any => false,
+        Ty::Nullable(inner) => listed_strings(module, inner, out, depth),
+        Ty::AnyOf(members) => members
+            .iter()
+            .all(|m| listed_strings(module, m, out, depth)),
+        // Through names, as far as unions may nest (a name for a name for ...).
+        Ty::Ref(id) => {
+            depth < MAX_UNION_DEPTH
+                && module
+                    .types
+                    .get(id.0)
+                    .is_some_and(|t| listed_strings(module, &t.ty, out, depth + 1))
+        }
+        Ty::Never
+        | Ty::Null
+        | Ty::Boolean
+        | Ty::Integer(_)
+        | Ty::Number(_)
+        | Ty::Array(_)
+        | Ty::Tuple(_)
+        | Ty::Object(_) => true,
     }
 }
