@@ -571,3 +571,23 @@ fn a_definition_repeated_across_tools_is_one_type() {
     assert_eq!(root(1), Some("  root: Node"));
     assert_eq!(root(2), Some("  root: Node2"));
 }
+
+/// Two definitions that reach each other reach the same definitions, and stay two types: a
+/// definition is keyed by its own name as well as by what it reaches.
+#[test]
+fn definitions_of_one_cycle_stay_apart() {
+    let doc = json!({"title": "t", "description": "T.", "type": "object", "properties": {
+        "a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/$defs/B"}},
+        "$defs": {
+            "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
+            "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}, "n": {"type": "integer"}}}}});
+    let imported = import::import(&doc, Dialect::JsonSchema, &Options::default()).expect("imports");
+    let types: Vec<&str> = imported
+        .module
+        .types
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(types, ["A", "B"], "{}", imported.source);
+    assert!(imported.source.contains("  b?: B\n"), "{}", imported.source);
+}

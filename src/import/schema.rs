@@ -257,7 +257,9 @@ impl Core {
                 }
             }
         }
-        let mut reach = String::new();
+        // The definition's own name first: two definitions of one cycle reach the same set.
+        let mut reach = serde_json::to_string(def).ok()?;
+        reach.push('\n');
         for name in &seen {
             let (text, _) = self.def_texts.get(name)?;
             reach.push_str(&serde_json::to_string(name).ok()?);
