@@ -502,8 +502,16 @@ impl Build {
                     ),
                     None => {
                         let at = module.items.first().map_or(module.base, |i| i.span().start);
-                        let line =
-                            format!("import {{ {written} }} from {}\n", syntax::quote(&path));
+                        // Ended as the file's lines are.
+                        let text = module.source.text();
+                        let newline = match text.find('\n') {
+                            Some(i) if text[..i].ends_with('\r') => "\r\n",
+                            _ => "\n",
+                        };
+                        let line = format!(
+                            "import {{ {written} }} from {}{newline}",
+                            syntax::quote(&path)
+                        );
                         (Span::new(at, at), line)
                     }
                 };

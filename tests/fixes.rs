@@ -221,6 +221,12 @@ fn a_type_not_imported_gets_the_import_as_its_fix() {
             "Import `Country` from `./common.tool`",
             "import { Country } from \"./common.tool\"\nimport { O } from",
         ),
+        // A file whose lines end in CRLF gets its new import ended so.
+        (
+            "import { O } from \"./o.tool\"\r\n/// T.\r\ntool t {\r\n  /// C.\r\n  c: Country\r\n}\r\n",
+            "Import `Country` from `./common.tool`",
+            "import { Country } from \"./common.tool\"\r\nimport { O } from",
+        ),
     ];
     let o = "import { Address, Country } from \"./common.tool\"\n/// O.\ntype O {\n  /// A.\n  a: Address\n  /// C.\n  c: Country\n}\n";
     for (main, title, after) in cases {
