@@ -529,6 +529,16 @@ fn definitions_whose_names_clash_get_the_first_free_number() {
     );
 }
 
+/// The names of the types an import made, in order.
+fn type_names(imported: &import::Imported) -> Vec<&str> {
+    imported
+        .module
+        .types
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect()
+}
+
 /// One definition repeated in every tool of a list (each tool's schema carries its own `$defs`)
 /// is one named type; a definition of the same name whose text differs, or that reaches a
 /// definition that differs, is a type of its own.
@@ -546,12 +556,7 @@ fn a_definition_repeated_across_tools_is_one_type() {
     };
     let list = json!({"tools": [tool("a", "string"), tool("b", "string"), tool("c", "integer")]});
     let imported = import::import(&list, Dialect::Mcp, &Options::default()).expect("imports");
-    let types: Vec<&str> = imported
-        .module
-        .types
-        .iter()
-        .map(|t| t.name.as_str())
-        .collect();
+    let types = type_names(&imported);
     // `a` and `b` share `Node` and `Leaf`; `c`'s `Leaf` differs, and so does the `Node` that
     // reaches it.
     assert_eq!(
@@ -582,12 +587,7 @@ fn definitions_of_one_cycle_stay_apart() {
             "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
             "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}, "n": {"type": "integer"}}}}});
     let imported = import::import(&doc, Dialect::JsonSchema, &Options::default()).expect("imports");
-    let types: Vec<&str> = imported
-        .module
-        .types
-        .iter()
-        .map(|t| t.name.as_str())
-        .collect();
+    let types = type_names(&imported);
     assert_eq!(types, ["A", "B"], "{}", imported.source);
     assert!(imported.source.contains("  b?: B\n"), "{}", imported.source);
 }
