@@ -503,11 +503,7 @@ impl Build {
                     None => {
                         let at = module.items.first().map_or(module.base, |i| i.span().start);
                         // Ended as the file's lines are.
-                        let text = module.source.text();
-                        let newline = match text.find('\n') {
-                            Some(i) if text[..i].ends_with('\r') => "\r\n",
-                            _ => "\n",
-                        };
+                        let newline = crate::print::line_break(module.source.text());
                         let line = format!(
                             "import {{ {written} }} from {}{newline}",
                             syntax::quote(&path)

@@ -59,14 +59,22 @@ pub fn format(source: &str) -> Result<String, Errors> {
     Ok(out)
 }
 
+/// The line break a source writes: its first line's, CRLF or LF (LF for a source of one line).
+pub(crate) fn line_break(source: &str) -> &'static str {
+    match source.find('\n') {
+        Some(i) if source[..i].ends_with('\r') => "\r\n",
+        _ => "\n",
+    }
+}
+
 /// `out` (LF line breaks, no byte-order mark) with the line breaks of `source`'s first line
 /// and its byte-order mark, if it has them.
 fn written_as(source: &str, out: String) -> String {
     let bom = source.starts_with('\u{feff}');
-    let crlf = source
-        .find('\n')
-        .is_some_and(|i| source[..i].ends_with('\r'));
-    let out = if crlf { out.replace('\n', "\r\n") } else { out };
+    let out = match line_break(source) {
+        "\n" => out,
+        crlf => out.replace('\n', crlf),
+    };
     if bom {
         format!("\u{feff}{out}")
     } else {
