@@ -369,7 +369,7 @@ impl Checker {
 }
 
 /// Whether every string `ty` takes is one of a list (an enum's, string literals', through
-/// unions, names and `null`; types that take no string add nothing): its strings are then added
+/// unions, names ([`Module::resolve`]) and `null`; types that take no string add nothing): its strings are then added
 /// to `out`, the candidates of a "did you mean" for a string it does not take.
 fn listed_strings<'a>(
     module: &'a Module,
@@ -377,7 +377,11 @@ fn listed_strings<'a>(
     out: &mut Vec<&'a str>,
     depth: usize,
 ) -> bool {
-    match ty {
+    // Unions and nullable types nest at most `MAX_UNION_DEPTH` deep in a checked module.
+    if depth > MAX_UNION_DEPTH {
+        return false;
+    }
+    match module.resolve(ty) {
         Ty::Const(v) => {
             out.extend(v.as_str());
             true
@@ -387,18 +391,12 @@ fn listed_strings<'a>(
             true
         }
         Ty::String(_) | Ty::Any => false,
-        Ty::Nullable(inner) => listed_strings(module, inner, out, depth),
+        Ty::Nullable(inner) => listed_strings(module, inner, out, depth + 1),
         Ty::AnyOf(members) => members
             .iter()
-            .all(|m| listed_strings(module, m, out, depth)),
-        // Through names, as far as unions may nest (a name for a name for ...).
-        Ty::Ref(id) => {
-            depth < MAX_UNION_DEPTH
-                && module
-                    .types
-                    .get(id.0)
-                    .is_some_and(|t| listed_strings(module, &t.ty, out, depth + 1))
-        }
+            .all(|m| listed_strings(module, m, out, depth + 1)),
+        // Left only by an alias cycle, which the checker rejects.
+        Ty::Ref(_) => false,
         Ty::Never
         | Ty::Null
         | Ty::Boolean
