@@ -1045,3 +1045,74 @@ tool walk { tree: Tree, other?: Tree | null }
         err.message()
     );
 }
+
+/// The fast check refuses an object by its count of keys alone where the count decides (fewer
+/// keys than required fields, or a closed object sent more keys than it has fields), and only
+/// there: every verdict agrees with the full run, which names the key or the field.
+#[test]
+fn the_count_of_keys_decides_only_where_it_can() {
+    let source = r#"
+/// Counts.
+tool t {
+  a: string
+  b?: integer
+  inner?: { x: integer, y?: integer }
+  open?: { x: integer, ... }
+  more?: { x: integer, ...: boolean }
+}
+"#;
+    let module = tooldef::compile(source).expect("compiles").module;
+    let v = Validator::for_tool(&module, "t").expect("the tool exists");
+    let cases: [(Value, &[(&str, ErrorCode)]); 10] = [
+        // Every field given, and one more: a closed object holds a key it does not declare.
+        (
+            json!({"a": "s", "b": 1, "inner": {"x": 1}, "open": {"x": 1}, "more": {"x": 1}, "z": 0}),
+            &[("/z", C::UnknownKey)],
+        ),
+        (
+            json!({"a": "s", "inner": {"x": 1, "y": 2, "z": 3}}),
+            &[("/inner/z", C::UnknownKey)],
+        ),
+        // As many keys as fields, one of them undeclared: the count cannot tell.
+        (
+            json!({"a": "s", "inner": {"x": 1, "z": 3}}),
+            &[("/inner/z", C::UnknownKey)],
+        ),
+        // Fewer keys than required fields.
+        (json!({"inner": {"x": 1}}), &[("/a", C::MissingField)]),
+        (
+            json!({"a": "s", "inner": {}}),
+            &[("/inner/x", C::MissingField)],
+        ),
+        // Enough keys, one required field missing all the same.
+        (
+            json!({"b": 1, "inner": {"x": 1}}),
+            &[("/a", C::MissingField)],
+        ),
+        // Open objects take any number of keys.
+        (json!({"a": "s", "open": {"x": 1, "y": [], "z": {}}}), &[]),
+        (
+            json!({"a": "s", "more": {"x": 1, "y": true, "z": false}}),
+            &[],
+        ),
+        (
+            json!({"a": "s", "more": {"x": 1, "y": 1}}),
+            &[("/more/y", C::WrongType)],
+        ),
+        // Exactly every field: valid.
+        (
+            json!({"a": "s", "b": 1, "inner": {"x": 1, "y": 2}, "open": {"x": 1}, "more": {"x": 1}}),
+            &[],
+        ),
+    ];
+    for (args, want) in cases {
+        let full = v.validate_value(&args, Mode::Strict);
+        assert_eq!(v.is_valid(&args, Mode::Strict), want.is_empty(), "{args}");
+        assert_eq!(full.is_ok(), want.is_empty(), "{args}");
+        if let std::result::Result::Err(e) = full {
+            let got: Vec<(&str, ErrorCode)> =
+                e.errors.iter().map(|e| (e.path.as_str(), e.code)).collect();
+            assert_eq!(got, want, "{args}");
+        }
+    }
+}

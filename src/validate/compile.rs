@@ -249,23 +249,12 @@ impl<'m> Compiler<'m> {
             Additional::Open => Extra::Open,
             Additional::Schema(t) => Extra::Schema(self.node(t)),
         };
-        let defaults = fields
-            .iter()
-            .take(64)
-            .enumerate()
-            .filter(|(_, f)| f.default.is_some())
-            .fold(0u64, |bits, (i, _)| bits | 1 << i);
         let aside = Aside {
             index: indexed.then_some(index),
             rules: key_rules(&o.rules, &fields),
         };
-        Node::Object(ObjectCheck {
-            required: fields.iter().filter(|f| f.required).count(),
-            defaults,
-            fields: fields.into(),
-            aside: (aside.index.is_some() || aside.rules.is_some()).then(|| Box::new(aside)),
-            extra,
-        })
+        let aside = (aside.index.is_some() || aside.rules.is_some()).then(|| Box::new(aside));
+        Node::Object(ObjectCheck::new(fields.into(), aside, extra))
     }
 
     /// The node of `ty`, with the named types it meets left for [`Compiler::compile_pending`].

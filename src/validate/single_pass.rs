@@ -1109,7 +1109,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                 whole = self.pass.broken()?;
             }
         }
-        let missing = required < c.required && self.pass.broken()?;
+        let missing = required < c.required() && self.pass.broken()?;
         if whole {
             // Every problem of the object, as the run over the whole object finds them.
             let value = Value::Object(out);

@@ -566,8 +566,10 @@ fn check_object<const NORMAL: bool>(
     };
     // Required fields first: fewer keys than required fields means one is missing,
     // whatever the keys are (most calls that miss an argument send only required ones).
-    if map.len() < c.required {
-        return missing_field();
+    // Likewise, a closed object sent more keys than it declares fields holds a key it does not
+    // declare (a model that adds a key often gives every argument too).
+    if !c.may_hold(map.len()) {
+        return miscounted_keys();
     }
     // One pass over the keys sent (a map holds each key once, so counting the required
     // fields seen tells whether all are there). Keys usually come in declaration order,
@@ -616,18 +618,18 @@ fn check_object<const NORMAL: bool>(
         // A default to fill in (or too many fields to tell cheaply).
         *normal = false;
     }
-    required == c.required
+    required == c.required()
         && c.rules().is_none_or(|rules| {
             let given = |i: usize| c.fields.get(i).is_some_and(|f| map.contains_key(&*f.name));
             rules.hold(map.len() as u64, given)
         })
 }
 
-/// The fast check's verdict on an object that misses a required field: apart, so that the
-/// test costs valid objects one comparison.
+/// The fast check's verdict on an object whose count of keys shows a required field missing
+/// or a key undeclared: apart, so that the test costs valid objects one comparison.
 #[cold]
 #[inline(never)]
-fn missing_field() -> bool {
+fn miscounted_keys() -> bool {
     false
 }
 

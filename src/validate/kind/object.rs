@@ -76,8 +76,13 @@ pub(crate) struct ObjectCheck {
     /// `None` for small objects without rules across their keys.
     pub aside: Option<Box<Aside>>,
     pub extra: Extra,
-    /// How many fields are required.
-    pub required: usize,
+    /// How many fields are required ([`ObjectCheck::required`]). This count and the next take
+    /// 32 bits each, so that the node stays in one cache line.
+    required: u32,
+    /// How many keys past the required ones an object may hold, as far as counting tells: its
+    /// optional fields when it is closed, `u32::MAX` (more keys than any map in memory holds)
+    /// otherwise.
+    key_span: u32,
     /// Bit `i` for each field `i` (of the first 64) that has a default.
     pub defaults: u64,
 }
@@ -281,6 +286,49 @@ impl FieldCheck {
 }
 
 impl ObjectCheck {
+    /// The check of an object of these fields, which takes other keys as `extra` says (the
+    /// counts and the bits of defaults are worked out from the fields).
+    pub(crate) fn new(
+        fields: Box<[FieldCheck]>,
+        aside: Option<Box<Aside>>,
+        extra: Extra,
+    ) -> ObjectCheck {
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let required = fields.iter().filter(|f| f.required).count();
+        let defaults = fields
+            .iter()
+            .take(64)
+            .enumerate()
+            .filter(|(_, f)| f.default.is_some())
+            .fold(0u64, |bits, (i, _)| bits | 1 << i);
+        let key_span = match extra {
+            Extra::Closed => count(fields.len() - required),
+            Extra::Open | Extra::Schema(_) => u32::MAX,
+        };
+        ObjectCheck {
+            fields,
+            aside,
+            extra,
+            required: count(required),
+            key_span,
+            defaults,
+        }
+    }
+
+    /// How many fields are required.
+    #[inline(always)]
+    pub(crate) fn required(&self) -> usize {
+        self.required as usize
+    }
+
+    /// Whether an object of `keys` keys can be valid as far as their count tells: it has at
+    /// least one key for each required field, and (when closed) no more keys than fields. One
+    /// comparison: a count short of the required ones wraps around past the span.
+    #[inline(always)]
+    pub(crate) fn may_hold(&self, keys: usize) -> bool {
+        keys.wrapping_sub(self.required()) <= self.key_span as usize
+    }
+
     /// Objects with at most this many fields look keys up by scanning their fields.
     pub(crate) const SCAN_FIELDS: usize = 16;
 
@@ -755,16 +803,14 @@ mod tests {
     fn lookups_agree() {
         for count in [3, ObjectCheck::SCAN_FIELDS + 4] {
             let names: Vec<String> = (0..count).map(|i| format!("field_{i}")).collect();
-            let check = super::ObjectCheck {
-                fields: names.iter().map(|n| field(n)).collect(),
-                aside: Some(Box::new(super::Aside {
+            let check = super::ObjectCheck::new(
+                names.iter().map(|n| field(n)).collect(),
+                Some(Box::new(super::Aside {
                     index: Some(names.iter().cloned().zip(0..).collect()),
                     rules: None,
                 })),
-                extra: super::Extra::Closed,
-                required: 0,
-                defaults: 0,
-            };
+                super::Extra::Closed,
+            );
             for (i, n) in names.iter().enumerate() {
                 assert_eq!(check.lookup(n), Some(i));
                 for hint in 0..=count {
