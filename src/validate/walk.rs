@@ -564,10 +564,8 @@ fn check_object<const NORMAL: bool>(
     let Some(inner) = depth.checked_sub(1) else {
         return false;
     };
-    // Required fields first: fewer keys than required fields means one is missing,
-    // whatever the keys are (most calls that miss an argument send only required ones).
-    // Likewise, a closed object sent more keys than it declares fields holds a key it does not
-    // declare (a model that adds a key often gives every argument too).
+    // The count of keys first (`ObjectCheck::may_hold`): most calls that miss an argument send
+    // only required ones, and a model that adds a key often gives every argument too.
     if !c.may_hold(map.len()) {
         return miscounted_keys();
     }
