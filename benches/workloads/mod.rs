@@ -440,6 +440,11 @@ pub struct BfclStats {
     pub not_compiling: usize,
     pub invalid_on_emitted_schema: usize,
     pub kept: usize,
+    /// Kept calls that give every declared argument: their unknown-key twin holds more keys
+    /// than the tool has fields.
+    pub every_field_given: usize,
+    /// Twins that drop a required argument and hold fewer keys than the tool requires.
+    pub dropped_below_required: usize,
     pub tools: usize,
 }
 
@@ -495,8 +500,16 @@ pub fn bfcl() -> Option<(Workload, BfclStats)> {
                 continue;
             }
             stats.kept += 1;
+            let keys = |v: &Value| v.as_object().map_or(0, Map::len);
+            let required = schema["required"].as_array().map_or(0, Vec::len);
+            if keys(&args) == keys(&schema["properties"]) {
+                stats.every_field_given += 1;
+            }
             invalid.push(instance(slot, mutate(&args)));
             if let Some(twin) = drop_required(&args, schema) {
+                if keys(&twin) < required {
+                    stats.dropped_below_required += 1;
+                }
                 missing.push(instance(slot, twin));
             }
             unknown.push(instance(slot, add_unknown_key(&args)));
