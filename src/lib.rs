@@ -81,7 +81,7 @@ pub use diagnostic::{
 pub use diff::{diff, diff_tools, Change, ChangeKind};
 pub use dispatch::{CallReport, DispatchError, DispatchOptions, Dispatched, Verdict};
 pub use model::Module;
-pub use modules::{compile_with, FileLoader, Loader, MemoryLoader};
+pub use modules::{compile_with, project_root, FileLoader, Loader, MemoryLoader};
 pub use print::{format, Unprintable};
 pub use runtime::{
     Approval, Approver, Audit, CallError, CallErrorKind, CallOutcome, CancelToken, Handler, Reply,

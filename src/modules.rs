@@ -54,34 +54,82 @@ pub trait Loader {
 }
 
 /// Reads imported files from disk, each through a size limit (a file whose size is known to be
-/// over it is refused unread). An import names a regular file
-/// (through links): a device, a pipe or a folder is refused before it is opened, since reading
-/// one may never end (a FIFO waits for a writer) or may take what belongs to someone else
-/// (`/dev/stdin` is the protocol stream of a language server). A name pointed at one of those
-/// between that check and the open is refused once open, and the open does not wait (on Unix
-/// it does not block, so a FIFO is seen for what it is).
+/// over it is refused unread). An import names a regular `.tool` file (through links) inside the
+/// loader's root folder, when it has one: a path that leads out of the root (`../../secret.tool`,
+/// an absolute path, a link that points out) is refused before anything is read, and so is a
+/// file that is not a `.tool` source, so that no diagnostic ever quotes a file that was not meant
+/// to be read. A device, a pipe or a folder is refused before it is opened, since reading one may
+/// never end (a FIFO waits for a writer) or may take what belongs to someone else (`/dev/stdin`
+/// is the protocol stream of a language server). A name pointed at one of those between that
+/// check and the open is refused once open, and the open does not wait (on Unix it does not
+/// block, so a FIFO is seen for what it is).
 #[derive(Clone, Debug)]
 pub struct FileLoader {
     /// The most bytes one file may hold.
     pub max_bytes: usize,
+    /// The folder that imports must stay inside (`None`: any folder). [`Toolset::new`] and the
+    /// command line set it to the folder that holds every file they were given.
+    ///
+    /// [`Toolset::new`]: crate::Toolset::new
+    pub root: Option<PathBuf>,
 }
 
 impl Default for FileLoader {
     fn default() -> Self {
         FileLoader {
             max_bytes: 10 << 20,
+            root: None,
         }
+    }
+}
+
+impl FileLoader {
+    /// A loader whose imports stay inside `root` (taken through its links; a root that cannot be
+    /// found lets no import through).
+    pub fn within(root: impl AsRef<Path>) -> FileLoader {
+        let root = root.as_ref();
+        FileLoader {
+            root: Some(std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())),
+            ..FileLoader::default()
+        }
+    }
+
+    /// The file that `name` is, through its links, if the loader may read it: a `.tool` file,
+    /// inside the root when there is one.
+    fn admit(&self, name: &str) -> Result<PathBuf, String> {
+        let not_a_source =
+            || format!("cannot import `{name}`: it is not a `.tool` source (an import names one)");
+        if Path::new(name).extension().is_none_or(|e| e != "tool") {
+            return Err(not_a_source());
+        }
+        let real = std::fs::canonicalize(name).map_err(|e| format!("cannot read `{name}`: {e}"))?;
+        if let Some(root) = &self.root {
+            if !real.starts_with(root) {
+                return Err(format!(
+                    "cannot import `{name}`: it is outside the project root `{}` (imports stay \
+                     inside the folder of the files being compiled; `--root` names a wider one)",
+                    root.display()
+                ));
+            }
+        }
+        if real.extension().is_none_or(|e| e != "tool") {
+            return Err(not_a_source());
+        }
+        Ok(real)
     }
 }
 
 impl Loader for FileLoader {
     fn load(&self, name: &str) -> Result<String, String> {
+        let real = self.admit(name)?;
         let cannot = |e: std::io::Error| format!("cannot read `{name}`: {e}");
         let not_a_file = || format!("cannot read `{name}`: not a regular file");
-        if !std::fs::metadata(name).map_err(cannot)?.is_file() {
+        if !std::fs::metadata(&real).map_err(cannot)?.is_file() {
             return Err(not_a_file());
         }
-        let (file, meta) = open_regular(name).map_err(cannot)?.ok_or_else(not_a_file)?;
+        let (file, meta) = open_regular(&real)
+            .map_err(cannot)?
+            .ok_or_else(not_a_file)?;
         let too_large = || {
             format!(
                 "`{name}` is larger than {} bytes (the limit for one file)",
@@ -104,11 +152,37 @@ impl Loader for FileLoader {
     }
 }
 
+/// The deepest folder that holds every one of `names` (files, by the names they were given;
+/// a name with no folder is in the current one), through links: the project root that imports
+/// stay inside when none is named.
+pub fn project_root<'a>(names: impl IntoIterator<Item = &'a str>) -> PathBuf {
+    let mut common: Option<PathBuf> = None;
+    for name in names {
+        let folder = match Path::new(name).parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let Ok(folder) = std::fs::canonicalize(folder) else {
+            continue;
+        };
+        common = Some(match common {
+            None => folder,
+            Some(c) => c
+                .components()
+                .zip(folder.components())
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a)
+                .collect(),
+        });
+    }
+    common.unwrap_or_else(|| std::fs::canonicalize(".").unwrap_or_else(|_| PathBuf::from(".")))
+}
+
 /// `name` opened for reading, with its metadata, if it is a regular file (through links); `None`
 /// if it is something else. Looked at once open, in case the name was pointed elsewhere after a
 /// check by name; and on Unix, opened without waiting, since opening a FIFO for reading waits
 /// for a writer before its kind can be looked at.
-fn open_regular(name: &str) -> std::io::Result<Option<(std::fs::File, std::fs::Metadata)>> {
+fn open_regular(name: &Path) -> std::io::Result<Option<(std::fs::File, std::fs::Metadata)>> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -206,6 +280,8 @@ struct Module {
     source: Source,
     base: usize,
     items: Vec<Item>,
+    /// For a root of a set, the source as it was given (its diagnostics carry it).
+    given: Option<Source>,
 }
 
 /// Compiles the source called `name` with the sources it imports, read through `loader`.
@@ -216,7 +292,114 @@ pub fn compile_with(name: &str, text: &str, loader: &dyn Loader) -> Result<Compi
     // that an import of it is known as the same file.
     build.add(&loader.resolve("", name), text.to_string());
     build.load_imports(loader);
+    let set = build.finish();
+    match set.module {
+        Some(module) => Ok(Compiled {
+            module,
+            warnings: set.diagnostics,
+        }),
+        None => Err(Errors::new(set.diagnostics)),
+    }
+}
+
+/// A set of sources compiled as one build ([`compile_set`]).
+pub(crate) struct CompiledSet {
+    /// The tools of every root and the types they reach, checked once; `None` when the set has
+    /// an error.
+    pub module: Option<crate::model::Module>,
+    /// Every diagnostic of the set, each once, each carrying its file, sorted by file and place.
+    pub diagnostics: Vec<Diagnostic>,
+    /// For each of the module's tools, the index of the root that defines it.
+    pub tool_roots: Vec<usize>,
+    /// Where each file sits in the span space that the module's spans point into.
+    pub places: Places,
+}
+
+/// Compiles several sources as one build: every file, whether named or imported, is read and
+/// parsed once, its imports resolved once, and the whole checked once, so that the cost grows
+/// with the files and not with how often they are imported. Type names are one namespace across
+/// the set; a tool name defined by two roots is an error at the second. Each diagnostic carries
+/// its file (a root's is the source as given).
+pub(crate) fn compile_set(roots: &[Source], loader: &dyn Loader) -> CompiledSet {
+    let mut build = Build {
+        roots_named: true,
+        ..Build::default()
+    };
+    for (r, root) in roots.iter().enumerate() {
+        let name = loader.resolve("", root.name());
+        if let Some(&m) = build.by_name.get(&name) {
+            // The same file named twice is read once.
+            build.root_of.push(m);
+            continue;
+        }
+        if let Some(d) = build.over_limits(root.text().len(), Span::default()) {
+            build.diagnostics.push(d.in_file(root));
+            build.root_of.push(usize::MAX);
+            continue;
+        }
+        let m = build.add(&name, root.text().to_string());
+        build.modules[m].given = Some(root.clone());
+        build.root_of.push(m);
+        debug_assert_eq!(build.root_of.len(), r + 1);
+    }
+    build.load_imports(loader);
     build.finish()
+}
+
+/// Where each file of a build sits in its shared span space: turns a span of the compiled
+/// module into a span of its file.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Places {
+    /// Each file's first offset and the source its diagnostics carry (`None`: the root of a
+    /// single-source build, whose diagnostics carry no file), in order of offset.
+    files: Vec<(usize, Option<Source>)>,
+}
+
+impl Places {
+    /// The file a span of the shared space falls in.
+    fn at(&self, offset: usize) -> usize {
+        self.files
+            .partition_point(|(base, _)| *base <= offset)
+            .saturating_sub(1)
+    }
+
+    /// A diagnostic of the shared span space, placed in its file; its related places and fixes
+    /// too.
+    pub(crate) fn place(&self, mut d: Diagnostic) -> Diagnostic {
+        if d.file.is_some() || self.files.is_empty() {
+            return d;
+        }
+        let m = self.at(d.span.start);
+        let (base, file) = &self.files[m];
+        let base = *base;
+        d.span = Span::new(
+            d.span.start.saturating_sub(base),
+            d.span.end.saturating_sub(base),
+        );
+        d.file.clone_from(file);
+        // A fix edits the diagnostic's own file.
+        for f in &mut d.fixes {
+            f.span = Span::new(
+                f.span.start.saturating_sub(base),
+                f.span.end.saturating_sub(base),
+            );
+        }
+        for r in &mut d.related {
+            if r.file.is_some() {
+                continue;
+            }
+            let rm = self.at(r.span.start);
+            let (rbase, rfile) = &self.files[rm];
+            r.span = Span::new(
+                r.span.start.saturating_sub(*rbase),
+                r.span.end.saturating_sub(*rbase),
+            );
+            if rm != m {
+                r.file.clone_from(rfile);
+            }
+        }
+        d
+    }
 }
 
 #[derive(Default)]
@@ -231,6 +414,10 @@ struct Build {
     cyclic: HashSet<usize>,
     /// The file each import path of each file names, once it was loaded.
     targets: HashMap<(usize, String), usize>,
+    /// Whether the roots' diagnostics carry their file (a set), or not (one source).
+    roots_named: bool,
+    /// For each root of a set, its file (`usize::MAX`: not read, over a limit).
+    root_of: Vec<usize>,
 }
 
 impl Build {
@@ -247,17 +434,76 @@ impl Build {
             source: Source::new(name, text),
             base,
             items: parsed.file.items,
+            given: None,
         });
         index
     }
 
-    /// Loads every file the root reaches, depth first without recursion, reporting circles.
+    /// The roots of the build: every root of a set, or the one source.
+    fn roots(&self) -> Vec<usize> {
+        if self.root_of.is_empty() {
+            return if self.modules.is_empty() {
+                Vec::new()
+            } else {
+                vec![0]
+            };
+        }
+        let mut roots: Vec<usize> = self
+            .root_of
+            .iter()
+            .copied()
+            .filter(|&m| m != usize::MAX)
+            .collect();
+        roots.dedup();
+        roots
+    }
+
+    /// The error for one more file of `len` bytes, if it would take the build past a limit.
+    fn over_limits(&self, len: usize, span: Span) -> Option<Diagnostic> {
+        if self.modules.len() >= MAX_BUILD_FILES {
+            return Some(
+                Diagnostic::error(
+                    Code::UnresolvedImport,
+                    span,
+                    format!("the build reads more than {MAX_BUILD_FILES} files"),
+                )
+                .with_label("one file too many"),
+            );
+        }
+        if self.end.saturating_add(len) > MAX_BUILD_BYTES {
+            return Some(
+                Diagnostic::error(
+                    Code::UnresolvedImport,
+                    span,
+                    format!("the files of the build hold more than {MAX_BUILD_BYTES} bytes"),
+                )
+                .with_label("too much source"),
+            );
+        }
+        None
+    }
+
+    /// Loads every file the roots reach, depth first without recursion, reporting circles. Each
+    /// file is read once and each import followed once, however many roots reach it.
     fn load_imports(&mut self, loader: &dyn Loader) {
+        // Whether each file has been entered (a root not yet entered is entered when an import
+        // reaches it, so that a circle through it is seen).
+        let mut entered: Vec<bool> = vec![false; self.modules.len()];
+        for root in self.roots() {
+            if !entered[root] {
+                entered[root] = true;
+                self.load_from(root, loader, &mut entered);
+            }
+        }
+    }
+
+    /// [`Build::load_imports`] from one file.
+    fn load_from(&mut self, root: usize, loader: &dyn Loader, entered: &mut Vec<bool>) {
         // The path of files being loaded, each with the index of the item to look for its next
         // import from (each item is looked at once).
-        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
         // Where each file on the path is on it, so that an import back to one is found at once.
-        let mut on_stack: HashMap<usize, usize> = HashMap::from([(0, 0)]);
+        let mut on_stack: HashMap<usize, usize> = HashMap::from([(root, 0)]);
         while let Some(&(module, next)) = stack.last() {
             let items = &self.modules[module].items;
             let found = items
@@ -282,44 +528,37 @@ impl Build {
                 self.targets.insert((module, path), t);
                 if let Some(&at) = on_stack.get(&t) {
                     self.cycle(&stack[at..], span);
+                } else if !entered[t] {
+                    entered[t] = true;
+                    on_stack.insert(t, stack.len());
+                    stack.push((t, 0));
                 }
                 continue;
             }
-            if self.modules.len() >= MAX_BUILD_FILES {
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        Code::UnresolvedImport,
-                        span,
-                        format!("the build reads more than {MAX_BUILD_FILES} files"),
-                    )
-                    .with_label("one file too many"),
-                );
-                continue;
-            }
-            match loader.load(&target) {
-                Ok(text) if self.end + text.len() > MAX_BUILD_BYTES => {
-                    self.diagnostics.push(
-                        Diagnostic::error(
-                            Code::UnresolvedImport,
-                            span,
-                            format!(
-                                "the files of the build hold more than {MAX_BUILD_BYTES} bytes"
-                            ),
-                        )
-                        .with_label("too much source"),
-                    );
-                }
+            // Over a limit, the file is not read; read, its size counts.
+            let loaded = match self.over_limits(0, span) {
+                Some(d) => Err(Box::new(d)),
+                None => match loader.load(&target) {
+                    Ok(text) => match self.over_limits(text.len(), span) {
+                        Some(d) => Err(Box::new(d)),
+                        None => Ok(text),
+                    },
+                    Err(why) => Err(Box::new(
+                        Diagnostic::error(Code::UnresolvedImport, span, why)
+                            .with_label("cannot be read")
+                            .with_help("the path is relative to the folder of the importing file"),
+                    )),
+                },
+            };
+            match loaded {
                 Ok(text) => {
                     let index = self.add(&target, text);
+                    entered.push(true);
                     self.targets.insert((module, path), index);
                     on_stack.insert(index, stack.len());
                     stack.push((index, 0));
                 }
-                Err(why) => self.diagnostics.push(
-                    Diagnostic::error(Code::UnresolvedImport, span, why)
-                        .with_label("cannot be read")
-                        .with_help("the path is relative to the folder of the importing file"),
-                ),
+                Err(d) => self.diagnostics.push(*d),
             }
         }
     }
@@ -545,22 +784,58 @@ impl Build {
         self.diagnostics.extend(found);
     }
 
-    /// Checks the whole, maps every span back to its file, and gives the result.
-    fn finish(mut self) -> Result<Compiled, Errors> {
+    /// Checks the whole once, maps every span back to its file, and gives the result.
+    fn finish(mut self) -> CompiledSet {
         self.visibility();
-        // The root's items, and the types and enums of the files it reaches (tools are not
-        // imported).
+        let roots = self.roots();
+        let is_root: HashSet<usize> = roots.iter().copied().collect();
+        // The roots' items, and the types and enums of the files they reach (tools are not
+        // imported). A tool name that an earlier root defines is reported here, with both
+        // places, and left out of the check.
         let mut items = Vec::new();
+        let mut first_tool: HashMap<String, Span> = HashMap::new();
+        let mut clashes = Vec::new();
         for (m, module) in self.modules.iter_mut().enumerate() {
             let own = std::mem::take(&mut module.items);
-            items.extend(
-                own.into_iter()
-                    .filter(|i| m == 0 || matches!(i, Item::Type(_) | Item::Enum(_))),
-            );
+            let root = is_root.contains(&m);
+            let mut here: HashSet<String> = HashSet::new();
+            for item in own {
+                match &item {
+                    Item::Type(_) | Item::Enum(_) => items.push(item),
+                    Item::Tool(t) if root => {
+                        let name = t.name.text.clone();
+                        match first_tool.get(&name) {
+                            Some(&first) if !here.contains(&name) => {
+                                clashes.push(
+                                    Diagnostic::error(
+                                        Code::DuplicateName,
+                                        t.name.span,
+                                        format!("tool `{name}` is defined in two files of the set"),
+                                    )
+                                    .with_label("defined again here")
+                                    .with_related(first, "first defined here")
+                                    .with_help(
+                                        "tool names are unique across a toolset; rename one of \
+                                         the tools",
+                                    ),
+                                );
+                            }
+                            _ => {
+                                first_tool.entry(name.clone()).or_insert(t.name.span);
+                                here.insert(name);
+                                items.push(item);
+                            }
+                        }
+                    }
+                    _ if root => items.push(item),
+                    _ => {}
+                }
+            }
         }
         let file = ast::File { items };
         let (module, checked) = check::check(&file, &self.broken);
         let mut all = std::mem::take(&mut self.diagnostics);
+        all.extend(clashes);
         // A name both imported and defined is reported as that clash; the check would call the
         // two definitions a duplicate again.
         let clashes: HashSet<Span> = all
@@ -571,52 +846,51 @@ impl Build {
         all.extend(checked.into_iter().filter(|d| {
             d.code != Code::DuplicateName || !d.related.iter().any(|r| clashes.contains(&r.span))
         }));
-        let mut all: Vec<Diagnostic> = all.into_iter().map(|d| self.place(d)).collect();
+        let places = Places {
+            files: self
+                .modules
+                .iter()
+                .enumerate()
+                .map(|(m, module)| {
+                    let file = match &module.given {
+                        Some(given) => Some(given.clone()),
+                        None if m == 0 && !self.roots_named => None,
+                        None => Some(module.source.clone()),
+                    };
+                    (module.base, file)
+                })
+                .collect(),
+        };
+        let mut all: Vec<Diagnostic> = all.into_iter().map(|d| places.place(d)).collect();
         crate::diagnostic::sort(&mut all);
         // Syntax errors are not the check's, so its module alone does not say the build is good.
-        match module {
-            Some(module) if !all.iter().any(Diagnostic::is_error) => Ok(Compiled {
-                module,
-                warnings: all,
-            }),
-            _ => Err(Errors::new(all)),
+        let module = module.filter(|_| !all.iter().any(Diagnostic::is_error));
+        let tool_roots = module
+            .as_ref()
+            .map(|module| {
+                let root_index: HashMap<usize, usize> = self
+                    .root_of
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .map(|(r, &m)| (m, r))
+                    .collect();
+                module
+                    .tools
+                    .iter()
+                    .map(|t| {
+                        let m = places.at(t.span.start);
+                        root_index.get(&m).copied().unwrap_or(0)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        CompiledSet {
+            module,
+            diagnostics: all,
+            tool_roots,
+            places,
         }
-    }
-
-    /// The file a span of the shared space falls in.
-    fn module_at(&self, offset: usize) -> usize {
-        self.modules
-            .partition_point(|m| m.base <= offset)
-            .saturating_sub(1)
-    }
-
-    /// A diagnostic of the shared span space, placed in its file.
-    fn place(&self, mut d: Diagnostic) -> Diagnostic {
-        let m = self.module_at(d.span.start);
-        let base = self.modules[m].base;
-        d.span = Span::new(d.span.start - base, d.span.end.saturating_sub(base));
-        if m != 0 {
-            d.file = Some(self.modules[m].source.clone());
-        }
-        // A fix edits the diagnostic's own file.
-        for f in &mut d.fixes {
-            f.span = Span::new(
-                f.span.start.saturating_sub(base),
-                f.span.end.saturating_sub(base),
-            );
-        }
-        for r in &mut d.related {
-            if r.file.is_some() {
-                continue;
-            }
-            let rm = self.module_at(r.span.start);
-            let rbase = self.modules[rm].base;
-            r.span = Span::new(r.span.start - rbase, r.span.end.saturating_sub(rbase));
-            if rm != m {
-                r.file = Some(self.modules[rm].source.clone());
-            }
-        }
-        d
     }
 }
 
@@ -734,13 +1008,13 @@ mod tests {
         let name = fifo.display().to_string();
         let (sent, got) = mpsc::channel();
         std::thread::spawn(move || {
-            let _ = sent.send(open_regular(&name).map(|o| o.is_some()));
+            let _ = sent.send(open_regular(Path::new(&name)).map(|o| o.is_some()));
         });
         let opened = got
             .recv_timeout(Duration::from_secs(20))
             .expect("opening a FIFO waited for a writer");
         assert!(!opened.expect("a FIFO opens"), "a FIFO taken for a file");
-        let opened = open_regular(&file.display().to_string()).expect("a file opens");
+        let opened = open_regular(&file).expect("a file opens");
         assert!(opened.is_some_and(|(_, meta)| meta.len() > 0));
         std::fs::remove_dir_all(&dir).unwrap();
     }

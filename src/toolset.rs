@@ -62,8 +62,6 @@ fn object_of<'m>(
 /// An answer's type, found.
 struct Resolved<'s> {
     module: &'s Module,
-    /// The index of the module (and of its source).
-    index: usize,
     ty: crate::model::Ty,
     name: String,
     description: Option<&'s str>,
@@ -74,15 +72,18 @@ struct Resolved<'s> {
 #[derive(Debug)]
 pub struct Toolset {
     sources: Vec<Source>,
-    modules: Vec<Arc<Module>>,
+    /// The tools of every source and the types they use, checked as one build.
+    module: Arc<Module>,
+    /// Where each file sits in the span space of `module`.
+    places: crate::modules::Places,
     tools: IndexMap<String, Entry>,
     warnings: Vec<Diagnostic>,
 }
 
 #[derive(Debug)]
 struct Entry {
-    /// Index into `modules` and `sources`.
-    module: usize,
+    /// Index into `sources`: the source that defines the tool.
+    source: usize,
     /// Index into the module's tools.
     index: usize,
     /// The validator in the source's reading.
@@ -135,74 +136,59 @@ impl Toolset {
         Toolset::new(sources).map_err(LoadError::Invalid)
     }
 
-    /// The toolset of several sources. Tool names are unique across the set: a name defined
-    /// twice is an error at the second definition, pointing at the first. Every diagnostic
-    /// carries its source; `Errors` holds them file by file, each file's in source order.
+    /// The toolset of several sources, compiled as one build ([`crate::compile_with`] for many):
+    /// every file, named or imported, is read and checked once. Imports are read from disk
+    /// relative to their source's name, and stay inside the folder that holds every source
+    /// (see [`Toolset::with_loader`] for another loader). Tool names are unique across the set: a
+    /// name defined twice is an error at the second definition, pointing at the first; type
+    /// names are one namespace across it. Every diagnostic carries its source; `Errors` holds
+    /// them file by file, each file's in source order.
     pub fn new(sources: impl IntoIterator<Item = Source>) -> Result<Toolset, Errors> {
         let sources: Vec<Source> = sources.into_iter().collect();
-        let mut modules = Vec::with_capacity(sources.len());
-        let mut diagnostics = Vec::new();
+        let loader = crate::FileLoader::within(crate::modules::project_root(
+            sources.iter().map(Source::name),
+        ));
+        Toolset::with_loader(sources, &loader)
+    }
+
+    /// [`Toolset::new`], with imports read through `loader`.
+    pub fn with_loader(
+        sources: impl IntoIterator<Item = Source>,
+        loader: &dyn crate::Loader,
+    ) -> Result<Toolset, Errors> {
+        let sources: Vec<Source> = sources.into_iter().collect();
+        let set = crate::modules::compile_set(&sources, loader);
+        let mut diagnostics = set.diagnostics;
+        let Some(module) = set.module else {
+            return Err(Errors {
+                diagnostics: in_source_order(&sources, diagnostics),
+            });
+        };
+        let module = Arc::new(module);
         let mut failed = false;
-        for source in &sources {
-            // Imports are read from disk, relative to the source's name.
-            let loader = crate::FileLoader::default();
-            match crate::compile_with(source.name(), source.text(), &loader) {
-                Ok(c) => {
-                    diagnostics.extend(c.warnings.into_iter().map(|d| d.in_file(source)));
-                    modules.push(Some(Arc::new(c.module)));
+        let mut tools: IndexMap<String, Entry> = IndexMap::new();
+        for (index, tool) in module.tools.iter().enumerate() {
+            match Validator::new(&module, tool) {
+                Ok(validator) => {
+                    tools.insert(
+                        tool.name.clone(),
+                        Entry {
+                            source: set.tool_roots.get(index).copied().unwrap_or(0),
+                            index,
+                            validator,
+                            strict: OnceLock::new(),
+                            responses: OnceLock::new(),
+                            gemini_openapi: OnceLock::new(),
+                        },
+                    );
                 }
                 Err(e) => {
                     failed = true;
-                    diagnostics.extend(e.diagnostics.into_iter().map(|d| d.in_file(source)));
-                    modules.push(None);
-                }
-            }
-        }
-        let mut tools: IndexMap<String, Entry> = IndexMap::new();
-        for (m, module) in modules.iter().enumerate() {
-            let Some(module) = module else { continue };
-            for (index, tool) in module.tools.iter().enumerate() {
-                if let Some(first) = tools.get(&tool.name) {
-                    failed = true;
-                    let first_source = &sources[first.module];
-                    let first_tool = modules[first.module]
-                        .as_ref()
-                        .map(|fm| &fm.tools[first.index]);
-                    let mut d = Diagnostic::error(
-                        Code::DuplicateName,
+                    diagnostics.push(set.places.place(Diagnostic::error(
+                        Code::InvalidPattern,
                         tool.span,
-                        format!("tool `{}` is defined in two files of the set", tool.name),
-                    )
-                    .with_label("defined again here")
-                    .with_help("tool names are unique across a toolset; rename one of the tools")
-                    .in_file(&sources[m]);
-                    if let Some(t) = first_tool {
-                        d = d.with_related_in(first_source.clone(), t.span, "first defined here");
-                    }
-                    diagnostics.push(d);
-                    continue;
-                }
-                match Validator::new(module, tool) {
-                    Ok(validator) => {
-                        tools.insert(
-                            tool.name.clone(),
-                            Entry {
-                                module: m,
-                                index,
-                                validator,
-                                strict: OnceLock::new(),
-                                responses: OnceLock::new(),
-                                gemini_openapi: OnceLock::new(),
-                            },
-                        );
-                    }
-                    Err(e) => {
-                        failed = true;
-                        diagnostics.push(
-                            Diagnostic::error(Code::InvalidPattern, tool.span, e.to_string())
-                                .in_file(&sources[m]),
-                        );
-                    }
+                        e.to_string(),
+                    )));
                 }
             }
         }
@@ -211,7 +197,8 @@ impl Toolset {
             return Err(Errors { diagnostics });
         }
         Ok(Toolset {
-            modules: modules.into_iter().flatten().collect(),
+            module,
+            places: set.places,
             sources,
             tools,
             warnings: diagnostics,
@@ -246,21 +233,19 @@ impl Toolset {
     /// The tool called `name`, with the module that defines it.
     pub fn tool(&self, name: &str) -> Option<(&Module, &Tool)> {
         let e = self.tools.get(name)?;
-        let module = &self.modules[e.module];
-        Some((module, &module.tools[e.index]))
+        Some((&self.module, &self.module.tools[e.index]))
     }
 
     /// The source that defines the tool called `name`.
     pub fn source_of(&self, name: &str) -> Option<&Source> {
-        self.tools.get(name).map(|e| &self.sources[e.module])
+        self.tools.get(name).map(|e| &self.sources[e.source])
     }
 
     /// The tools, in source order, with the module that defines each.
     pub fn tools(&self) -> impl Iterator<Item = (&Module, &Tool)> {
-        self.tools.values().map(|e| {
-            let module: &Module = &self.modules[e.module];
-            (module, &module.tools[e.index])
-        })
+        self.tools
+            .values()
+            .map(|e| (&*self.module, &self.module.tools[e.index]))
     }
 
     /// The validator of the tool called `name`, reading calls in the source's shape. An unknown
@@ -289,7 +274,7 @@ impl Toolset {
             Some(target) => self.validator_at(e, target),
             None => Ok(&e.validator),
         };
-        Some((&self.modules[e.module].tools[e.index], validator))
+        Some((&self.module.tools[e.index], validator))
     }
 
     fn validator_at<'a>(
@@ -297,7 +282,7 @@ impl Toolset {
         e: &'a Entry,
         target: Target,
     ) -> Result<&'a Validator, CompileError> {
-        let module = &self.modules[e.module];
+        let module = &*self.module;
         let tool = &module.tools[e.index];
         match target {
             Target::OpenAiStrict => e
@@ -380,7 +365,6 @@ impl Toolset {
                 e.to_string(),
             )])
         })?;
-        let source = &self.sources[a.index];
         emit::response_format(
             a.module,
             &a.ty,
@@ -394,7 +378,7 @@ impl Toolset {
             emitted.warnings = emitted
                 .warnings
                 .into_iter()
-                .map(|d| d.in_file(source))
+                .map(|d| self.places.place(d))
                 .collect();
             emitted
         })
@@ -402,7 +386,7 @@ impl Toolset {
             Errors::new(
                 e.diagnostics
                     .into_iter()
-                    .map(|d| d.in_file(source))
+                    .map(|d| self.places.place(d))
                     .collect(),
             )
         })
@@ -411,22 +395,17 @@ impl Toolset {
     fn resolve(&self, answer: Answer<'_>) -> Result<Resolved<'_>, CompileError> {
         match answer {
             Answer::Type(name) => {
-                for (index, module) in self.modules.iter().enumerate() {
-                    if let Some((id, named)) = module.named(name) {
-                        return Ok(Resolved {
-                            module,
-                            index,
-                            ty: crate::model::Ty::Ref(id),
-                            name: named.name.clone(),
-                            description: named.description.as_deref(),
-                            span: named.span,
-                        });
-                    }
+                let module = &*self.module;
+                if let Some((id, named)) = module.named(name) {
+                    return Ok(Resolved {
+                        module,
+                        ty: crate::model::Ty::Ref(id),
+                        name: named.name.clone(),
+                        description: named.description.as_deref(),
+                        span: named.span,
+                    });
                 }
-                let names = self
-                    .modules
-                    .iter()
-                    .flat_map(|m| m.types.iter().map(|t| t.name.as_str()));
+                let names = module.types.iter().map(|t| t.name.as_str());
                 Err(CompileError::UnknownType {
                     name: name.to_string(),
                     suggestion: crate::suggest::did_you_mean(name, names).map(str::to_string),
@@ -434,7 +413,7 @@ impl Toolset {
             }
             Answer::Output(tool) => {
                 let e = self.entry(tool)?;
-                let module: &Module = &self.modules[e.module];
+                let module = &*self.module;
                 let t = &module.tools[e.index];
                 let ty = t
                     .output
@@ -442,7 +421,6 @@ impl Toolset {
                     .ok_or_else(|| CompileError::NoOutput(t.name.clone()))?;
                 Ok(Resolved {
                     module,
-                    index: e.module,
                     ty,
                     name: t.name.clone(),
                     description: None,
@@ -469,24 +447,20 @@ impl Toolset {
         let mut items = Vec::with_capacity(self.tools.len());
         let mut diagnostics = Vec::new();
         let mut failed = false;
-        // Each module's named types are measured once, for all of its tools.
-        let shapes: Vec<crate::shape::Shapes> = self
-            .modules
-            .iter()
-            .map(|m| crate::shape::Shapes::of(m))
-            .collect();
+        // The named types are measured once, for all the tools.
+        let module = &*self.module;
+        let shapes = crate::shape::Shapes::of(module);
         for e in self.tools.values() {
-            let module = &self.modules[e.module];
-            let source = &self.sources[e.module];
             let tool = &module.tools[e.index];
-            match emit::tool_shaped(module, tool, target, options, &shapes[e.module]) {
+            match emit::tool_shaped(module, tool, target, options, &shapes) {
                 Ok(emitted) => {
                     items.push(emitted.json);
-                    diagnostics.extend(emitted.warnings.into_iter().map(|d| d.in_file(source)));
+                    diagnostics.extend(emitted.warnings.into_iter().map(|d| self.places.place(d)));
                 }
                 Err(errors) => {
                     failed = true;
-                    diagnostics.extend(errors.diagnostics.into_iter().map(|d| d.in_file(source)));
+                    diagnostics
+                        .extend(errors.diagnostics.into_iter().map(|d| self.places.place(d)));
                 }
             }
         }

@@ -357,14 +357,19 @@ fn an_import_that_is_not_a_regular_file_is_refused_unread() {
     std::fs::create_dir_all(&dir).unwrap();
     let fifo = dir.join("pipe.tool");
     let _ = std::fs::remove_file(&fifo);
+    let folder = dir.join("folder.tool");
+    std::fs::create_dir_all(&folder).unwrap();
     let made = std::process::Command::new("mkfifo")
         .arg(&fifo)
         .status()
         .is_ok_and(|s| s.success());
+    // Devices are refused as files that are not `.tool` sources; a folder or a pipe that is
+    // named like one, as what it is.
     let mut targets = vec![
         "/dev/stdin".to_string(),
         "/dev/null".to_string(),
         dir.display().to_string(),
+        folder.display().to_string(),
     ];
     if made {
         targets.push(fifo.display().to_string());
@@ -382,7 +387,12 @@ fn an_import_that_is_not_a_regular_file_is_refused_unread() {
             .recv_timeout(Duration::from_secs(20))
             .unwrap_or_else(|_| panic!("loading `{target}` waited on a read"));
         let error = loaded.expect_err(&target);
-        assert!(error.contains("not a regular file"), "{target}: {error}");
+        let why = if target.ends_with(".tool") {
+            "not a regular file"
+        } else {
+            "not a `.tool` source"
+        };
+        assert!(error.contains(why), "{target}: {error}");
         assert!(error.contains(&target), "{target}: {error}");
     }
     std::fs::remove_dir_all(&dir).unwrap();

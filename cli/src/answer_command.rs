@@ -113,12 +113,12 @@ fn load(
     limits: &InputLimits,
 ) -> Result<Result<Toolset, u8>, String> {
     let input = read_input(file, limits.input())?;
-    let (module, diags, text) = compile_input(&input);
+    let (module, diags, text) = compile_input(&input, limits);
     if module.is_none() {
         print_diagnostics(&[(input.name, text, diags)], format, false);
         return Ok(Err(EXIT_ERRORS));
     }
-    match Toolset::new([Source::new(input.name.clone(), text.clone())]) {
+    match limits.toolset(vec![Source::new(input.name.clone(), text.clone())]) {
         Ok(set) => Ok(Ok(set)),
         Err(e) => {
             print_diagnostics(&[(input.name, text, e.diagnostics)], format, false);

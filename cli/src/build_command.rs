@@ -57,8 +57,11 @@ pub(crate) fn tool_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
-/// Every `.tool` file under `dir`, without recursion (a stack of folders to visit).
+/// Every `.tool` file under `dir`, without recursion (a stack of folders to visit). A link to a
+/// file outside `dir` is left out: a folder names what it holds, and nothing it points at.
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let top =
+        std::fs::canonicalize(dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
     let mut todo = vec![dir.to_path_buf()];
     while let Some(dir) = todo.pop() {
         let entries =
@@ -77,7 +80,11 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
                     todo.push(path);
                 }
             } else if name.ends_with(".tool") && !special(&path) {
-                out.push(path);
+                let inside = !kind.is_symlink()
+                    || std::fs::canonicalize(&path).is_ok_and(|real| real.starts_with(&top));
+                if inside {
+                    out.push(path);
+                }
             }
         }
     }
@@ -110,7 +117,7 @@ pub(crate) fn load(
     format: Format,
 ) -> Result<Option<Toolset>, String> {
     let sources = read_sources(&tool_files(paths), limits)?;
-    match Toolset::new(sources) {
+    match limits.toolset(sources) {
         Ok(t) => Ok(Some(t)),
         Err(errors) => {
             report(errors.diagnostics, format);
@@ -136,7 +143,7 @@ pub(crate) fn build(args: &BuildArgs, limits: &InputLimits) -> Result<u8, String
     for (_, out) in &outputs {
         write::refuse_output_over_input(out, &inputs)?;
     }
-    let toolset = match Toolset::new(sources) {
+    let toolset = match limits.toolset(sources) {
         Ok(t) => t,
         Err(errors) => {
             report(errors.diagnostics, args.format);

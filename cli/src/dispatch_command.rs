@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use tooldef::envelope::Provider;
-use tooldef::{DispatchError, DispatchOptions, Source, Toolset};
+use tooldef::{DispatchError, DispatchOptions, Source};
 
 use super::{read_input, render, style, to_stderr, InputLimits, TargetArg, EXIT_ERRORS};
 
@@ -82,7 +82,7 @@ pub(crate) fn run(a: &DispatchArgs, limits: &InputLimits) -> Result<u8, String> 
             .map_err(|e| format!("{} is not UTF-8: {e}", input.name))?;
         sources.push(Source::new(input.name, text));
     }
-    let toolset = match Toolset::new(sources) {
+    let toolset = match limits.toolset(sources) {
         Ok(t) => t,
         Err(errors) => {
             let style = style();

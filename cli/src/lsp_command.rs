@@ -331,16 +331,24 @@ fn initialize<'c>(connection: &'c Connection, limits: &InputLimits) -> Option<Se
                         version: Some(env!("CARGO_PKG_VERSION").into()),
                     }),
                 };
+                let root = workspace_root(&r.params);
+                // Imports stay inside `--root`, else the workspace; a client that opened no
+                // folder names no project, and its imports are held only to `.tool` files.
+                let disk = FileLoader {
+                    max_bytes: limits.max_input_bytes,
+                    ..match limits.root.clone().or_else(|| root.clone()) {
+                        Some(within) => FileLoader::within(within),
+                        None => FileLoader::default(),
+                    }
+                };
                 let server = Server {
                     connection,
-                    analysis: Analysis::new(),
+                    analysis: Analysis::with_loader(disk.clone()),
                     encoding,
                     snippets,
                     versions: HashMap::new(),
-                    root: workspace_root(&r.params),
-                    disk: FileLoader {
-                        max_bytes: limits.max_input_bytes,
-                    },
+                    root,
+                    disk,
                 };
                 server.send(ok(r.id, serde_json::to_value(result)).into());
                 return Some(server);

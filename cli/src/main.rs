@@ -378,7 +378,10 @@ fn style() -> Style {
 
 /// Compiles one input; returns the module (if it compiled) and every diagnostic with the text
 /// they point into.
-fn compile_input(input: &Input) -> (Option<tooldef::Module>, Vec<Diagnostic>, String) {
+fn compile_input(
+    input: &Input,
+    limits: &InputLimits,
+) -> (Option<tooldef::Module>, Vec<Diagnostic>, String) {
     let text = match decode_source(&input.bytes) {
         Ok(s) => s.to_string(),
         Err(d) => {
@@ -396,7 +399,7 @@ fn compile_input(input: &Input) -> (Option<tooldef::Module>, Vec<Diagnostic>, St
     } else {
         input.name.as_str()
     };
-    let loader = tooldef::FileLoader::default();
+    let loader = limits.loader([name]);
     match tooldef::compile_with(name, &text, &loader) {
         Ok(c) => (Some(c.module), c.warnings, text),
         Err(e) => (None, e.diagnostics, text),
@@ -487,24 +490,17 @@ fn summary(all: &[(String, String, Vec<Diagnostic>)]) -> (usize, usize) {
 fn check(files: &[PathBuf], format: Format, limits: &InputLimits) -> Result<u8, String> {
     let mut all = Vec::new();
     let mut unreadable = false;
-    // A file that is checked itself reports its own problems once, not again for every file
-    // that imports it.
-    let checked: std::collections::HashSet<PathBuf> = files
-        .iter()
-        .filter_map(|p| std::fs::canonicalize(p).ok())
-        .collect();
-    let checked_itself = |d: &Diagnostic| {
-        d.file
-            .as_ref()
-            .is_some_and(|f| std::fs::canonicalize(f.name()).is_ok_and(|p| checked.contains(&p)))
-    };
+    let mut sources = Vec::new();
     for path in files {
         match read_input(path, limits.input()) {
-            Ok(input) => {
-                let (_, mut diags, text) = compile_input(&input);
-                diags.retain(|d| !checked_itself(d));
-                all.push((input.name, text, diags));
-            }
+            Ok(input) => match decode_source(&input.bytes) {
+                // Standard input's imports are read relative to the current folder.
+                Ok(text) => sources.push(tooldef::Source::new(input.name, text)),
+                Err(d) => {
+                    let text = String::from_utf8_lossy(&input.bytes).into_owned();
+                    all.push((input.name, text, vec![d]));
+                }
+            },
             Err(message) => {
                 // Report it and go on: the other files still get checked.
                 to_stderr(&format!("error: {message}\n"));
@@ -512,10 +508,18 @@ fn check(files: &[PathBuf], format: Format, limits: &InputLimits) -> Result<u8, 
             }
         }
     }
+    let files = all.len() + sources.len();
+    // The files are checked as one build: each, named or imported, once.
+    if !sources.is_empty() {
+        let diagnostics = match limits.toolset(sources) {
+            Ok(set) => set.warnings().to_vec(),
+            Err(errors) => errors.diagnostics,
+        };
+        all.push((String::new(), String::new(), diagnostics));
+    }
     print_diagnostics(&all, format, true);
     let (errors, warnings) = summary(&all);
     if format == Format::Human {
-        let files = all.len();
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
         to_stderr(&format!(
             "checked {}: {}, {}\n",
@@ -546,7 +550,7 @@ fn compile(
         write::refuse_output_over_input(out, &[path])?;
     }
     let input = read_input(path, limits.input())?;
-    let (module, mut diags, text) = compile_input(&input);
+    let (module, mut diags, text) = compile_input(&input, limits);
     if quiet {
         diags.retain(Diagnostic::is_error);
     }

@@ -3,12 +3,12 @@
 //! of growing until allocation fails.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use tooldef::validate::Limits;
 
-/// The size limits on what the command line reads (`docs/limits.md`).
-#[derive(Clone, Copy, Debug, clap::Args)]
+/// The limits on what the command line reads (`docs/limits.md`): how much, and from where.
+#[derive(Clone, Debug, clap::Args)]
 pub(crate) struct InputLimits {
     /// The largest source, import, response or bindings file read, in bytes (suffixes KiB, MiB
     /// and GiB are accepted).
@@ -30,6 +30,10 @@ pub(crate) struct InputLimits {
         value_parser = parse_size
     )]
     pub max_args_bytes: usize,
+    /// The folder that imports must stay inside. By default, the deepest folder that holds
+    /// every file named on the command line (`-`: the current folder).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
 }
 
 /// The default of `--max-input-bytes`: 10 MiB.
@@ -43,6 +47,31 @@ pub(crate) struct Limit {
 }
 
 impl InputLimits {
+    /// The loader of the imports of `sources` (named as read): through the input limit, and
+    /// inside `--root` or the folder that holds them all.
+    pub(crate) fn loader<'a>(
+        &self,
+        sources: impl IntoIterator<Item = &'a str>,
+    ) -> tooldef::FileLoader {
+        let root = match &self.root {
+            Some(root) => root.clone(),
+            None => tooldef::project_root(sources),
+        };
+        tooldef::FileLoader {
+            max_bytes: self.max_input_bytes,
+            ..tooldef::FileLoader::within(root)
+        }
+    }
+
+    /// The toolset of `sources`, their imports read through [`InputLimits::loader`].
+    pub(crate) fn toolset(
+        &self,
+        sources: Vec<tooldef::Source>,
+    ) -> Result<tooldef::Toolset, tooldef::Errors> {
+        let loader = self.loader(sources.iter().map(tooldef::Source::name));
+        tooldef::Toolset::with_loader(sources, &loader)
+    }
+
     /// The limit on source, import, response and bindings files.
     pub(crate) fn input(&self) -> Limit {
         Limit {

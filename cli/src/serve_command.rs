@@ -57,7 +57,7 @@ pub(crate) fn run(a: &ServeArgs, limits: &InputLimits) -> Result<u8, String> {
             .map_err(|e| format!("{} is not UTF-8: {e}", input.name))?;
         sources.push(Source::new(input.name, text));
     }
-    let toolset = match Toolset::new(sources) {
+    let toolset = match limits.toolset(sources) {
         Ok(t) => Arc::new(t),
         Err(errors) => {
             let style = style();

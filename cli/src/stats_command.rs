@@ -12,7 +12,6 @@ use serde_json::{json, Value};
 use tooldef::emit::measure::{payload, Size};
 use tooldef::emit::Target;
 use tooldef::model::{Module, Tool};
-use tooldef::Toolset;
 
 use crate::build_command::{read_sources, report, tool_files};
 use crate::read::InputLimits;
@@ -104,7 +103,7 @@ fn ratio(a: usize, b: usize) -> f64 {
 
 pub(crate) fn run(args: &StatsArgs, limits: &InputLimits) -> Result<u8, String> {
     let sources = read_sources(&tool_files(&args.paths), limits)?;
-    let toolset = match Toolset::new(sources) {
+    let toolset = match limits.toolset(sources) {
         Ok(t) => t,
         Err(errors) => {
             report(errors.diagnostics, args.format);

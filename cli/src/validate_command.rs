@@ -80,7 +80,7 @@ pub(crate) fn run(a: &ValidateArgs, limits: &InputLimits) -> Result<u8, String> 
         return Err("the tool file and the arguments cannot both come from standard input".into());
     }
     let input = read_input(&a.file, limits.input())?;
-    let (module, diags, text) = compile_input(&input);
+    let (module, diags, text) = compile_input(&input, limits);
     let Some(module) = module else {
         print_diagnostics(&[(input.name, text, diags)], a.format.into(), false);
         return Err("the tool file has errors".into());

@@ -323,14 +323,16 @@ fn an_import_climbing_out_of_the_working_folder_reads_the_file_it_names() {
     .expect("write");
     let absolute = deep.join("main.tool");
     let absolute = absolute.to_str().expect("utf-8 path");
+    let top = dir.path().to_str().expect("utf-8 path");
     for (cwd, root) in [
         (deep.as_path(), "main.tool"),
         (deep.as_path(), "./main.tool"),
         (dir.path(), "a/b/c/main.tool"),
         (dir.path(), absolute),
     ] {
+        // The import leaves the folder of the file named, so the project root is named.
         let o = Command::new(env!("CARGO_BIN_EXE_tooldef"))
-            .args(["compile", "--target", "openai", root])
+            .args(["compile", "--root", top, "--target", "openai", root])
             .current_dir(cwd)
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())

@@ -179,9 +179,17 @@ fn several_tool_files_make_one_set() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(json(&out)["calls"][0]["id"], 9);
-    // The same tool in two files is an error naming both.
+    // The same tool in two files is an error naming both (a file named twice is read once).
+    let again = dir.path().join("again.tool");
+    std::fs::copy(&other, &again).unwrap();
     let out = run(
-        &[&tool(), other.to_str().unwrap(), &tool(), "--from", "mcp"],
+        &[
+            &tool(),
+            other.to_str().unwrap(),
+            again.to_str().unwrap(),
+            "--from",
+            "mcp",
+        ],
         Some(response),
     );
     assert_eq!(out.status.code(), Some(2));

@@ -67,6 +67,8 @@ pub struct Analysis {
     /// The one compiled model the analysis keeps (behind a lock, so that a query through `&self`
     /// may fill it).
     model: Mutex<Option<Model>>,
+    /// Reads the imports that are not open documents: inside its root, within its size limit.
+    disk: crate::FileLoader,
 }
 
 /// The compiled model of one document, as its compilation numbered `generation` made it: valid
@@ -188,6 +190,15 @@ impl Analysis {
         Analysis::default()
     }
 
+    /// An analysis that reads the imports it does not have open through `disk` (an editor
+    /// gives it the workspace's folder as its root, so that no import reads outside it).
+    pub fn with_loader(disk: crate::FileLoader) -> Analysis {
+        Analysis {
+            disk,
+            ..Analysis::default()
+        }
+    }
+
     /// Opens a document, or replaces its text.
     pub fn set(&mut self, key: impl Into<String>, text: impl Into<String>) {
         let key = key.into();
@@ -244,7 +255,7 @@ impl Analysis {
         let loader = Recording {
             inner: EditorLoader {
                 open: &self.documents,
-                disk: crate::FileLoader::default(),
+                disk: self.disk.clone(),
             },
             asked: RefCell::new(BTreeSet::new()),
         };
@@ -427,7 +438,7 @@ impl Analysis {
         })?;
         let loader = EditorLoader {
             open: &self.documents,
-            disk: crate::FileLoader::default(),
+            disk: self.disk.clone(),
         };
         let target = crate::Loader::resolve(&loader, key, path);
         let span = match self.documents.get(&target) {

@@ -12,8 +12,17 @@ pub struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+/// How many allocations (and growing reallocations) have been made so far: a count of work that,
+/// unlike time, is the same on every run.
+#[allow(dead_code)]
+pub fn allocations() -> usize {
+    ALLOCATIONS.load(Relaxed)
+}
 
 fn grew(n: usize) {
+    ALLOCATIONS.fetch_add(1, Relaxed);
     let live = LIVE.fetch_add(n, Relaxed) + n;
     PEAK.fetch_max(live, Relaxed);
 }
