@@ -140,9 +140,10 @@ listed as a coercion).
   `invalid-json` error with line and column (columns count characters); a key that appears
   twice in one object is a `duplicate-key` error (serde_json would keep the last silently), and
   parsing goes on so that the other problems are reported too; a lone surrogate (`"\ud800"`)
-  is a syntax error. Text longer than 4 MiB (`Limits::max_bytes`) is `too-large`; arrays and
-  objects nested deeper than 128 levels, the arguments object being level 1
-  (`Limits::max_depth`), are `too-deep`, for text and for parsed values alike.
+  is a syntax error. Arguments over 4 MiB (`Limits::max_bytes`), as text or as the JSON a
+  parsed value would be, are `too-large`; arrays and objects nested deeper than 128 levels,
+  the arguments object being level 1 (`Limits::max_depth`), are `too-deep`, for text and for
+  parsed values alike.
 - **Big numbers.** Without serde_json's arbitrary precision, an integer literal beyond `u64`
   reads as the nearest double. Strict mode judges it as JSON Schema does (an integer, compared
   exactly with the bounds); the normalized output carries the double. A number beyond the

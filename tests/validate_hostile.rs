@@ -140,8 +140,13 @@ fn ten_megabyte_strings() {
         err.message().len() < 2_000,
         "the message shortens the value"
     );
-    // A parsed value has no text limit.
-    assert!(v.validate_value(&json!({ "s": big }), Mode::Strict).is_ok());
+    // A parsed value is held to the same limit, measured as the JSON it would be.
+    let value = json!({ "s": big });
+    let err = validator()
+        .validate_value(&value, Mode::Strict)
+        .expect_err("too large");
+    assert_eq!(err.errors[0].code, ErrorCode::TooLarge);
+    assert!(roomy.validate_value(&value, Mode::Strict).is_ok());
 }
 
 #[test]
@@ -445,4 +450,75 @@ fn every_message_of_a_large_call_is_written_in_bounded_work() {
     assert_eq!(listed[20_000]["message"], last.as_str());
     assert_eq!(invalid.errors[20_000].message(), last.as_str());
     assert_eq!(invalid.errors[1].code, ErrorCode::UnknownKey);
+}
+
+/// The size limit holds whatever the encoding: an argument object a provider sent parsed
+/// (Anthropic, Gemini, MCP) is measured as the JSON it would be, so a 50 MB object is
+/// `too-large` as the same arguments sent as text are (it used to be "valid"). Sizes double
+/// around a limit of 1 MiB; text and value get one verdict, in both modes and in `is_valid`,
+/// and through a provider's envelope.
+#[test]
+fn the_size_limit_holds_for_values_as_for_text() {
+    use tooldef::envelope::Provider;
+    use tooldef::{DispatchOptions, Toolset, Verdict};
+
+    let limit = 1 << 20;
+    let v = validator().with_limits(Limits {
+        max_bytes: limit,
+        ..Limits::default()
+    });
+    for kib in [128, 256, 512, 1024, 2048, 4096] {
+        // Strings with characters that JSON escapes, so that the measure counts escapes.
+        let chunk = "ab\"c\\\n".repeat(kib * 1024 / 12);
+        let value = serde_json::json!({ "s": chunk, "t": [1, 2.5, null, true, { "k": chunk }] });
+        let text = serde_json::to_string(&value).unwrap();
+        let over = text.len() > limit;
+        for mode in [Mode::Strict, Mode::Lax] {
+            let from_text = v.validate_str(&text, mode);
+            let from_value = v.validate_value(&value, mode);
+            assert_eq!(from_text.is_ok(), from_value.is_ok(), "{kib} KiB, {mode:?}");
+            assert_eq!(v.is_valid(&value, mode), from_value.is_ok(), "{kib} KiB");
+            if over {
+                let err = from_value.expect_err("over the limit");
+                assert_eq!(err.errors[0].code, ErrorCode::TooLarge, "{kib} KiB");
+                // The size named is the text's own: the measure is exact.
+                assert!(
+                    err.message()
+                        .contains(&format!("{} bytes long", text.len())),
+                    "{kib} KiB: {}",
+                    err.message()
+                );
+            }
+        }
+    }
+
+    // From every provider that sends arguments as objects, with the default limit.
+    let tools = Toolset::from_source("/// Store a blob.\ntool put { data: string }\n").unwrap();
+    let big = "x".repeat(5 * 1024 * 1024);
+    let responses = [
+        (
+            Provider::Anthropic,
+            serde_json::json!({"role": "assistant", "content": [
+                {"type": "tool_use", "id": "t1", "name": "put", "input": {"data": big}}]}),
+        ),
+        (
+            Provider::Gemini,
+            serde_json::json!({"candidates": [{"content": {"role": "model", "parts": [
+                {"functionCall": {"name": "put", "args": {"data": big}}}]}}]}),
+        ),
+        (
+            Provider::Mcp,
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "put", "arguments": {"data": big}}}),
+        ),
+    ];
+    for (provider, response) in responses {
+        let out = tools
+            .dispatch(provider, &response, &DispatchOptions::default())
+            .unwrap_or_else(|e| panic!("{provider}: {e}"));
+        match &out.calls[0].verdict {
+            Verdict::Invalid(e) => assert_eq!(e.errors[0].code, ErrorCode::TooLarge, "{provider}"),
+            other => panic!("{provider}: {other:?}"),
+        }
+    }
 }

@@ -244,6 +244,56 @@ pub enum Arguments<'a> {
     Value(&'a Value),
 }
 
+impl Arguments<'_> {
+    /// The arguments' size in bytes, if it is over `limit`: the text's length, or the length
+    /// of the value written as compact JSON, so that a limit holds whatever the encoding a
+    /// provider used. A value is measured without recursion, in one pass over what it holds.
+    fn size_over(&self, limit: usize) -> Option<usize> {
+        match self {
+            Arguments::Text(text) => (text.len() > limit).then_some(text.len()),
+            Arguments::Value(value) => json_len_over(value, limit),
+        }
+    }
+}
+
+/// The length of `value` as compact JSON, if it is over `limit`.
+fn json_len_over(value: &Value, limit: usize) -> Option<usize> {
+    /// The bytes of a JSON string holding `s`: its quotes, and each character that is escaped
+    /// at its escape's length.
+    fn string_len(s: &str) -> usize {
+        2 + s
+            .bytes()
+            .map(|b| match b {
+                b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+                0..=0x1f => 6,
+                _ => 1,
+            })
+            .sum::<usize>()
+    }
+    let mut len = 0usize;
+    let mut todo: Vec<&Value> = vec![value];
+    while let Some(v) = todo.pop() {
+        len += match v {
+            Value::Null => 4,
+            Value::Bool(b) => 4 + usize::from(!b),
+            Value::Number(n) => n.to_string().len(),
+            Value::String(s) => string_len(s),
+            Value::Array(items) => {
+                todo.extend(items);
+                // The brackets and the commas.
+                2 + items.len().saturating_sub(1)
+            }
+            Value::Object(map) => {
+                todo.extend(map.values());
+                // The braces, the commas, and each key with its colon.
+                2 + map.len().saturating_sub(1)
+                    + map.keys().map(|k| string_len(k) + 1).sum::<usize>()
+            }
+        };
+    }
+    (len > limit).then_some(len)
+}
+
 impl<'a> From<&'a str> for Arguments<'a> {
     fn from(s: &'a str) -> Self {
         Arguments::Text(s)
@@ -680,7 +730,10 @@ impl Validator {
                 .validate(self, Arguments::Text(text))
                 .map(Validated::into_owned);
         }
-        if text.len() <= self.limits.max_bytes {
+        if Arguments::Text(text)
+            .size_over(self.limits.max_bytes)
+            .is_none()
+        {
             let lax = mode == Mode::Lax;
             match single_pass::validate(&self.program, self.root, text, self.limits.max_depth, lax)
             {
@@ -807,22 +860,21 @@ impl Validator {
         let parsed;
         let mut errors = Vec::new();
         let from_text = matches!(args, Arguments::Text(_));
+        if let Some(size) = args.size_over(self.limits.max_bytes) {
+            let e = ValidationError::new(
+                String::new(),
+                ErrorCode::TooLarge,
+                format!("at most {} bytes", self.limits.max_bytes),
+                format!("{size} bytes"),
+                format!(
+                    "the arguments are {size} bytes long, more than the limit of {} bytes",
+                    self.limits.max_bytes
+                ),
+            );
+            return Err(self.invalid(mode, vec![e], Vec::new()));
+        }
         let value = match args {
             Arguments::Text(text) => {
-                if text.len() > self.limits.max_bytes {
-                    let e = ValidationError::new(
-                        String::new(),
-                        ErrorCode::TooLarge,
-                        format!("at most {} bytes", self.limits.max_bytes),
-                        format!("{} bytes", text.len()),
-                        format!(
-                            "the arguments are {} bytes long, more than the limit of {} bytes",
-                            text.len(),
-                            self.limits.max_bytes
-                        ),
-                    );
-                    return Err(self.invalid(mode, vec![e], Vec::new()));
-                }
                 match reader::parse(text, self.limits.max_depth) {
                     // Most calls are valid as sent. When the strict check accepts the parsed
                     // value, both modes give the same result without coercions (lax mode only
@@ -1001,17 +1053,20 @@ impl Validator {
             return shown.validator.is_valid(args, Mode::Strict)
                 && (!(shown.source_only || shown.lowered) || shown.validate(self, args).is_ok());
         }
-        match (args.into(), mode) {
+        let args = args.into();
+        if args.size_over(self.limits.max_bytes).is_some() {
+            return false;
+        }
+        match (args, mode) {
             (Arguments::Text(text), Mode::Strict) => {
                 let max_depth = self.limits.max_depth;
-                text.len() <= self.limits.max_bytes
-                    && (single_pass::is_valid(&self.program, self.root, text, max_depth)
+                single_pass::is_valid(&self.program, self.root, text, max_depth)
                         // Deeper than the single pass goes: the full path's reader decides.
                         || (max_depth > single_pass::DEPTH_CAP
                             && reader::parse(text, max_depth).is_ok_and(|p| {
                                 p.duplicates.is_empty()
                                     && walk::accepts(&self.program, self.root, &p.value)
-                            })))
+                            }))
             }
             (Arguments::Value(v), Mode::Strict) => {
                 walk::accepts_within(&self.program, self.root, v, self.limits.max_depth)
