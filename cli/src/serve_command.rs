@@ -28,6 +28,14 @@ pub(crate) struct ServeArgs {
     /// otherwise).
     #[arg(long, value_name = "VAR", requires = "http")]
     token_env: Option<String>,
+    /// With --http: a browser `Origin` allowed beside pages on loopback, with its scheme
+    /// (`https://app.example.com`; `:*` for any port); repeatable. Other origins get 403.
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+    allowed_origins: Vec<String>,
+    /// With --http: the most sessions kept at once; a new `initialize` past it gets 503.
+    #[arg(long, value_name = "N", default_value_t = http::DEFAULT_MAX_SESSIONS as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_sessions: u64,
     /// How each call is logged on standard error.
     #[arg(long, value_enum, default_value_t = LogArg::Text)]
     log: LogArg,
@@ -104,7 +112,12 @@ pub(crate) fn run(a: &ServeArgs, limits: &InputLimits) -> Result<u8, String> {
                 .await
                 .map_err(|e| format!("serving on standard input and output: {e}")),
             Some(addr) => {
-                let (bound, serving) = http::bind(server, addr, token)
+                let options = http::HttpOptions {
+                    token,
+                    allowed_origins: a.allowed_origins.clone(),
+                    max_sessions: usize::try_from(a.max_sessions).unwrap_or(usize::MAX),
+                };
+                let (bound, serving) = http::bind_with(server, addr, options)
                     .await
                     .map_err(|e| e.to_string())?;
                 // The address first, so that a caller who asked for port 0 learns the port.
