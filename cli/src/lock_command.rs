@@ -252,6 +252,40 @@ fn whole(tool: &str, kind: ChangeKind, message: &str) -> Change {
 /// How a tool changed: its two definitions imported and compared. What the definitions do not
 /// show (a target's rendering alone) is still a change of what the model reads.
 fn classify(name: &str, old: &Entry, new: &Entry) -> Vec<Change> {
+    let mut changes = poisoned(name, old, new);
+    let explained = !changes.is_empty();
+    changes.extend(compared(name, old, new, explained));
+    changes
+}
+
+/// A `safety` change when the new definition holds an invisible or control character that the
+/// old one did not hold there: the import behind the comparison removes such characters, so
+/// that the two would otherwise compare equal, or differ only in rendering.
+fn poisoned(name: &str, old: &Entry, new: &Entry) -> Vec<Change> {
+    let Some((at, hidden)) = tooldef::hidden::find_in_value(&new.definition) else {
+        return Vec::new();
+    };
+    if tooldef::hidden::find_in_value(&old.definition)
+        .is_some_and(|(was, h)| was == at && h.char == hidden.char)
+    {
+        return Vec::new();
+    }
+    vec![whole(
+        name,
+        ChangeKind::Safety,
+        &format!(
+            "the definition now holds the invisible character {} ({}) at `{}`: text a model reads \
+             but a reviewer does not see, a way to hide instructions (tool poisoning)",
+            hidden.code_point(),
+            hidden.class.describe(),
+            if at.is_empty() { "/" } else { &at }
+        ),
+    )]
+}
+
+/// How the two definitions differ, imported and compared; unless `explained`, a change the
+/// comparison does not see is named as one of the JSON a target receives.
+fn compared(name: &str, old: &Entry, new: &Entry, explained: bool) -> Vec<Change> {
     let (a, b) = match (model_of(old), model_of(new)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => {
@@ -268,7 +302,7 @@ fn classify(name: &str, old: &Entry, new: &Entry) -> Vec<Change> {
     for c in &mut changes {
         c.tool = name.to_string();
     }
-    if changes.is_empty() {
+    if changes.is_empty() && !explained {
         let targets: Vec<&str> = old
             .sha256
             .keys()
@@ -490,6 +524,9 @@ fn server_lock(remote: &Remote, limits: &InputLimits) -> Result<Lock, String> {
             .and_then(Value::as_str)
             .ok_or_else(|| format!("{}: at /tools/{i}: the tool has no name", remote.name()))?
             .to_string();
+        if let Some(warning) = crate::mcp_client_command::poisoning(&remote.name(), &tool) {
+            crate::to_stderr(&format!("{warning}; it is pinned as listed\n"));
+        }
         let sha = BTreeMap::from([(Target::Mcp.as_str().to_string(), sha256(&tool))]);
         let entry = Entry {
             definition: tool,

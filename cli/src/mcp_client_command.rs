@@ -201,6 +201,9 @@ async fn call_with(
             .unwrap_or_else(|| format!("; it lists: {}", names.join(", ")));
         return Err(format!("{server} has no tool named `{}`{hint}", a.tool));
     };
+    if let Some(warning) = poisoning(&server, listed) {
+        to_stderr(&format!("{warning}\n"));
+    }
     let imported = tooldef::import::import(
         &json!({ "tools": [listed] }),
         Dialect::Mcp,
@@ -270,9 +273,44 @@ async fn call_with(
     Ok(if failed { EXIT_ERRORS } else { 0 })
 }
 
+/// The warning for a listed tool whose definition holds an invisible or control character (the
+/// tool-poisoning guard of [`tooldef::hidden`], as `import` applies it), naming where.
+pub(crate) fn poisoning(server: &str, tool: &Value) -> Option<String> {
+    let (at, hidden) = tooldef::hidden::find_in_value(tool)?;
+    let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+    Some(format!(
+        "warning: {server}: tool `{}` holds the invisible character {} ({}) at `{}`: text a \
+         model reads but a reviewer does not see, a way to hide instructions (tool poisoning)",
+        tooldef::hidden::reveal(name),
+        hidden.code_point(),
+        hidden.class.describe(),
+        if at.is_empty() { "/" } else { &at }
+    ))
+}
+
+/// `text` for a terminal: each control, invisible or bidirectional character but line breaks
+/// and tabs written as `<U+XXXX>`, so that a result cannot move the cursor, recolour the screen
+/// or hide text.
+fn for_terminal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c != '\n' && c != '\t' && tooldef::hidden::class(c).is_some() {
+            out.push_str(&format!("<U+{:04X}>", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// The text blocks, one after another (other blocks as a `[type]` line), then the structured
-/// content as pretty JSON.
+/// content as pretty JSON, made safe for a terminal.
 fn human_result(result: &Value) -> String {
+    for_terminal(&human_text(result))
+}
+
+/// [`human_result`] as the server sent it.
+fn human_text(result: &Value) -> String {
     let mut out = String::new();
     for block in result
         .get("content")
@@ -323,4 +361,35 @@ fn pretty(v: &Value) -> String {
     let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
     s.push('\n');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{for_terminal, human_result, poisoning};
+    use serde_json::json;
+
+    /// A result cannot drive the terminal: escape sequences, bidirectional overrides and tag
+    /// characters are shown as code points; line breaks and tabs stay.
+    #[test]
+    fn results_are_made_safe_for_a_terminal() {
+        assert_eq!(
+            for_terminal("a\u{1b}[2Jb\n\u{202E}c\t\u{E0041}"),
+            "a<U+001B>[2Jb\n<U+202E>c\t<U+E0041>"
+        );
+        let result = json!({"content": [{"type": "text", "text": "\u{1b}]0;owned\u{7}done"}]});
+        assert_eq!(human_result(&result), "<U+001B>]0;owned<U+0007>done\n");
+    }
+
+    #[test]
+    fn a_poisoned_listing_is_named_where_it_hides() {
+        let clean = json!({"name": "t", "description": "Adds."});
+        assert!(poisoning("s", &clean).is_none());
+        let tool = json!({"name": "t", "inputSchema": {"properties": {"a": {"description": "x\u{E0041}"}}}});
+        let warning = poisoning("s", &tool).expect("flagged");
+        assert!(warning.contains("U+E0041"), "{warning}");
+        assert!(
+            warning.contains("/inputSchema/properties/a/description"),
+            "{warning}"
+        );
+    }
 }

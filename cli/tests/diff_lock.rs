@@ -635,6 +635,48 @@ fn lock_pins_a_servers_tools_and_check_finds_a_change() {
     assert_eq!(doc["changes"][0]["path"], "/description");
     assert_eq!(doc["changes"].as_array().unwrap().len(), 1);
 
+    // A description that hides words in tag characters is a safety change, not a rendering
+    // difference (the comparison's import removes such characters, and so saw none).
+    let poisoned = run_in(
+        dir.path(),
+        &["lock", "--check", "--server", &server, "--format", "json"],
+        &version("4"),
+    );
+    assert_eq!(poisoned.code, 1, "{}", poisoned.stderr);
+    let doc: Value = serde_json::from_str(&poisoned.stdout).unwrap();
+    let changes = doc["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{doc}");
+    assert_eq!(changes[0]["kind"], "safety", "{doc}");
+    let message = changes[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("U+E0072") && message.contains("poisoning"),
+        "{doc}"
+    );
+    // Pinning such a tool says so; so does calling it.
+    let pinned = run_in(
+        dir.path(),
+        &["lock", "--server", &server, "--lock", "p.lock"],
+        &version("4"),
+    );
+    assert_eq!(pinned.code, 0, "{}", pinned.stderr);
+    assert!(
+        pinned.stderr.contains("tool poisoning"),
+        "{}",
+        pinned.stderr
+    );
+    let called = run_in(
+        dir.path(),
+        &[
+            "call",
+            "--server",
+            &server,
+            "convert",
+            r#"{"value": 1, "unit": "c"}"#,
+        ],
+        &version("4"),
+    );
+    assert!(called.stderr.contains("U+E0072"), "{}", called.stderr);
+
     // A server's lock is not checked against files.
     write(dir.path(), "t.tool", WEATHER);
     let files = run(dir.path(), &["lock", "--check", "t.tool"]);
