@@ -1162,3 +1162,27 @@ fn mcp_inspector_cli_lists_the_tools() {
     let expected: Vec<Value> = expected_tools().iter().map(listed_fields).collect();
     assert_eq!(listed, expected, "the inspector's tools/list differs");
 }
+
+/// A request over the line limit (16 MiB) is skipped unread, and answered with the id found at
+/// its start: the answer used to carry no id, so the client that sent it waited out its own
+/// timeout (60 s) and said "timed out". Lines of 17 and 34 MiB, each answered at once with its
+/// id, the server serving on.
+#[test]
+fn an_oversized_request_is_answered_with_its_id() {
+    let mut server = StdioServer::start();
+    server.initialize();
+    for (id, mib) in [(41u64, 17usize), (42, 34)] {
+        let frame = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": "x".repeat(mib << 20)}}});
+        let answer = server.answer(frame.to_string().as_bytes(), &json!(id));
+        assert_eq!(answer["error"]["code"], -32600, "{answer}");
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("longer than")),
+            "{answer}"
+        );
+    }
+    still_serves(&mut server);
+    server.finish_cleanly();
+}

@@ -16,7 +16,8 @@
 //! - any other request that cannot be read is answered with its id: -32602 (invalid params) when
 //!   the problem is in its `params`, -32600 otherwise;
 //! - a line longer than rmcp's limit (`DEFAULT_MAX_LINE_LENGTH`, 16 MiB) is skipped unread and
-//!   answered -32600 with id null.
+//!   answered -32600, with the id found in its first 64 KiB (a client waiting on it used to wait
+//!   out its own timeout), else with id null.
 //!
 //! "id null": rmcp's writer leaves the id out of such an answer, as MCP 2026-07-28 has it.
 
@@ -81,9 +82,12 @@ impl Lines {
                     self.discarding = newline.is_none();
                     (take, None)
                 } else if self.line.len().saturating_add(take) > DEFAULT_MAX_LINE_LENGTH {
+                    // The request's id is read from the start of the line, so that the answer
+                    // reaches the client that waits for it.
+                    let id = leading_id(&self.line[..self.line.len().min(ID_PREFIX)]);
                     self.line.clear();
                     self.discarding = newline.is_none();
-                    (take, Some(Read::Oversized))
+                    (take, Some(Read::Oversized(id)))
                 } else {
                     self.line.extend_from_slice(&available[..take]);
                     (take, newline.map(|_| Read::Line))
@@ -105,8 +109,58 @@ impl Lines {
 
 enum Read {
     Line,
-    Oversized,
+    /// A line over the limit, with the id found at its start.
+    Oversized(Option<RequestId>),
     End,
+}
+
+/// How much of the start of an oversized line is searched for its id.
+const ID_PREFIX: usize = 64 * 1024;
+
+/// The `id` of the JSON object that `prefix` starts, if the prefix holds it whole as a key of
+/// the outer object (a string or an integer); the rest of the object may be missing. Strings are
+/// skipped with their escapes, so a key `"id"` inside a nested value or a string is not taken.
+fn leading_id(prefix: &[u8]) -> Option<RequestId> {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < prefix.len() {
+        match prefix[i] {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < prefix.len() && prefix[i] != b'"' {
+                    i += if prefix[i] == b'\\' { 2 } else { 1 };
+                }
+                let text = prefix.get(start..=i)?;
+                i += 1;
+                if depth == 1 {
+                    let rest = prefix.get(i..)?;
+                    let colon = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+                    if text == b"\"id\"" && rest[colon] == b':' {
+                        i += colon + 1;
+                        let value = prefix.get(i..)?;
+                        let start = value.iter().position(|b| !b.is_ascii_whitespace())?;
+                        let value = &value[start..];
+                        let end = if value.first() == Some(&b'"') {
+                            1 + value[1..].iter().position(|&b| b == b'"')? + 1
+                        } else {
+                            value
+                                .iter()
+                                .position(|b| !(b.is_ascii_digit() || *b == b'-'))?
+                        };
+                        let text = std::str::from_utf8(&value[..end]).ok()?;
+                        return serde_json::from_str(text).ok();
+                    }
+                }
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.checked_sub(1)?,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 impl Transport<RoleServer> for Lines {
@@ -128,9 +182,9 @@ impl Transport<RoleServer> for Lines {
             }
             match self.read_line().await {
                 Read::End => return None,
-                Read::Oversized => {
+                Read::Oversized(id) => {
                     self.answer(
-                        None,
+                        id,
                         ErrorData::invalid_request(
                             format!(
                                 "a message is longer than {DEFAULT_MAX_LINE_LENGTH} bytes; \
@@ -250,4 +304,41 @@ fn with_raw_arguments(
     call.extensions
         .insert(RawArguments(arguments.get().to_string()));
     Some(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::leading_id;
+    use rmcp::model::RequestId;
+
+    #[test]
+    fn the_id_is_found_at_the_start_of_a_cut_line() {
+        let number = |n| Some(RequestId::Number(n));
+        for (prefix, want) in [
+            (
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"a":"xx"#,
+                number(2),
+            ),
+            (r#"{ "id" : 17 , "params": {"#, number(17)),
+            (r#"{"id":-3,"#, number(-3)),
+            (
+                r#"{"params":{"id":5,"t":"\"id\":9"},"id":7,"x":"#,
+                number(7),
+            ),
+            (
+                r#"{"method":"x","params":{"text":"\"id\": 9 and more"#,
+                None,
+            ),
+            (r#"{"method":"x","params":{"id":5,"text":"xxxx"#, None),
+            (
+                r#"{"id":"req-1","method":"#,
+                Some(RequestId::String("req-1".into())),
+            ),
+            (r#"{"id":12"#, None),
+            (r#"["id", 3]"#, None),
+            ("", None),
+        ] {
+            assert_eq!(leading_id(prefix.as_bytes()), want, "{prefix}");
+        }
+    }
 }
