@@ -188,8 +188,17 @@ pub(crate) fn build(args: &BuildArgs, limits: &InputLimits) -> Result<u8, String
         }
         return Ok(0);
     }
-    std::fs::create_dir_all(&args.out_dir)
-        .map_err(|e| format!("cannot create `{}`: {e}", args.out_dir.display()))?;
+    std::fs::create_dir_all(&args.out_dir).map_err(|e| {
+        let what = if args.out_dir.exists() {
+            "a file of that name is there; name another --out-dir, or move the file"
+        } else {
+            "check that its parent folders can be created and written"
+        };
+        format!(
+            "cannot create the folder `{}`: {e}; {what}",
+            args.out_dir.display()
+        )
+    })?;
     for (path, text) in &documents {
         write::write_file(path, text.as_bytes())?;
     }

@@ -108,15 +108,43 @@ pub(crate) fn read_bounded(reader: impl Read, name: &str, limit: Limit) -> Resul
 
 /// Reads the file at `path` through [`read_bounded`]; a file whose size is known to exceed the
 /// limit is refused before anything is read.
+///
+/// A folder is refused with what to do; a named pipe is opened without waiting for a writer (a
+/// pipe no one writes to reads as empty, where the open used to wait forever), then read to its
+/// end.
 pub(crate) fn read_file_bounded(path: &Path, limit: Limit) -> Result<Vec<u8>, String> {
     let name = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+    if path.is_dir() {
+        return Err(format!(
+            "cannot read {name}: it is a folder, and holds no `.tool` file to read; name a file, \
+             or a folder of `.tool` files"
+        ));
+    }
+    let file = open_without_waiting(path).map_err(|e| format!("cannot read {name}: {e}"))?;
     if let Ok(meta) = file.metadata() {
         if meta.is_file() && meta.len() > u64::try_from(limit.bytes).unwrap_or(u64::MAX) {
             return Err(too_large(&name, limit));
         }
     }
     read_bounded(file, &name, limit)
+}
+
+/// `path` opened for reading; on Unix without waiting for a pipe's writer, then made to wait for
+/// data as usual.
+fn open_without_waiting(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+        let file = options.open(path)?;
+        let flags = rustix::fs::fcntl_getfl(&file)?;
+        rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK)?;
+        Ok(file)
+    }
+    #[cfg(not(unix))]
+    options.open(path)
 }
 
 fn too_large(name: &str, limit: Limit) -> String {

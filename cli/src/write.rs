@@ -19,6 +19,13 @@ pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
     let (target, existing) = resolve(path);
     if let Some(meta) = &existing {
+        if meta.is_dir() {
+            return Err(format!(
+                "cannot write {}: it is a folder; name a file to write (a path inside it, or \
+                 another one)",
+                path.display()
+            ));
+        }
         if !meta.is_file() {
             return std::fs::write(&target, bytes).map_err(fail);
         }

@@ -527,3 +527,72 @@ fn a_pipe_named_like_a_source_in_a_folder_is_passed_over() {
         assert!(out.status.success(), "{command}: {}", stderr(&out));
     }
 }
+
+/// A named pipe named directly, with no writer, is read as empty instead of waiting forever for
+/// a writer; one, two and four of them in one command.
+#[cfg(unix)]
+#[test]
+fn a_pipe_named_directly_does_not_wait_for_a_writer() {
+    let dir = TempDir::new().expect("temp dir");
+    for n in [1, 2, 4] {
+        let mut names = Vec::new();
+        for i in 0..n {
+            let name = format!("pipe{n}_{i}.tool");
+            let made = Command::new("mkfifo")
+                .arg(dir.path().join(&name))
+                .status()
+                .is_ok_and(|s| s.success());
+            if !made {
+                eprintln!("notice: mkfifo is unavailable; the test is skipped");
+                return;
+            }
+            names.push(name);
+        }
+        let mut child = Command::new(BIN)
+            .arg("check")
+            .args(&names)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run tooldef");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("check of {n} pipes waited for a writer");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(0), "{n} pipes");
+    }
+}
+
+/// A folder where a file is to be written, or a file where a folder is, is refused with what to
+/// do about it.
+#[test]
+fn a_folder_or_a_file_in_the_way_says_what_to_do() {
+    let dir = TempDir::new().expect("temp dir");
+    std::fs::write(dir.path().join("t.tool"), TOOL).expect("write");
+    std::fs::create_dir(dir.path().join("folder")).expect("mkdir");
+    std::fs::write(dir.path().join("file"), "").expect("write");
+    let o = run(dir.path(), &["compile", "t.tool", "-o", "folder"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("it is a folder; name a file"), "{err}");
+    let o = run(
+        dir.path(),
+        &["build", "t.tool", "--target", "openai", "--out-dir", "file"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("name another --out-dir"), "{err}");
+    let o = run(dir.path(), &["check", "folder"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("holds no `.tool` file"), "{err}");
+}
