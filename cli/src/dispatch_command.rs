@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use tooldef::envelope::Provider;
+use tooldef::runtime::{Approval, ApprovalRequest, Approver, RunOptions};
 use tooldef::{DispatchError, DispatchOptions, Source};
 
 use super::{read_input, render, style, to_stderr, InputLimits, TargetArg, EXIT_ERRORS};
@@ -30,6 +31,14 @@ pub(crate) struct DispatchArgs {
     /// Validate exactly as the emitted JSON Schema, whatever the tools say.
     #[arg(long)]
     strict: bool,
+    /// Run every call through its handler (a bindings file, as `serve --bind` reads) with the
+    /// tool's policies, and print the messages to append to the conversation as `"messages"`.
+    #[arg(long, value_name = "BINDINGS.toml")]
+    run: Option<PathBuf>,
+    /// With --run: approve the calls of this `@requires_approval` tool (repeatable); `all`
+    /// approves every tool. Without it such a call is answered "not approved", unrun.
+    #[arg(long, value_name = "TOOL", requires = "run")]
+    approve: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -56,6 +65,62 @@ impl From<ProviderArg> for Provider {
             ProviderArg::Mcp => Provider::Mcp,
         }
     }
+}
+
+/// `dispatch --run`: every call run through its binding, the turn printed as JSON.
+fn run_calls(
+    a: &DispatchArgs,
+    toolset: tooldef::Toolset,
+    bindings: &Path,
+    text: &str,
+    name: &str,
+    limits: &InputLimits,
+) -> Result<u8, String> {
+    let toolset = std::sync::Arc::new(toolset);
+    let bindings = super::serve_command::load_bindings(bindings, &toolset, limits)?;
+    for tool in &a.approve {
+        if tool != "all" && toolset.tool(tool).is_none() {
+            let hint = toolset
+                .suggest(tool)
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            return Err(format!("--approve {tool}: no tool of that name{hint}"));
+        }
+    }
+    let approved: Vec<String> = a.approve.clone();
+    let runtime = bindings.runtime(toolset).with_approver(Approver::sync(
+        move |request: &ApprovalRequest| {
+            if approved.iter().any(|t| t == "all" || *t == request.tool) {
+                Approval::Approve
+            } else {
+                Approval::deny_because(format!(
+                    "approval was not given for `{}` (`--approve {}` gives it)",
+                    request.tool, request.tool
+                ))
+            }
+        },
+    ));
+    let response: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("{name}: not valid JSON: {e}"))?;
+    let options = RunOptions {
+        target: a.target.map(Into::into),
+        mode: super::mode_flag(a.lax, a.strict),
+        ..RunOptions::default()
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let turn = rt
+        .block_on(runtime.run_response(a.from.into(), &response, &options))
+        .map_err(|e| format!("{name}: {e}"))?;
+    let mut out = serde_json::to_string_pretty(&turn.to_json()).unwrap_or_default();
+    out.push('\n');
+    std::io::stdout()
+        .lock()
+        .write_all(out.as_bytes())
+        .map_err(|e| format!("cannot write to standard output: {e}"))?;
+    Ok(if turn.all_succeeded() { 0 } else { EXIT_ERRORS })
 }
 
 /// Whether a path names a `.tool` file.
@@ -98,6 +163,9 @@ pub(crate) fn run(a: &DispatchArgs, limits: &InputLimits) -> Result<u8, String> 
     let text =
         String::from_utf8(raw.bytes).map_err(|e| format!("{} is not UTF-8: {e}", raw.name))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    if let Some(bindings) = &a.run {
+        return run_calls(a, toolset, bindings, text, &raw.name, limits);
+    }
     let options = DispatchOptions {
         target: a.target.map(Into::into),
         mode: super::mode_flag(a.lax, a.strict),

@@ -130,7 +130,7 @@ pub(crate) fn run(a: &ServeArgs, limits: &InputLimits) -> Result<u8, String> {
 }
 
 /// [`Bindings::load`], reading the file through the input limit.
-fn load_bindings(
+pub(crate) fn load_bindings(
     path: &std::path::Path,
     toolset: &Toolset,
     limits: &InputLimits,

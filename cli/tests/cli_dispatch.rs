@@ -195,3 +195,75 @@ fn several_tool_files_make_one_set() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("defined in two files"));
 }
+
+/// `--run`: every call runs through its binding and the output gains the messages to append;
+/// a `@requires_approval` call runs only with `--approve`.
+#[test]
+fn run_executes_the_calls_and_builds_the_next_message() {
+    let mcp = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp");
+    let tools = mcp.join("tools.tool");
+    let bindings = mcp.join("bindings.toml");
+    let response = r#"{"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t1", "name": "add", "input": {"a": 2}},
+        {"type": "tool_use", "id": "t2", "name": "delete_file", "input": {"path": "/tmp/none"}}]}"#;
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut v = vec![
+            tools.display().to_string(),
+            "--from".into(),
+            "anthropic".into(),
+            "--run".into(),
+            bindings.display().to_string(),
+        ];
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let plain = args(&[]);
+    let out = run(
+        &plain.iter().map(String::as_str).collect::<Vec<_>>(),
+        Some(response),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out);
+    let message = &doc["messages"][0];
+    assert_eq!(message["role"], "user");
+    assert_eq!(message["content"][0]["tool_use_id"], "t1");
+    assert_eq!(message["content"][0]["content"], r#"{"sum":3}"#);
+    assert_eq!(message["content"][1]["is_error"], true);
+    assert!(
+        message["content"][1]["content"]
+            .as_str()
+            .is_some_and(|t| t.contains("--approve delete_file")),
+        "{doc}"
+    );
+    assert_eq!(doc["calls"][1]["audit"]["approved"], false, "{doc}");
+
+    let approved = args(&["--approve", "delete_file"]);
+    let out = run(
+        &approved.iter().map(String::as_str).collect::<Vec<_>>(),
+        Some(response),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out);
+    assert_eq!(
+        doc["messages"][0]["content"][1]["content"],
+        r#"{"deleted":"/tmp/none"}"#
+    );
+
+    let wrong = args(&["--approve", "delete_fil"]);
+    let out = run(
+        &wrong.iter().map(String::as_str).collect::<Vec<_>>(),
+        Some(response),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `delete_file`"));
+}

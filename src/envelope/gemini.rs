@@ -50,8 +50,14 @@ pub(super) fn calls(response: &Value) -> Result<Vec<ToolCall>, EnvelopeError> {
 }
 
 pub(super) fn reply(call: &ToolCall, text: &str, error: bool) -> Value {
+    result_reply(call, &Value::String(text.to_string()), error)
+}
+
+/// The `functionResponse` part: the result under `output`, or `error` for a failed call; the
+/// call's id kept where it had one.
+pub(super) fn result_reply(call: &ToolCall, result: &Value, error: bool) -> Value {
     let key = if error { "error" } else { "output" };
-    let mut response = json!({"name": call.name, "response": {key: text}});
+    let mut response = json!({"name": call.name, "response": {key: result}});
     if let Some(id) = &call.id {
         response["id"] = id.clone();
     }

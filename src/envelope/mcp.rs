@@ -48,6 +48,16 @@ pub(super) fn reply(call: &ToolCall, text: &str, error: bool) -> Value {
     })
 }
 
+/// The `CallToolResult`: the result as text, and an object result also as
+/// `structuredContent`.
+pub(super) fn result_reply(call: &ToolCall, result: &Value, error: bool) -> Value {
+    let mut reply = reply(call, &super::as_text(result), error);
+    if !error && result.is_object() {
+        reply["result"]["structuredContent"] = result.clone();
+    }
+    reply
+}
+
 pub(super) fn unknown_tool(call: &ToolCall, text: &str) -> Value {
     json!({
         "jsonrpc": "2.0",

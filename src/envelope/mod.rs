@@ -23,7 +23,7 @@ mod openai_responses;
 
 use std::fmt;
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use crate::emit::Target;
 
@@ -121,6 +121,36 @@ impl Provider {
         }
     }
 
+    /// The reply that hands a handler's result back to the model as the answer to `call`:
+    /// [`Provider::reply`] with the result as text (a string as it is, anything else as JSON),
+    /// except where the provider carries JSON: Gemini's `functionResponse.response` holds the
+    /// value itself (`{"output": v}` or `{"error": v}`), and MCP's result carries an object as
+    /// `structuredContent` beside its text, as the MCP server does.
+    pub fn result_reply(self, call: &ToolCall, result: &Value, error: bool) -> Value {
+        match self {
+            Provider::Gemini => gemini::result_reply(call, result, error),
+            Provider::Mcp => mcp::result_reply(call, result, error),
+            _ => self.reply(call, &as_text(result), error),
+        }
+    }
+
+    /// The messages to append to the conversation that hold `replies` (one per call, in call
+    /// order, as [`Provider::reply`] makes them): OpenAI's `role: "tool"` messages and the
+    /// Responses API's `function_call_output` items as they are; for Anthropic one `role:
+    /// "user"` message holding every `tool_result` block; for Gemini one `role: "user"` content
+    /// holding every `functionResponse` part; for MCP the JSON-RPC responses as they are (one
+    /// call each).
+    pub fn messages(self, replies: Vec<Value>) -> Vec<Value> {
+        if replies.is_empty() {
+            return replies;
+        }
+        match self {
+            Provider::Anthropic => vec![json!({"role": "user", "content": replies})],
+            Provider::Gemini => vec![json!({"role": "user", "parts": replies})],
+            Provider::OpenAi | Provider::OpenAiResponses | Provider::Mcp => replies,
+        }
+    }
+
     /// The reply for a call to a tool the set does not have. MCP answers it with the JSON-RPC
     /// error -32602 (the protocol's "unknown tool"); the others as a failed call.
     pub fn unknown_tool_reply(self, call: &ToolCall, text: &str) -> Value {
@@ -134,6 +164,14 @@ impl Provider {
 impl fmt::Display for Provider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// A result as text: a string as it is, anything else as compact JSON.
+pub fn as_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
     }
 }
 

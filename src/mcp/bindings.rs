@@ -17,6 +17,7 @@ use std::time::Duration;
 use indexmap::IndexMap;
 use serde::Deserialize;
 
+use crate::runtime::{Handler, Runtime};
 use crate::Toolset;
 
 /// The default time a handler may run.
@@ -97,6 +98,24 @@ struct BindingShape {
 }
 
 impl Bindings {
+    /// A runtime for `toolset` whose handlers run the bound commands, each with its timeout (a
+    /// tool without a binding has no handler). The bindings must have been loaded for this
+    /// toolset ([`Bindings::parse`] checks each tool's name against it).
+    pub fn runtime(&self, toolset: std::sync::Arc<Toolset>) -> Runtime {
+        let mut runtime = Runtime::new(toolset);
+        for (name, binding) in &self.tools {
+            let b = binding.clone();
+            let handler = Handler::new(move |args: serde_json::Value| {
+                let b = b.clone();
+                async move { super::process::run(&b, &args).await }
+            })
+            .with_timeout(binding.timeout);
+            // The bindings were checked against the set when they were loaded.
+            let _ = runtime.register(name, handler);
+        }
+        runtime
+    }
+
     /// Reads the bindings at `path` and checks them against `toolset`: every key names a tool
     /// of the set, and every command can be started.
     pub fn load(path: &Path, toolset: &Toolset) -> Result<Bindings, BindingsError> {

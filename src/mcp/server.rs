@@ -30,11 +30,11 @@ use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::bindings::Bindings;
-use super::process;
 use super::stdio::RawArguments;
 use crate::emit::{Options, Target};
+use crate::envelope::as_text;
 use crate::runtime::{
-    Approval, Approver, Audit, CallError, CallErrorKind, CancelToken, Handler, RunOptions, Runtime,
+    Approval, Approver, Audit, CallError, CallErrorKind, CancelToken, RunOptions, Runtime,
 };
 use crate::validate::Arguments;
 use crate::Toolset;
@@ -121,17 +121,7 @@ impl ToolServer {
         bindings: &Bindings,
         options: ServerOptions,
     ) -> Result<ToolServer, ServeError> {
-        let mut runtime = Runtime::new(toolset);
-        for (name, binding) in &bindings.tools {
-            let b = binding.clone();
-            let handler = Handler::new(move |args: Value| {
-                let b = b.clone();
-                async move { process::run(&b, &args).await }
-            })
-            .with_timeout(binding.timeout);
-            // The bindings were checked against the set when they were loaded.
-            let _ = runtime.register(name, handler);
-        }
+        let runtime = bindings.runtime(toolset);
         let unbound = format!(
             "add a [tools.NAME] table to {}",
             if bindings.path.as_os_str().is_empty() {
@@ -315,14 +305,6 @@ impl ToolServer {
             CallErrorKind::Failed(err) => format!("tool `{name}` failed: {}", err.message()),
             _ => e.to_string(),
         }
-    }
-}
-
-/// A result as text: a string as it is, anything else as JSON.
-fn as_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
     }
 }
 

@@ -34,6 +34,7 @@ mod cancel;
 mod clock;
 mod handler;
 mod policy;
+mod turn;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -52,6 +53,7 @@ pub use audit::{AppliedCoercion, Audit, CallOutcome};
 pub use cancel::CancelToken;
 pub use clock::{Clock, FakeClock, Sleep, SystemClock};
 pub use handler::{Approval, ApprovalRequest, Approver, BoxFuture, Handler, ToolError};
+pub use turn::{Turn, TurnCall};
 
 use policy::{race, wait_before, Raced};
 

@@ -1,0 +1,31 @@
+"""Checks the messages `Runtime::run_response` builds against the provider SDKs' own types
+(tests/turn.rs writes them on standard input as {provider: [message, ...]}): Anthropic's
+`MessageParam`, google-genai's `Content`, and the MCP SDK's `CallToolResult` inside a JSON-RPC
+response. Prints one line per message checked; exits non-zero on the first that does not fit."""
+
+import json
+import sys
+
+from pydantic import TypeAdapter
+
+import anthropic.types
+import mcp.types
+from google.genai import types as genai
+
+cases = json.load(sys.stdin)
+checked = 0
+for message in cases["anthropic"]:
+    TypeAdapter(anthropic.types.MessageParam).validate_python(message, strict=False)
+    for block in message["content"]:
+        TypeAdapter(anthropic.types.ToolResultBlockParam).validate_python(block)
+    checked += 1
+for message in cases["gemini"]:
+    content = genai.Content.model_validate(message)
+    assert content.role == "user", content
+    assert all(p.function_response is not None for p in content.parts or []), content
+    checked += 1
+for message in cases["mcp"]:
+    response = mcp.types.JSONRPCResponse.model_validate(message)
+    mcp.types.CallToolResult.model_validate(response.result)
+    checked += 1
+print(f"{checked} messages fit the SDKs' types")
