@@ -119,7 +119,7 @@ pub(crate) fn read_file_bounded(path: &Path, limit: Limit) -> Result<Vec<u8>, St
     read_bounded(file, &name, limit)
 }
 
-fn too_large(name: &str, limit: Limit) -> String {
+pub(crate) fn too_large(name: &str, limit: Limit) -> String {
     format!(
         "{name} is larger than the limit of {} bytes{}; raise it with {} BYTES",
         limit.bytes,
