@@ -4,9 +4,13 @@
 //! JSON-RPC messages, lsp-types gives them their shapes, and this file keeps the open documents,
 //! turns LSP positions into byte offsets and back, and answers each message with the analysis.
 //!
-//! No input stops the server but `exit` or the end of standard input: a request with broken
-//! parameters, for a document that is not open or for a position past its end is answered (an
-//! error response, or an empty result), and a message that is not JSON-RPC is skipped.
+//! No input stops the server but `exit`, the end of standard input or a message past the message
+//! limit: a request with broken parameters, for a document that is not open or for a position
+//! past its end is answered (an error response, or an empty result), a message that is not
+//! JSON-RPC is skipped, and a document over `--max-input-bytes` is refused with a diagnostic.
+//!
+//! Edits are applied as they come; the documents they changed are compiled, and their
+//! diagnostics published, once the messages the client queued are taken, or before a request.
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::{self, BufRead, Read};
