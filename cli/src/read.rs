@@ -147,7 +147,7 @@ fn open_without_waiting(path: &Path) -> std::io::Result<std::fs::File> {
     options.open(path)
 }
 
-fn too_large(name: &str, limit: Limit) -> String {
+pub(crate) fn too_large(name: &str, limit: Limit) -> String {
     format!(
         "{name} is larger than the limit of {} bytes{}; raise it with {} BYTES",
         limit.bytes,
