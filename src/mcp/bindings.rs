@@ -5,6 +5,7 @@
 //! command = ["python3", "handlers/create_event.py"]  # argv, no shell
 //! cwd = "handlers"          # optional, relative to the bindings file
 //! env = { TZ = "UTC" }      # optional
+//! pass_env = ["API_KEY"]    # optional: variables of the server's environment, by name
 //! timeout_ms = 10000        # optional, default 30000
 //! ```
 //!
@@ -34,6 +35,9 @@ pub struct Binding {
     pub cwd: PathBuf,
     /// Variables added to the handler's environment.
     pub env: IndexMap<String, String>,
+    /// Variables of the server's environment passed on to the handler by name (when set),
+    /// beside the few every handler gets; nothing else of the server's environment reaches it.
+    pub pass_env: Vec<String>,
     /// How long the handler may run.
     pub timeout: Duration,
 }
@@ -94,6 +98,8 @@ struct BindingShape {
     cwd: Option<PathBuf>,
     #[serde(default)]
     env: IndexMap<String, String>,
+    #[serde(default)]
+    pass_env: Vec<String>,
     timeout_ms: Option<u64>,
 }
 
@@ -200,6 +206,7 @@ impl Bindings {
                     command: b.command,
                     cwd,
                     env: b.env,
+                    pass_env: b.pass_env,
                     timeout: b.timeout_ms.map_or(DEFAULT_TIMEOUT, Duration::from_millis),
                 },
             );

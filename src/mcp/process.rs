@@ -63,7 +63,11 @@ pub(crate) async fn run(binding: &Binding, arguments: &Value) -> Result<Value, T
     };
     let mut command = tokio::process::Command::new(&program);
     command.args(args).current_dir(&binding.cwd).env_clear();
-    for name in ENV_ALLOWLIST {
+    for name in ENV_ALLOWLIST
+        .iter()
+        .copied()
+        .chain(binding.pass_env.iter().map(String::as_str))
+    {
         if let Some(value) = std::env::var_os(name) {
             command.env(name, value);
         }
@@ -210,6 +214,7 @@ mod tests {
             env: [("GIVEN".to_string(), "yes".to_string())]
                 .into_iter()
                 .collect(),
+            pass_env: vec!["TOOLDEF_TEST_PASSED".to_string()],
             timeout,
         }
     }
@@ -319,6 +324,8 @@ mod tests {
         let b = binding("env", dir.path(), Duration::from_secs(20));
         // The server's secret, which a handler must not see.
         std::env::set_var("TOOLDEF_TEST_SECRET_TOKEN", "s3cret");
+        // A variable the binding names is passed on.
+        std::env::set_var("TOOLDEF_TEST_PASSED", "named");
         let out = rt
             .block_on(run(&b, &serde_json::json!({})))
             .expect("env runs");
@@ -329,10 +336,12 @@ mod tests {
             .collect();
         assert!(!text.contains("s3cret"), "{text}");
         assert!(names.contains(&"GIVEN"), "{text}");
+        assert!(text.contains("TOOLDEF_TEST_PASSED=named"), "{text}");
         for name in names {
             assert!(
                 ENV_ALLOWLIST.contains(&name)
                     || name == "GIVEN"
+                    || name == "TOOLDEF_TEST_PASSED"
                     || name == "PWD"
                     || name == "SHLVL"
                     || name == "_",
