@@ -430,6 +430,22 @@ impl Toolset {
         }
     }
 
+    /// The tool choice in `target`'s form ([`emit::tool_choice`]): for one tool, a name of the
+    /// set (an unknown name is an error with a did-you-mean); for `json-schema` and `mcp`, which
+    /// have no tool choice, an error that says so.
+    pub fn tool_choice(
+        &self,
+        target: Target,
+        choice: emit::ToolChoice<'_>,
+    ) -> Result<serde_json::Value, CompileError> {
+        if let emit::ToolChoice::Tool(name) = choice {
+            self.entry(name)?;
+        }
+        emit::tool_choice(target, choice).ok_or_else(|| CompileError::NoToolChoice {
+            target: target.as_str(),
+        })
+    }
+
     /// The set's name closest to `name`, if one is close enough.
     pub fn suggest(&self, name: &str) -> Option<&str> {
         crate::suggest::did_you_mean(name, self.names())

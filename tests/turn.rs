@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use futures::executor::block_on;
 use serde_json::{json, Value};
+use tooldef::emit::{Target, ToolChoice};
 use tooldef::envelope::Provider;
 use tooldef::runtime::{Approval, Approver, Handler, RunOptions, Runtime, ToolError};
 use tooldef::Toolset;
@@ -256,6 +257,17 @@ fn the_messages_fit_the_provider_sdks_types() {
             .unwrap();
         cases.insert(key.into(), Value::Array(turn.messages));
     }
+    let tools = rt.toolset();
+    for (key, target) in [
+        ("anthropic_tool_choice", Target::Anthropic),
+        ("gemini_tool_config", Target::Gemini),
+    ] {
+        let choices: Vec<Value> = CHOICES
+            .iter()
+            .map(|c| tools.tool_choice(target, *c).unwrap())
+            .collect();
+        cases.insert(key.into(), Value::Array(choices));
+    }
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/turn_sdk.py");
     let mut child = Command::new("python3")
         .arg(script)
@@ -278,5 +290,58 @@ fn the_messages_fit_the_provider_sdks_types() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("3 messages fit"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("11 messages fit"));
+}
+
+/// Every kind of tool choice.
+const CHOICES: [ToolChoice<'static>; 4] = [
+    ToolChoice::Auto,
+    ToolChoice::None,
+    ToolChoice::Required,
+    ToolChoice::Tool("add"),
+];
+
+/// The tool choice in each provider's form: OpenAI's read by async-openai's own types; a tool
+/// the set lacks, and a target without tool choice, are errors.
+#[test]
+fn tool_choice_takes_each_providers_form() {
+    let tools = Toolset::from_source(TOOLS).unwrap();
+    for choice in CHOICES {
+        let chat = tools.tool_choice(Target::OpenAiStrict, choice).unwrap();
+        serde_json::from_value::<async_openai::types::chat::ChatCompletionToolChoiceOption>(
+            chat.clone(),
+        )
+        .unwrap_or_else(|e| panic!("{e}: {chat}"));
+        let responses = tools.tool_choice(Target::OpenAiResponses, choice).unwrap();
+        serde_json::from_value::<async_openai::types::responses::ToolChoiceParam>(
+            responses.clone(),
+        )
+        .unwrap_or_else(|e| panic!("{e}: {responses}"));
+    }
+    assert_eq!(
+        tools
+            .tool_choice(Target::Anthropic, ToolChoice::Tool("add"))
+            .unwrap(),
+        json!({"type": "tool", "name": "add"})
+    );
+    assert_eq!(
+        tools
+            .tool_choice(Target::Anthropic, ToolChoice::Required)
+            .unwrap(),
+        json!({"type": "any"})
+    );
+    assert_eq!(
+        tools
+            .tool_choice(Target::Gemini, ToolChoice::Tool("add"))
+            .unwrap(),
+        json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["add"]}})
+    );
+    let unknown = tools
+        .tool_choice(Target::OpenAi, ToolChoice::Tool("ad"))
+        .unwrap_err();
+    assert!(
+        unknown.to_string().contains("did you mean `add`"),
+        "{unknown}"
+    );
+    assert!(tools.tool_choice(Target::Mcp, ToolChoice::Auto).is_err());
 }

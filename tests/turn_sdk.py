@@ -1,7 +1,8 @@
 """Checks the messages `Runtime::run_response` builds against the provider SDKs' own types
 (tests/turn.rs writes them on standard input as {provider: [message, ...]}): Anthropic's
 `MessageParam`, google-genai's `Content`, and the MCP SDK's `CallToolResult` inside a JSON-RPC
-response. Prints one line per message checked; exits non-zero on the first that does not fit."""
+response; and the tool choices of `Toolset::tool_choice`, as Anthropic's `ToolChoiceParam` and
+google-genai's `ToolConfig`. Prints one line per message checked; exits non-zero on the first that does not fit."""
 
 import json
 import sys
@@ -27,5 +28,12 @@ for message in cases["gemini"]:
 for message in cases["mcp"]:
     response = mcp.types.JSONRPCResponse.model_validate(message)
     mcp.types.CallToolResult.model_validate(response.result)
+    checked += 1
+for choice in cases.get("anthropic_tool_choice", []):
+    TypeAdapter(anthropic.types.ToolChoiceParam).validate_python(choice)
+    checked += 1
+for config in cases.get("gemini_tool_config", []):
+    parsed = genai.ToolConfig.model_validate(config)
+    assert parsed.function_calling_config is not None, config
     checked += 1
 print(f"{checked} messages fit the SDKs' types")

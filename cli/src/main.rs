@@ -52,6 +52,11 @@ enum Command {
         /// Do not print warnings (constraints folded into descriptions); errors still print.
         #[arg(short, long)]
         quiet: bool,
+        /// Also print the tool choice, in the target's form: `auto`, `none`, `required` (any
+        /// tool must be called) or a tool's name (that tool must be called). The output is then
+        /// `{"tools": [...], "tool_choice": ...}` (`toolConfig` for Gemini), the request's fields.
+        #[arg(long, value_name = "auto|none|required|TOOL")]
+        tool_choice: Option<String>,
     },
     /// Compile every tool of a set of files and folders into one document per target
     /// (`OUT/<target>.json`); tool names are unique across the set. With `--check`, write
@@ -249,10 +254,14 @@ fn main() -> ExitCode {
             output,
             format,
             quiet,
+            tool_choice,
         } => compile(
             &file,
-            tool.as_deref(),
-            target.into(),
+            Shown {
+                tool: tool.as_deref(),
+                target: target.into(),
+                choice: tool_choice.as_deref(),
+            },
             output.as_deref(),
             format,
             quiet,
@@ -537,10 +546,16 @@ fn check(files: &[PathBuf], format: Format, limits: &InputLimits) -> Result<u8, 
     })
 }
 
+/// What `compile` shows: one tool or all, for a target, with a tool choice or without.
+struct Shown<'a> {
+    tool: Option<&'a str>,
+    target: Target,
+    choice: Option<&'a str>,
+}
+
 fn compile(
     path: &std::path::Path,
-    tool: Option<&str>,
-    target: Target,
+    shown: Shown<'_>,
     output: Option<&std::path::Path>,
     format: Format,
     quiet: bool,
@@ -559,18 +574,44 @@ fn compile(
         return Ok(EXIT_ERRORS);
     };
     let options = emit::Options { warnings: !quiet };
+    let Shown {
+        tool,
+        target,
+        choice,
+    } = shown;
+    let named = |name: &str| -> Result<(), String> {
+        if module.tool(name).is_some() {
+            return Ok(());
+        }
+        let names: Vec<&str> = module.tools.iter().map(|t| t.name.as_str()).collect();
+        let hint = tooldef::did_you_mean(name, names.iter().copied())
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_else(|| format!("; the file defines: {}", names.join(", ")));
+        Err(format!("no tool named `{name}`{hint}"))
+    };
+    let choice = match choice.map(emit::ToolChoice::parse) {
+        None => None,
+        Some(c) => {
+            if let emit::ToolChoice::Tool(name) = c {
+                named(name)?;
+            }
+            let field = emit::tool_choice_field(target);
+            let value = emit::tool_choice(target, c).ok_or_else(|| {
+                format!(
+                    "--tool-choice: the target `{}` has no tool choice",
+                    target.as_str()
+                )
+            })?;
+            Some((field, value))
+        }
+    };
     let emitted = match tool {
         None => emit::tools(&module, target, &options),
-        Some(name) => match module.tool(name) {
-            Some(t) => emit::tool(&module, t, target, &options),
-            None => {
-                let names: Vec<&str> = module.tools.iter().map(|t| t.name.as_str()).collect();
-                let hint = tooldef::did_you_mean(name, names.iter().copied())
-                    .map(|s| format!("; did you mean `{s}`?"))
-                    .unwrap_or_else(|| format!("; the file defines: {}", names.join(", ")));
-                return Err(format!("no tool named `{name}`{hint}"));
-            }
-        },
+        Some(name) => {
+            named(name)?;
+            let t = module.tool(name).ok_or("no such tool")?;
+            emit::tool(&module, t, target, &options)
+        }
     };
     let json = match emitted {
         Ok(e) => {
@@ -584,6 +625,18 @@ fn compile(
             diags.extend(e.diagnostics);
             print_diagnostics(&[(input.name, text, diags)], format, false);
             return Ok(EXIT_ERRORS);
+        }
+    };
+    // With a tool choice: the request's two fields (one tool shown is a list of one).
+    let json = match choice {
+        None => json,
+        Some((field, value)) => {
+            let tools = if tool.is_some() && !json.is_array() {
+                serde_json::Value::Array(vec![json])
+            } else {
+                json
+            };
+            serde_json::json!({ "tools": tools, field: value })
         }
     };
     let mut text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;

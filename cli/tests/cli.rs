@@ -435,3 +435,72 @@ fn build_writes_one_document_per_target_and_check_finds_stale_and_missing_ones()
     );
     assert_eq!(related["line"], 2);
 }
+
+/// `compile --tool-choice` prints the request's fields: the tools and the choice in the
+/// target's form; a tool the file lacks, or a target without tool choice, is refused.
+#[test]
+fn compile_prints_a_tool_choice_beside_the_tools() {
+    let weather = "examples/weather.tool";
+    let o = tooldef(
+        &[
+            "compile",
+            weather,
+            "--target",
+            "anthropic",
+            "--tool-choice",
+            "get_weather_by_locality",
+            "-q",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(
+        json["tool_choice"],
+        serde_json::json!({"type": "tool", "name": "get_weather_by_locality"})
+    );
+    assert_eq!(json["tools"][0]["name"], "get_weather_by_locality");
+    let o = tooldef(
+        &[
+            "compile",
+            weather,
+            "--target",
+            "gemini",
+            "--tool-choice",
+            "none",
+            "-q",
+        ],
+        None,
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(json["toolConfig"]["functionCallingConfig"]["mode"], "NONE");
+    let o = tooldef(
+        &[
+            "compile",
+            weather,
+            "--target",
+            "openai",
+            "--tool-choice",
+            "get_weather",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no tool named `get_weather`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = tooldef(
+        &[
+            "compile",
+            weather,
+            "--target",
+            "mcp",
+            "--tool-choice",
+            "auto",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -6,6 +6,7 @@
 //! docs/targets.md lists every transformation and the source of each rule.
 
 mod anthropic;
+mod choice;
 pub(crate) mod fold;
 pub(crate) mod gemini;
 pub(crate) mod json_schema;
@@ -15,6 +16,7 @@ pub mod measure;
 pub(crate) mod openai;
 mod response;
 
+pub use choice::{tool_choice, tool_choice_field, ToolChoice};
 pub use json_schema::{output, parameters, type_schema};
 pub use response::{response_format, RESPONSE_TARGETS};
 

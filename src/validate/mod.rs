@@ -454,6 +454,12 @@ pub enum CompileError {
     /// The tool declares no output (`-> T`).
     #[error("tool `{0}` declares no output (`-> T`)")]
     NoOutput(String),
+    /// A target that has no tool choice (`json-schema`, `mcp`) was asked for one.
+    #[error("the target `{target}` has no tool choice; the client of an MCP server, or the request of a provider target, chooses")]
+    NoToolChoice {
+        /// The target.
+        target: &'static str,
+    },
     /// A `@pattern` does not compile (the checker rejects these; only hand-built models have
     /// them).
     #[error("invalid pattern /{}/: {}", .0.pattern, .0.reason)]
