@@ -2,9 +2,10 @@
 // required and optional string, integer, number, boolean and enum (a string constrained to a
 // fixed set of values), and a required string array. Like Pikuri's `to_h`, the schema lists the
 // required parameters; unlike it, the object is closed (`additionalProperties: false`), matching
-// Pikuri's validator, which rejects unknown keys.
+// Pikuri's validator, which rejects unknown keys. Pikuri coerces by default, so the tool is `@lax`.
 
 /// Create a task in the user's task list.
+@lax
 tool create_task {
   /// The task's title. (required_string)
   title: string

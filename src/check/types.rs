@@ -260,7 +260,21 @@ impl Checker {
                     "str" | "String" | "text" => Some("string"),
                     _ => None,
                 };
-                if let Some(s) = hint.or_else(|| self.closest_type_name(name)) {
+                // Container types as JSON Schema or another language names them.
+                let container = match name {
+                    "array" | "list" | "Array" | "List" | "Vec" => Some(
+                        "write `T[]` for an array of T (`string[]`, `Item[]`), or `[A, B]` for a \
+                         tuple",
+                    ),
+                    "object" | "dict" | "Object" | "Dict" | "HashMap" | "Record" => Some(
+                        "write `{ name: T, other: U }` for an object with these fields, or `map<T>` \
+                         for one whose keys are free and values all of type T",
+                    ),
+                    _ => None,
+                };
+                if let Some(help) = container {
+                    d = d.with_help(help);
+                } else if let Some(s) = hint.or_else(|| self.closest_type_name(name)) {
                     d = d
                         .with_help(format!("did you mean `{s}`?"))
                         .with_replacement(n.span, name, s, s);
