@@ -277,9 +277,10 @@ impl PyToolset {
             .collect()
     }
 
-    /// Pickled by its sources: a process that unpickles it compiles them once.
+    /// Pickled by its sources: `tooldef._rebuild` compiles them, once per process for the same
+    /// sources.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
-        let build = slf.get_type().getattr("from_sources_list")?;
+        let build = slf.py().import("tooldef")?.getattr("_rebuild")?;
         Ok((build, (slf.get().sources(),)))
     }
 
