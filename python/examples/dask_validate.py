@@ -65,9 +65,9 @@ def validate_file(
 ) -> dict[str, Any]:
     """Validates every call of a JSON Lines file on the client's cluster."""
     bag = db.read_text(path, blocksize=blocksize)
-    # Scattered once: every worker unpickles (so compiles) the toolset once.
-    [shared] = client.scatter([tools], broadcast=True)
-    parts = bag.map_partitions(check_partition, shared).compute()
+    # The toolset travels in the graph as its sources; a worker process compiles them on the
+    # first task that unpickles them and reuses that copy for the others (`tooldef._rebuild`).
+    parts = bag.map_partitions(check_partition, tools).compute(scheduler=client)
     return combine(parts)
 
 
