@@ -10,6 +10,7 @@
 mod convert;
 mod errors;
 mod results;
+mod run;
 mod toolset;
 
 use pyo3::prelude::*;
@@ -23,6 +24,10 @@ fn _tooldef(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<results::Batch>()?;
     m.add_class::<results::Call>()?;
     m.add_class::<results::Dispatched>()?;
+    m.add_class::<toolset::HandlerDecorator>()?;
+    m.add_class::<run::Reply>()?;
+    m.add_class::<run::RunResult>()?;
+    m.add("CallError", m.py().get_type::<run::CallError>())?;
     m.add("CompileError", m.py().get_type::<errors::CompileError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -2,7 +2,7 @@
 //! converted at the edge.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -16,6 +16,8 @@ use tooldef::{Answer, DispatchOptions, Source, Toolset};
 use crate::convert::{to_py, to_value, type_name};
 use crate::errors::{compile_error, diagnostics_list, load_error, validator_error};
 use crate::results::{Batch, Call, Dispatched, ValidationResult};
+use crate::run;
+use tooldef::runtime::{RunOptions, Runtime};
 
 /// What `__reduce__` returns: the constructor and its arguments (the `(name, text)` sources).
 type Reduced<'py> = (Bound<'py, PyAny>, (Vec<(String, String)>,));
@@ -31,6 +33,8 @@ const MIN_CHUNK: usize = 256;
 #[pyclass(frozen, module = "tooldef._tooldef", name = "Toolset")]
 pub(crate) struct PyToolset {
     pub(crate) inner: Arc<Toolset>,
+    /// The Python handlers registered, by tool (not pickled: a process registers its own).
+    handlers: Mutex<Vec<(String, Py<PyAny>)>>,
 }
 
 /// The arguments of a call as Python gave them.
@@ -191,6 +195,43 @@ fn expand(paths: &[PathBuf]) -> PyResult<Vec<PathBuf>> {
 }
 
 impl PyToolset {
+    fn wrap(toolset: Toolset) -> PyToolset {
+        PyToolset {
+            inner: Arc::new(toolset),
+            handlers: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A runtime over the toolset with the handlers registered and the approver given.
+    fn runtime(&self, py: Python<'_>, approver: Option<&Bound<'_, PyAny>>) -> PyResult<Runtime> {
+        let mut runtime = Runtime::new(Arc::clone(&self.inner));
+        let handlers = self.handlers.lock().unwrap_or_else(|e| e.into_inner());
+        for (name, function) in handlers.iter() {
+            runtime
+                .register(name, run::handler(function.clone_ref(py)))
+                .map_err(|e| validator_error(py, e))?;
+        }
+        if let Some(a) = approver.filter(|a| !a.is_none()) {
+            runtime = runtime.with_approver(run::approver(a.clone().unbind()));
+        }
+        Ok(runtime)
+    }
+
+    fn run_options(
+        mode: Option<&Bound<'_, PyAny>>,
+        target: Option<&Bound<'_, PyAny>>,
+        timeout: Option<f64>,
+    ) -> PyResult<RunOptions> {
+        Ok(RunOptions {
+            mode: parse_mode(opt_str_arg(mode, "mode")?)?,
+            target: opt_str_arg(target, "target")?
+                .map(parse_target)
+                .transpose()?,
+            timeout: run::duration(timeout)?,
+            ..RunOptions::default()
+        })
+    }
+
     fn validator(&self, py: Python<'_>, tool: &str, target: Option<&str>) -> PyResult<&Validator> {
         match target {
             None => self.inner.validator(tool),
@@ -201,7 +242,7 @@ impl PyToolset {
 
     fn from_sources(py: Python<'_>, sources: Vec<Source>) -> PyResult<PyToolset> {
         py.detach(|| Toolset::new(sources))
-            .map(|t| PyToolset { inner: Arc::new(t) })
+            .map(PyToolset::wrap)
             .map_err(|e| compile_error(py, &e))
     }
 }
@@ -239,7 +280,7 @@ impl PyToolset {
         }
         let files = expand(&given)?;
         py.detach(|| Toolset::from_files(&files))
-            .map(|t| PyToolset { inner: Arc::new(t) })
+            .map(PyToolset::wrap)
             .map_err(|e| load_error(py, e))
     }
 
@@ -524,6 +565,131 @@ impl PyToolset {
         Ok(ValidationResult { result })
     }
 
+    /// Registers `function` as the handler of `tool`; it gets the normalized arguments as a
+    /// dict and returns the result (an `async def` function's coroutine is run to its end).
+    fn register_handler(
+        &self,
+        py: Python<'_>,
+        tool: &Bound<'_, PyAny>,
+        function: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let tool = str_arg(tool, "tool")?;
+        if !function.is_callable() {
+            return Err(PyTypeError::new_err(format!(
+                "function must be callable, not {}",
+                type_name(function)
+            )));
+        }
+        if self.inner.tool(tool).is_none() {
+            return Err(validator_error(
+                py,
+                tooldef::validate::CompileError::UnknownTool {
+                    name: tool.to_string(),
+                    suggestion: self.inner.suggest(tool).map(str::to_string),
+                },
+            ));
+        }
+        let mut handlers = self.handlers.lock().unwrap_or_else(|e| e.into_inner());
+        handlers.retain(|(name, _)| name != tool);
+        handlers.push((tool.to_string(), function.clone().unbind()));
+        Ok(())
+    }
+
+    /// A decorator that registers the function it decorates as the handler of `tool`.
+    fn handler(slf: &Bound<'_, Self>, tool: &Bound<'_, PyAny>) -> PyResult<HandlerDecorator> {
+        str_arg(tool, "tool")?;
+        Ok(HandlerDecorator {
+            toolset: slf.clone().unbind(),
+            tool: tool.clone().unbind(),
+        })
+    }
+
+    /// Runs one call through its handler under the tool's policies (validation, approval,
+    /// timeout, retry, on-error, the output check).
+    #[pyo3(signature = (tool, arguments, *, approver = None, mode = None, target = None, timeout = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &self,
+        py: Python<'_>,
+        tool: &Bound<'_, PyAny>,
+        arguments: &Bound<'_, PyAny>,
+        approver: Option<&Bound<'_, PyAny>>,
+        mode: Option<&Bound<'_, PyAny>>,
+        target: Option<&Bound<'_, PyAny>>,
+        timeout: Option<f64>,
+    ) -> PyResult<run::Reply> {
+        let tool = str_arg(tool, "tool")?;
+        let options = PyToolset::run_options(mode, target, timeout)?;
+        let args = read_args(arguments, "arguments")?;
+        let runtime = self.runtime(py, approver)?;
+        let args = match &args {
+            Args::Text(t) => tooldef::validate::Arguments::Text(t),
+            Args::Value(v) => tooldef::validate::Arguments::Value(v),
+        };
+        run::call(py, &runtime, tool, args, options, |_, _| None)
+    }
+
+    /// Runs every call of a provider's response through its handler under the tool's
+    /// policies, and returns the replies in the provider's shape with each call's audit.
+    #[pyo3(signature = (response, *, approver = None, provider = None, mode = None, target = None, timeout = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &self,
+        py: Python<'_>,
+        response: &Bound<'_, PyAny>,
+        approver: Option<&Bound<'_, PyAny>>,
+        provider: Option<&Bound<'_, PyAny>>,
+        mode: Option<&Bound<'_, PyAny>>,
+        target: Option<&Bound<'_, PyAny>>,
+        timeout: Option<f64>,
+    ) -> PyResult<run::RunResult> {
+        let provider = opt_str_arg(provider, "provider")?
+            .map(parse_provider)
+            .transpose()?;
+        let options = PyToolset::run_options(mode, target, timeout)?;
+        let (provider, value) = response_of(response, provider)?;
+        let calls = provider
+            .calls(&value)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let runtime = self.runtime(py, approver)?;
+        let out = PyList::empty(py);
+        let replies = PyList::empty(py);
+        let audits = PyList::empty(py);
+        for c in &calls {
+            let reply = run::call(
+                py,
+                &runtime,
+                &c.name,
+                c.arguments.as_arguments(),
+                options.clone(),
+                |text, is_error| Some(provider.reply(c, text, is_error)),
+            )?;
+            replies.append(reply.reply.clone_ref(py))?;
+            audits.append(reply.audit.clone_ref(py))?;
+            out.append(Bound::new(py, reply)?)?;
+        }
+        Ok(run::RunResult {
+            calls: out.unbind(),
+            replies: replies.unbind(),
+            audits: audits.unbind(),
+        })
+    }
+
+    /// `run` for `async` code: the calls run on a worker thread (`asyncio.to_thread`), so the
+    /// event loop goes on while handlers run.
+    #[pyo3(signature = (response, **kwargs))]
+    fn run_async<'py>(
+        slf: &Bound<'py, Self>,
+        response: &Bound<'py, PyAny>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let run = slf.getattr("run")?;
+        py.import("asyncio")?
+            .getattr("to_thread")?
+            .call((run, response), kwargs)
+    }
+
     fn __len__(&self) -> usize {
         self.inner.len()
     }
@@ -535,6 +701,53 @@ impl PyToolset {
     fn __repr__(&self) -> String {
         let names: Vec<&str> = self.inner.names().collect();
         format!("Toolset({names:?})")
+    }
+}
+
+/// A response as the provider's JSON: the provider named, or told from the shape.
+fn response_of(
+    response: &Bound<'_, PyAny>,
+    provider: Option<Provider>,
+) -> PyResult<(Provider, Value)> {
+    let value = match text_of(response, "response")? {
+        Some(text) => serde_json::from_str(text)
+            .map_err(|e| PyValueError::new_err(format!("response: not valid JSON: {e}")))?,
+        None => response_value(response)?,
+    };
+    let provider = match provider {
+        Some(p) => p,
+        None => detect(&value).ok_or_else(|| {
+            PyValueError::new_err(
+                "response: cannot tell which provider's response this is; pass provider=",
+            )
+        })?,
+    };
+    let value = if provider == Provider::Mcp {
+        mcp_request(value)
+    } else {
+        value
+    };
+    Ok((provider, value))
+}
+
+/// What `Toolset.handler(tool)` returns: called with a function, registers it and returns it.
+#[pyclass(frozen, module = "tooldef._tooldef", name = "HandlerDecorator")]
+pub(crate) struct HandlerDecorator {
+    toolset: Py<PyToolset>,
+    tool: Py<PyAny>,
+}
+
+#[pymethods]
+impl HandlerDecorator {
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        function: Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.toolset
+            .get()
+            .register_handler(py, self.tool.bind(py), &function)?;
+        Ok(function)
     }
 }
 

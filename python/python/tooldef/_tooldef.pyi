@@ -1,8 +1,10 @@
 """Type stubs of the extension module ``tooldef._tooldef``."""
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from os import PathLike
-from typing import Any, Literal, TypedDict, final
+from typing import Any, Literal, TypedDict, TypeVar, final
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 __version__: str
 
@@ -50,6 +52,37 @@ class CompileError(ValueError):
     """Sources that do not compile, or a tool a target cannot carry."""
 
     diagnostics: list[Diagnostic]
+
+class CallError(RuntimeError):
+    """A call that failed for its caller (a failure under `@on_error(raise)`, no handler)."""
+
+    audit: dict[str, Any]
+
+@final
+class Reply:
+    @property
+    def content(self) -> Any: ...
+    @property
+    def is_error(self) -> bool: ...
+    @property
+    def audit(self) -> dict[str, Any]: ...
+    @property
+    def reply(self) -> dict[str, Any] | None: ...
+
+@final
+class RunResult:
+    @property
+    def calls(self) -> list[Reply]: ...
+    @property
+    def replies(self) -> list[dict[str, Any]]: ...
+    @property
+    def audits(self) -> list[dict[str, Any]]: ...
+
+@final
+class HandlerDecorator:
+    def __call__(self, function: _F) -> _F: ...
+
+Approver = Callable[[str, dict[str, Any]], bool | str | None]
 
 @final
 class ValidationResult:
@@ -180,6 +213,38 @@ class Toolset:
         target: Target | None = None,
         tool: str | None = None,
     ) -> ValidationResult: ...
+    def register_handler(self, tool: str, function: Callable[[dict[str, Any]], Any]) -> None: ...
+    def handler(self, tool: str) -> HandlerDecorator: ...
+    def call(
+        self,
+        tool: str,
+        arguments: Arguments,
+        *,
+        approver: Approver | None = None,
+        mode: Mode | None = None,
+        target: Target | None = None,
+        timeout: float | None = None,
+    ) -> Reply: ...
+    def run(
+        self,
+        response: Any,
+        *,
+        approver: Approver | None = None,
+        provider: Provider | None = None,
+        mode: Mode | None = None,
+        target: Target | None = None,
+        timeout: float | None = None,
+    ) -> RunResult: ...
+    def run_async(
+        self,
+        response: Any,
+        *,
+        approver: Approver | None = None,
+        provider: Provider | None = None,
+        mode: Mode | None = None,
+        target: Target | None = None,
+        timeout: float | None = None,
+    ) -> Awaitable[RunResult]: ...
     def __len__(self) -> int: ...
     def __contains__(self, name: str) -> bool: ...
     def __reduce__(self) -> tuple[Any, tuple[list[tuple[str, str]]]]: ...
