@@ -690,6 +690,20 @@ impl PyToolset {
             .call((run, response), kwargs)
     }
 
+    /// Registers every tool on an MCP Python SDK server (`MCPServer`): the emitted
+    /// `inputSchema`, and each call validated and run by this toolset (`tooldef._mcp`).
+    #[pyo3(signature = (server, handlers = None))]
+    fn register<'py>(
+        slf: &Bound<'py, Self>,
+        server: &Bound<'py, PyAny>,
+        handlers: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        slf.py()
+            .import("tooldef._mcp")?
+            .getattr("register")?
+            .call1((slf, server, handlers))
+    }
+
     fn __len__(&self) -> usize {
         self.inner.len()
     }

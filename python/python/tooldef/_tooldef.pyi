@@ -1,6 +1,6 @@
 """Type stubs of the extension module ``tooldef._tooldef``."""
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from os import PathLike
 from typing import Any, Literal, TypedDict, TypeVar, final
 
@@ -245,6 +245,11 @@ class Toolset:
         target: Target | None = None,
         timeout: float | None = None,
     ) -> Awaitable[RunResult]: ...
+    def register(
+        self,
+        server: Any,
+        handlers: Mapping[str, Callable[[dict[str, Any]], Any]] | None = None,
+    ) -> list[str]: ...
     def __len__(self) -> int: ...
     def __contains__(self, name: str) -> bool: ...
     def __reduce__(self) -> tuple[Any, tuple[list[tuple[str, str]]]]: ...
