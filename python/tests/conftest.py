@@ -32,12 +32,12 @@ type Report { city: string, high_c: number, summary?: string }
 """
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def forecast() -> tooldef.Toolset:
     return tooldef.Toolset.from_source(FORECAST, name="forecast.tool")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def weather() -> tooldef.Toolset:
     return tooldef.Toolset.from_files(WEATHER)
 

@@ -45,7 +45,7 @@ def test_registered_tools_are_listed_validated_and_run() -> None:
         asked.append(params.message)
         return ElicitResult(action="accept", content={"approve": next(answers)})
 
-    async def session() -> None:
+    async def talk() -> None:
         # Elicitation is a server-initiated request: a connection with a back-channel.
         async with Client(server, mode="legacy", elicitation_callback=elicit) as client:
             listed = {t.name: t for t in (await client.list_tools()).tools}
@@ -72,4 +72,4 @@ def test_registered_tools_are_listed_validated_and_run() -> None:
             assert refused.is_error and forgotten == ["x"]
             assert "denied" in refused.content[0].text
 
-    asyncio.run(session())
+    asyncio.run(talk())
