@@ -36,6 +36,12 @@ fn each_certain_suggestion_comes_with_a_fix_that_removes_its_error() {
             "Replace `read_onyl` with `read_only`",
             "@read_only\n",
         ),
+        // Another library's word for an argument (Phronomy's `return_empty`).
+        (
+            "/// T.\n@on_error(return_empty)\ntool t {}\n".to_string(),
+            "Replace `return_empty` with `suppress`",
+            "@on_error(suppress)",
+        ),
         (
             tool("  a: string @min_lenght(1)"),
             "Replace `min_lenght` with `min_length`",
@@ -304,4 +310,12 @@ fn an_unused_import_is_removed_by_its_fix() {
         let again = compile_with("main.tool", &fixed, &loader).expect("compiles");
         assert!(again.warnings.is_empty(), "{fixed}: {:#?}", again.warnings);
     }
+}
+
+/// Phronomy's `@on_schema_error` is named for what it is in tooldef.
+#[test]
+fn another_librarys_attribute_says_where_it_lives_here() {
+    let d = diagnose("/// T.\n@on_schema_error(raise)\ntool t {}\n");
+    let help = d[0].help.as_deref().unwrap_or_default();
+    assert!(help.contains("on_invalid"), "{help}");
 }

@@ -289,7 +289,12 @@ impl Checker {
             .chain(OBJECT_CONSTRAINTS)
             .chain(FIELD_ANNOTATIONS)
             .chain(TOOL_ATTRIBUTES);
-        if let Some(s) = did_you_mean(name, known.iter().copied()) {
+        if let Some((_, help)) = ATTRIBUTE_SPELLINGS
+            .iter()
+            .find(|(theirs, _)| *theirs == name)
+        {
+            d = d.with_help(*help);
+        } else if let Some(s) = did_you_mean(name, known.iter().copied()) {
             d = d
                 .with_help(format!("did you mean `@{s}`?"))
                 .with_replacement(a.name.span, name, s, s);
@@ -393,16 +398,44 @@ impl Checker {
         };
         match text {
             Some(t) if words.contains(&t.as_str()) => Some(t),
-            _ => {
-                self.bad_arg(
-                    arg.value.span(),
-                    &format!("`@{}` takes one of {}", a.name.text, list(words)),
-                );
+            other => {
+                let span = arg.value.span();
+                let mut d = Diagnostic::error(
+                    Code::InvalidAttributeArgument,
+                    span,
+                    format!("`@{}` takes one of {}", a.name.text, list(words)),
+                )
+                .with_label("invalid argument");
+                // Another library's spelling of one of the words: name tooldef's, as a fix.
+                let spelled = other.as_deref().and_then(|t| {
+                    SPELLINGS
+                        .iter()
+                        .find(|(attr, theirs, _, _)| *attr == a.name.text && *theirs == t)
+                });
+                if let Some((_, theirs, ours, whose)) = spelled {
+                    d = d
+                        .with_help(format!("{whose}'s `{theirs}` is tooldef's `{ours}`"))
+                        .with_replacement(span, theirs, ours, *ours);
+                }
+                self.error(d);
                 None
             }
         }
     }
 }
+
+/// Other libraries' words for an attribute's arguments, with tooldef's: (attribute, their word,
+/// ours, whose).
+const SPELLINGS: &[(&str, &str, &str, &str)] =
+    &[("on_error", "return_empty", "suppress", "Phronomy")];
+
+/// Other libraries' attributes that tooldef spells another way or keeps elsewhere: (their name,
+/// what to write instead).
+const ATTRIBUTE_SPELLINGS: &[(&str, &str)] = &[(
+    "on_schema_error",
+    "Phronomy's `@on_schema_error` is the call's policy for invalid arguments in tooldef: \
+     `RunOptions::on_invalid` (`reply`, the default: the model is told what to fix; or `raise`)",
+)];
 
 pub(super) fn list(names: &[&str]) -> String {
     names
