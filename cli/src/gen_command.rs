@@ -12,6 +12,8 @@ use crate::{to_stdout, write, Format, EXIT_ERRORS};
 pub(crate) enum Language {
     /// serde types, a `Tools` trait with one method per tool, and `register`.
     Rust,
+    /// Type declarations (interfaces, literal unions) and a `Tools` interface.
+    Typescript,
 }
 
 /// The arguments of `tooldef gen`.
@@ -56,6 +58,7 @@ pub(crate) fn run(args: &GenArgs, limits: &InputLimits) -> Result<u8, String> {
     }
     let code = match args.language {
         Language::Rust => tooldef::codegen::rust(&toolset, &origin),
+        Language::Typescript => tooldef::codegen::typescript(&toolset, &origin),
     };
     match &args.output {
         Some(path) => write::write_file(path, code.as_bytes())?,

@@ -19,5 +19,103 @@
 
 mod names;
 mod rust;
+mod typescript;
 
 pub use rust::{rust, rust_module};
+pub use typescript::{typescript, typescript_module};
+
+use crate::model::{KeyGroup, ObjectTy, Ty};
+
+/// What tooldef checks of a value of `ty` that its Rust type does not say.
+pub(crate) fn notes(ty: &Ty) -> Vec<String> {
+    let mut out = Vec::new();
+    match ty {
+        Ty::Never => out.push("no value is valid: the key must be absent".to_string()),
+        Ty::Integer(r) | Ty::Number(r) => {
+            if let Some(b) = r.lower() {
+                out.push(format!("at least {b}"));
+            }
+            if let Some(b) = r.upper() {
+                out.push(format!("at most {b}"));
+            }
+            if let Some(m) = &r.multiple_of {
+                out.push(format!("a multiple of {}", m.value));
+            }
+        }
+        Ty::String(r) => {
+            if let Some(m) = &r.min_length {
+                out.push(format!("at least {} characters", m.value));
+            }
+            if let Some(m) = &r.max_length {
+                out.push(format!("at most {} characters", m.value));
+            }
+            if let Some(p) = &r.pattern {
+                out.push(format!("matches `{}`", p.value.replace('`', "\\`")));
+            }
+            if let Some(f) = &r.format {
+                out.push(format!("format `{}`", f.value.as_str()));
+            }
+        }
+        Ty::Array(a) => {
+            if let Some(m) = &a.min_items {
+                out.push(format!("at least {} items", m.value));
+            }
+            if let Some(m) = &a.max_items {
+                out.push(format!("at most {} items", m.value));
+            }
+            if a.unique.as_ref().is_some_and(|u| u.value) {
+                out.push("no two items equal".to_string());
+            }
+            for n in notes(&a.items) {
+                out.push(format!("each item: {n}"));
+            }
+        }
+        Ty::Nullable(inner) => out.extend(notes(inner)),
+        _ => {}
+    }
+    out
+}
+
+/// A doc text followed by the checks its type does not make.
+pub(crate) fn doc_with_notes(doc: &str, notes: &[String]) -> String {
+    if notes.is_empty() {
+        return doc.to_string();
+    }
+    join(
+        doc,
+        &format!(
+            "Checked by tooldef, not by this type: {}.",
+            notes.join("; ")
+        ),
+    )
+}
+
+/// Two paragraphs.
+pub(crate) fn join(a: &str, b: &str) -> String {
+    if a.is_empty() {
+        b.to_string()
+    } else {
+        format!("{a}\n\n{b}")
+    }
+}
+
+/// The rules across an object's keys, which no generated type checks.
+pub(crate) fn key_rules(o: &ObjectTy) -> Vec<String> {
+    let mut rules = Vec::new();
+    if let Some(m) = &o.rules.min_properties {
+        rules.push(format!("at least {} keys", m.value));
+    }
+    if let Some(m) = &o.rules.max_properties {
+        rules.push(format!("at most {} keys", m.value));
+    }
+    for g in &o.rules.groups {
+        rules.push(match &g.value {
+            KeyGroup::ExactlyOneOf(k) => format!("exactly one of `{}`", k.join("`, `")),
+            KeyGroup::AtMostOneOf(k) => format!("at most one of `{}`", k.join("`, `")),
+            KeyGroup::Requires { key, needs } => {
+                format!("`{key}` requires `{}`", needs.join("`, `"))
+            }
+        });
+    }
+    rules
+}

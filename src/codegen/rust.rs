@@ -8,7 +8,8 @@
 use serde_json::Value;
 
 use super::names::{pascal, snake, Taken};
-use crate::model::{Additional, KeyGroup, Module, NamedKind, ObjectTy, Tool, TupleTy, Ty};
+use super::{doc_with_notes, join, key_rules};
+use crate::model::{Additional, Module, NamedKind, ObjectTy, Tool, TupleTy, Ty};
 use crate::Toolset;
 
 /// Rust's keywords (strict and reserved), which a field or method name cannot be as it is.
@@ -74,7 +75,7 @@ pub fn rust_module(module: &Module, tools: &[&Tool], origin: &str) -> String {
         match (&t.kind, &t.ty) {
             (NamedKind::Alias, ty) if !defines(ty) => {
                 let expr = gen.expr(ty, &name, false);
-                let mut text = docs(&doc_with_notes(&doc, &notes(ty)), "");
+                let mut text = docs(&doc_with_notes(&doc, &field_notes(ty)), "");
                 text.push_str(&format!("pub type {name} = {expr};\n"));
                 gen.items.push(text);
             }
@@ -105,7 +106,7 @@ pub fn rust_module(module: &Module, tools: &[&Tool], origin: &str) -> String {
                     gen.define(&name, ty, &doc);
                 } else {
                     let expr = gen.expr(ty, &name, false);
-                    let mut text = docs(&doc_with_notes(&doc, &notes(ty)), "");
+                    let mut text = docs(&doc_with_notes(&doc, &field_notes(ty)), "");
                     text.push_str(&format!("pub type {name} = {expr};\n"));
                     gen.items.push(text);
                 }
@@ -270,7 +271,7 @@ impl Gen<'_> {
             Ty::AnyOf(members) => self.union(name, members, doc),
             other => {
                 let expr = self.expr(other, &format!("{name}Value"), false);
-                let mut text = docs(&doc_with_notes(doc, &notes(other)), "");
+                let mut text = docs(&doc_with_notes(doc, &field_notes(other)), "");
                 text.push_str(&format!("pub type {name} = {expr};\n"));
                 self.items.push(text);
             }
@@ -305,7 +306,7 @@ impl Gen<'_> {
             if let Some(d) = &f.default {
                 fdoc = join(&fdoc, &format!("Default: `{d}`."));
             }
-            body.push_str(&docs(&doc_with_notes(&fdoc, &notes(&f.ty)), "    "));
+            body.push_str(&docs(&doc_with_notes(&fdoc, &field_notes(&f.ty)), "    "));
             if !attrs.is_empty() {
                 body.push_str(&format!("    #[serde({})]\n", attrs.join(", ")));
             }
@@ -323,22 +324,7 @@ impl Gen<'_> {
                 "    pub {rust_name}: ::indexmap::IndexMap<{STRING}, {value}>,\n"
             ));
         }
-        let mut rules = Vec::new();
-        if let Some(m) = &o.rules.min_properties {
-            rules.push(format!("at least {} keys", m.value));
-        }
-        if let Some(m) = &o.rules.max_properties {
-            rules.push(format!("at most {} keys", m.value));
-        }
-        for g in &o.rules.groups {
-            rules.push(match &g.value {
-                KeyGroup::ExactlyOneOf(k) => format!("exactly one of `{}`", k.join("`, `")),
-                KeyGroup::AtMostOneOf(k) => format!("at most one of `{}`", k.join("`, `")),
-                KeyGroup::Requires { key, needs } => {
-                    format!("`{key}` requires `{}`", needs.join("`, `"))
-                }
-            });
-        }
+        let rules = key_rules(o);
         let mut text = docs(&doc_with_notes(doc, &rules), "");
         text.push_str(DERIVE);
         text.push('\n');
@@ -475,89 +461,31 @@ impl<'de> ::serde::Deserialize<'de> for {name} {{
     }
 }
 
+/// What tooldef checks of a value of `ty` that its Rust type does not say: the shared notes,
+/// and a tuple that is a list of JSON values here.
+fn field_notes(ty: &Ty) -> Vec<String> {
+    let mut out = super::notes(ty);
+    let tuple = match ty {
+        Ty::Nullable(inner) => &**inner,
+        other => other,
+    };
+    if let Ty::Tuple(t) = tuple {
+        if !typed_tuple(t) {
+            out.push(
+                "a tuple whose items are not all required, that takes more items, or that has \
+                 more than 16: its items are not typed here"
+                    .to_string(),
+            );
+        }
+    }
+    out
+}
+
 /// Whether a tuple is a Rust tuple: closed, every item required, 1 to 16 items (serde's most).
 fn typed_tuple(t: &TupleTy) -> bool {
     matches!(t.rest, Additional::Closed)
         && t.required == t.items.len()
         && (1..=16).contains(&t.items.len())
-}
-
-/// What tooldef checks of a value of `ty` that its Rust type does not say.
-fn notes(ty: &Ty) -> Vec<String> {
-    let mut out = Vec::new();
-    match ty {
-        Ty::Never => out.push("no value is valid: the key must be absent".to_string()),
-        Ty::Integer(r) | Ty::Number(r) => {
-            if let Some(b) = r.lower() {
-                out.push(format!("at least {b}"));
-            }
-            if let Some(b) = r.upper() {
-                out.push(format!("at most {b}"));
-            }
-            if let Some(m) = &r.multiple_of {
-                out.push(format!("a multiple of {}", m.value));
-            }
-        }
-        Ty::String(r) => {
-            if let Some(m) = &r.min_length {
-                out.push(format!("at least {} characters", m.value));
-            }
-            if let Some(m) = &r.max_length {
-                out.push(format!("at most {} characters", m.value));
-            }
-            if let Some(p) = &r.pattern {
-                out.push(format!("matches `{}`", p.value.replace('`', "\\`")));
-            }
-            if let Some(f) = &r.format {
-                out.push(format!("format `{}`", f.value.as_str()));
-            }
-        }
-        Ty::Array(a) => {
-            if let Some(m) = &a.min_items {
-                out.push(format!("at least {} items", m.value));
-            }
-            if let Some(m) = &a.max_items {
-                out.push(format!("at most {} items", m.value));
-            }
-            if a.unique.as_ref().is_some_and(|u| u.value) {
-                out.push("no two items equal".to_string());
-            }
-            for n in notes(&a.items) {
-                out.push(format!("each item: {n}"));
-            }
-        }
-        Ty::Tuple(t) if !typed_tuple(t) => out.push(
-            "a tuple whose items are not all required, that takes more items, or that has more \
-             than 16: its items are not typed here"
-                .to_string(),
-        ),
-        Ty::Nullable(inner) => out.extend(notes(inner)),
-        _ => {}
-    }
-    out
-}
-
-/// A doc text followed by the checks its type does not make.
-fn doc_with_notes(doc: &str, notes: &[String]) -> String {
-    if notes.is_empty() {
-        return doc.to_string();
-    }
-    join(
-        doc,
-        &format!(
-            "Checked by tooldef, not by this type: {}.",
-            notes.join("; ")
-        ),
-    )
-}
-
-/// Two paragraphs.
-fn join(a: &str, b: &str) -> String {
-    if a.is_empty() {
-        b.to_string()
-    } else {
-        format!("{a}\n\n{b}")
-    }
 }
 
 /// `text` as `///` lines indented by `indent` (nothing for no text).
