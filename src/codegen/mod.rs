@@ -119,3 +119,10 @@ pub(crate) fn key_rules(o: &ObjectTy) -> Vec<String> {
     }
     rules
 }
+
+/// `text` on one line, for a generated file's header: control characters become spaces.
+pub(crate) fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}

@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::names::{pascal, snake, Taken};
-use super::{doc_with_notes, join, key_rules};
+use super::{doc_with_notes, join, key_rules, one_line};
 use crate::model::{Additional, Module, NamedKind, ObjectTy, Tool, TupleTy, Ty};
 use crate::Toolset;
 
@@ -500,13 +500,6 @@ fn docs(text: &str, indent: &str) -> String {
         }
     }
     out
-}
-
-/// `text` on one line, for the header.
-fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
 }
 
 /// Whether `name` is an ASCII identifier that Rust reads as one.

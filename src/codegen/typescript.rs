@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::names::{pascal, Taken};
-use super::{doc_with_notes, join, key_rules, notes};
+use super::{doc_with_notes, join, key_rules, notes, one_line};
 use crate::model::{Additional, Module, NamedKind, ObjectTy, Tool, Ty};
 use crate::Toolset;
 
@@ -333,11 +333,4 @@ fn docs(text: &str, indent: &str) -> String {
     }
     out.push_str(&format!("{indent} */\n"));
     out
-}
-
-/// `text` on one line, for the header.
-fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
 }
