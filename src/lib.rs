@@ -44,6 +44,7 @@ extern crate self as tooldef;
 // The public namespaces: each module's own `pub use` lines choose what it shows.
 pub mod analysis;
 pub mod ast;
+pub mod codegen;
 pub mod emit;
 pub mod envelope;
 pub mod hidden;

@@ -210,6 +210,11 @@ impl Toolset {
         &self.sources
     }
 
+    /// The checked module behind the set: every tool and every named type they use.
+    pub(crate) fn module(&self) -> &Module {
+        &self.module
+    }
+
     /// The warnings of every source, each carrying its source.
     pub fn warnings(&self) -> &[Diagnostic] {
         &self.warnings

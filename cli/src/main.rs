@@ -62,6 +62,11 @@ enum Command {
     /// (`OUT/<target>.json`); tool names are unique across the set. With `--check`, write
     /// nothing and exit with 1 listing the documents that are missing or stale (for CI).
     Build(BuildArgs),
+    /// Generate typed code for the tools of a set of files and folders: the types of every
+    /// tool's arguments (validated and normalized) and output, and of every named type; in Rust
+    /// also a `Tools` trait with one method per tool and `register`, which makes an
+    /// implementation of it the handlers of a runtime.
+    Gen(GenArgs),
     /// What each tool weighs in each target: bytes and tokens of the compact JSON a provider
     /// receives (OpenAI's o200k_base; exact for the OpenAI targets, an estimate for the others),
     /// the share of descriptions, and the growth over `json-schema`. With `--budget N`, exit
@@ -246,6 +251,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check { files, format } => check(&tool_files(&files), format, &limits),
         Command::Build(args) => build_command::build(&args, &limits),
+        Command::Gen(args) => gen_command::run(&args, &limits),
         Command::Stats(args) => stats_command::run(&args, &limits),
         Command::Compile {
             file,
@@ -334,6 +340,7 @@ mod answer_command;
 mod build_command;
 mod diff_command;
 mod dispatch_command;
+mod gen_command;
 mod lock_command;
 mod lsp_command;
 mod mcp_client_command;
@@ -346,6 +353,7 @@ use answer_command::{ParseArgs, SchemaArgs};
 use build_command::{tool_files, BuildArgs};
 use diff_command::DiffArgs;
 use dispatch_command::DispatchArgs;
+use gen_command::GenArgs;
 use lock_command::LockArgs;
 use read::{InputLimits, Limit};
 use serve_command::ServeArgs;
