@@ -229,3 +229,115 @@ tool t { u: A | B }
     };
     assert_eq!(module.discriminator(members), None);
 }
+
+/// A Pydantic discriminated union (`Annotated[Union[Cat, Dog], Field(discriminator="kind")]`),
+/// as `model_json_schema()` writes it: `oneOf` of `$ref`s beside `discriminator`.
+fn pydantic_pet(mapping: Value) -> Value {
+    json!({
+        "$defs": {
+            "Cat": {"properties": {"kind": {"const": "cat", "title": "Kind", "type": "string"},
+                                   "lives": {"title": "Lives", "type": "integer"}},
+                    "required": ["kind", "lives"], "title": "Cat", "type": "object"},
+            "Dog": {"properties": {"kind": {"enum": ["dog"], "title": "Kind", "type": "string"},
+                                   "barks": {"title": "Barks", "type": "boolean"}},
+                    "required": ["kind", "barks"], "title": "Dog", "type": "object"}
+        },
+        "properties": {"pet": {"discriminator": {"mapping": mapping, "propertyName": "kind"},
+                               "oneOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Dog"}],
+                               "title": "Pet"}},
+        "required": ["pet"], "title": "Owner", "type": "object"
+    })
+}
+
+#[test]
+fn an_imported_discriminator_is_a_discriminated_union_that_round_trips() {
+    use tooldef::import::{self, Dialect, Options};
+    let mappings = [
+        json!({"cat": "#/$defs/Cat", "dog": "#/$defs/Dog"}),
+        json!({"cat": "#/$defs/Cat"}),
+    ];
+    for mapping in mappings {
+        let m = import::import(
+            &pydantic_pet(mapping),
+            Dialect::JsonSchema,
+            &Options::default(),
+        )
+        .unwrap_or_else(|e| panic!("refused: {e}"));
+        // The printed source compiles to the imported model, whose union has the tag.
+        let compiled = tooldef::compile(&m.source).expect("compiles").module;
+        assert_eq!(compiled, m.module);
+        let pet = compiled.tools[0].params.field("pet").expect("pet");
+        let tooldef::model::Ty::AnyOf(members) = &pet.ty else {
+            panic!("a union: {:?}\n{}", pet.ty, m.source)
+        };
+        assert_eq!(
+            compiled.discriminator(members),
+            Some(("kind", vec!["cat", "dog"]))
+        );
+        // Compiled and imported again (the target writes the named types inline and has no
+        // `@title`), it is the same tool, with the same discriminated union.
+        let out = tooldef::emit::tools(
+            &compiled,
+            tooldef::emit::Target::JsonSchema,
+            &tooldef::emit::Options::default(),
+        )
+        .expect("emits");
+        let again = import::import(&out.json, Dialect::JsonSchema, &Options::default())
+            .unwrap_or_else(|e| panic!("re-import refused: {e}"));
+        assert_eq!(
+            tooldef::emit::parameters(&again.module, &again.module.tools[0]),
+            tooldef::emit::parameters(&compiled, &compiled.tools[0])
+        );
+        let pet = again.module.tools[0].params.field("pet").expect("pet");
+        let tooldef::model::Ty::AnyOf(members) = &pet.ty else {
+            panic!("a union: {:?}\n{}", pet.ty, again.source)
+        };
+        assert_eq!(
+            again.module.discriminator(members),
+            Some(("kind", vec!["cat", "dog"]))
+        );
+    }
+}
+
+#[test]
+fn a_mapping_or_branch_the_tags_disagree_with_is_an_error_at_its_pointer() {
+    use tooldef::import::{self, Dialect, Options};
+    use tooldef::Code;
+    let at = |doc: &Value| -> Vec<(String, Code)> {
+        let e = import::import(doc, Dialect::JsonSchema, &Options::default()).expect_err("refused");
+        e.issues
+            .iter()
+            .map(|i| (i.pointer.clone(), i.code))
+            .collect()
+    };
+    let swapped = pydantic_pet(json!({"cat": "#/$defs/Dog", "dog": "#/$defs/Cat"}));
+    assert_eq!(
+        at(&swapped),
+        [(
+            "/properties/pet/discriminator/mapping/cat".to_string(),
+            Code::ImportInvalidKeyword
+        )]
+    );
+    let unknown = pydantic_pet(json!({"cat": "#/$defs/Bird"}));
+    assert_eq!(
+        at(&unknown),
+        [(
+            "/properties/pet/discriminator/mapping/cat".to_string(),
+            Code::ImportInvalidKeyword
+        )]
+    );
+    // An inline branch without the tag.
+    let untagged = json!({"type": "object", "properties": {"pet": {
+    "discriminator": {"propertyName": "kind"},
+    "anyOf": [
+        {"type": "object", "properties": {"kind": {"const": "cat"}}, "required": ["kind"]},
+        {"type": "object", "properties": {"kind": {"type": "string"}}, "required": ["kind"]}
+    ]}}});
+    assert_eq!(
+        at(&untagged),
+        [(
+            "/properties/pet/anyOf/1".to_string(),
+            Code::ImportUnsupported
+        )]
+    );
+}

@@ -608,6 +608,7 @@ impl Core {
                     k.as_str(),
                     "anyOf"
                         | "oneOf"
+                        | "discriminator"
                         | "description"
                         | "title"
                         | "default"
@@ -665,6 +666,13 @@ impl Core {
             members.push(self.ty(branch, &p)?);
             kinds.push(branch_types(branch));
         }
+        if let Some(d) = s.get("discriminator") {
+            // Branches told apart by a tag are disjoint, so `oneOf` equals `anyOf`; the union
+            // is the language's discriminated union (`Module::discriminator`) once each branch
+            // is seen to require its own tag.
+            self.discriminator(d, list, &format!("{ptr}/discriminator"), &bptr)?;
+            return Some(union(members));
+        }
         if key == "oneOf" {
             // `oneOf` means "exactly one"; it equals `anyOf` only when no value fits two
             // branches, which is certain when the branches accept disjoint JSON types.
@@ -700,6 +708,85 @@ impl Core {
             }
         }
         Some(union(members))
+    }
+
+    /// Checks an OpenAPI `discriminator` (`propertyName`, optional `mapping`) beside the
+    /// branches `list` (at `bptr`): every branch, inline or a local `$ref`, must require the
+    /// property with a string `const` or one-value `enum`, a different tag in each, and each
+    /// entry of `mapping` must name a branch's reference whose tag is the entry's key. What the
+    /// discriminator says is then already said by the branches, so it adds nothing to the type.
+    fn discriminator(&mut self, d: &Value, list: &[Value], dptr: &str, bptr: &str) -> Option<()> {
+        let Some(name) = d.get("propertyName").and_then(Value::as_str) else {
+            self.error(
+                dptr,
+                Some("discriminator"),
+                Code::ImportInvalidKeyword,
+                "`discriminator` must be an object with a string `propertyName`",
+            );
+            return None;
+        };
+        let mut tags: Vec<(Option<&str>, String)> = Vec::new();
+        for (i, branch) in list.iter().enumerate() {
+            let p = format!("{bptr}/{i}");
+            let reference = branch.get("$ref").and_then(Value::as_str);
+            let target = match reference.and_then(local_definition) {
+                Some(def) => self
+                    .defs
+                    .as_ref()
+                    .and_then(|(defs, _)| defs.get(&def))
+                    .cloned(),
+                None => Some(branch.clone()),
+            };
+            let tag = target.as_ref().and_then(|t| branch_tag(t, name));
+            let Some(tag) = tag else {
+                self.error(
+                    &p,
+                    Some("discriminator"),
+                    Code::ImportUnsupported,
+                    format!("the branch does not require `{name}` with a string `const` or one-value `enum`, so the `discriminator` cannot tell it apart"),
+                );
+                return None;
+            };
+            if tags.iter().any(|(_, t)| *t == tag) {
+                self.error(
+                    &p,
+                    Some("discriminator"),
+                    Code::ImportUnsupported,
+                    format!("two branches have the tag \"{tag}\"; the `discriminator` cannot tell them apart"),
+                );
+                return None;
+            }
+            tags.push((reference, tag));
+        }
+        let Some(mapping) = d.get("mapping") else {
+            return Some(());
+        };
+        let mptr = format!("{dptr}/mapping");
+        let Some(mapping) = mapping.as_object() else {
+            self.error(
+                &mptr,
+                Some("mapping"),
+                Code::ImportInvalidKeyword,
+                "`mapping` must be an object of tags to references",
+            );
+            return None;
+        };
+        for (key, value) in mapping {
+            let p = format!("{mptr}/{}", escape_pointer(key));
+            let branch = value
+                .as_str()
+                .and_then(|v| tags.iter().find(|(r, _)| *r == Some(v)));
+            let problem = match branch {
+                None => format!("the mapping's `{key}` names no branch's `$ref`"),
+                Some((_, tag)) if tag != key => {
+                    format!("the mapping gives `{key}` to a branch whose tag is \"{tag}\"")
+                }
+                Some(_) => continue,
+            };
+            self.error(&p, Some("mapping"), Code::ImportInvalidKeyword, problem);
+            return None;
+        }
+        Some(())
     }
 
     /// A schema without `$ref`, `anyOf` or `oneOf`.
@@ -1498,4 +1585,20 @@ fn local_definition(reference: &str) -> Option<String> {
         .strip_prefix("#/$defs/")
         .or_else(|| reference.strip_prefix("#/definitions/"))?;
     Some(unescape_pointer(def).into_owned())
+}
+
+/// The tag an object schema gives the property `name`: a string `const` or a one-value string
+/// `enum`, when the property is required.
+fn branch_tag(schema: &Value, name: &str) -> Option<String> {
+    let required = schema.get("required")?.as_array()?;
+    if !required.iter().any(|r| r.as_str() == Some(name)) {
+        return None;
+    }
+    let property = schema.get("properties")?.get(name)?;
+    let value = match (property.get("const"), property.get("enum")) {
+        (Some(c), _) => c,
+        (None, Some(Value::Array(one))) if one.len() == 1 => &one[0],
+        _ => return None,
+    };
+    value.as_str().map(str::to_string)
 }
