@@ -474,34 +474,17 @@ impl PyToolset {
             mode: parse_mode(mode)?,
         };
         let provider = provider.map(parse_provider).transpose()?;
-        let value = match text_of(response, "response")? {
-            Some(text) => match provider {
-                // The library reads the text itself (OpenAI's without building what a call
-                // does not need).
-                Some(p) if p != Provider::Mcp => {
-                    let out = py
-                        .detach(|| self.inner.dispatch_str(p, text, &options))
-                        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                    return dispatched(py, p, &out);
-                }
-                _ => serde_json::from_str(text)
-                    .map_err(|e| PyValueError::new_err(format!("response: not valid JSON: {e}")))?,
-            },
-            None => response_value(response)?,
-        };
-        let provider = match provider {
-            Some(p) => p,
-            None => detect(&value).ok_or_else(|| {
-                PyValueError::new_err(
-                    "response: cannot tell which provider's response this is; pass provider=",
-                )
-            })?,
-        };
-        let value = if provider == Provider::Mcp {
-            mcp_request(value)
-        } else {
-            value
-        };
+        if let (Some(text), Some(p)) = (text_of(response, "response")?, provider) {
+            // The library reads the text itself (OpenAI's without building what a call does
+            // not need).
+            if p != Provider::Mcp {
+                let out = py
+                    .detach(|| self.inner.dispatch_str(p, text, &options))
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                return dispatched(py, p, &out);
+            }
+        }
+        let (provider, value) = response_of(response, provider)?;
         let out = py
             .detach(|| self.inner.dispatch(provider, &value, &options))
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
