@@ -20,6 +20,7 @@ use pyo3::prelude::*;
 fn _tooldef(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<toolset::PyToolset>()?;
     m.add_function(wrap_pyfunction!(toolset::import_tools, m)?)?;
+    m.add_function(wrap_pyfunction!(run::_wait_for_handlers, m)?)?;
     m.add_class::<results::ValidationResult>()?;
     m.add_class::<results::Batch>()?;
     m.add_class::<results::Call>()?;

@@ -3,6 +3,7 @@
 //! retry, on-error, the output check) applied by the runtime, not here.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
@@ -55,9 +56,47 @@ fn tool_error(py: Python<'_>, e: &PyErr) -> ToolError {
     ToolError::new(format!("{name}: {}", e.value(py)))
 }
 
+/// How many Python handlers are running. A handler whose call timed out goes on running on a
+/// thread of its own; if the interpreter finalizes meanwhile, that thread is ended inside Python
+/// and the process aborts, so the package waits for them at exit ([`wait_for_handlers`]).
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a running handler while it lives.
+struct Running;
+
+impl Running {
+    fn start() -> Running {
+        RUNNING.fetch_add(1, Ordering::SeqCst);
+        Running
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Waits, up to `seconds`, for the Python handlers still running (those whose calls timed out
+/// or were cancelled) to finish; whether none is left. The package calls it at exit.
+#[pyfunction]
+pub(crate) fn _wait_for_handlers(py: Python<'_>, seconds: f64) -> bool {
+    let deadline = std::time::Instant::now() + Duration::from_secs_f64(seconds.clamp(0.0, 3600.0));
+    py.detach(|| {
+        while RUNNING.load(Ordering::SeqCst) > 0 {
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        true
+    })
+}
+
 /// A Python function (sync, or `async def`: its coroutine is run to its end) as a handler.
 pub(crate) fn handler(function: Py<PyAny>) -> Handler {
     Handler::sync(move |args: Value| {
+        let _running = Running::start();
         Python::attach(|py| {
             let run = || -> PyResult<Value> {
                 let out = function.call1(py, (to_py(py, &args)?,))?;

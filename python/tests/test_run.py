@@ -168,3 +168,22 @@ def test_registering_an_unknown_tool_is_a_key_error(tools: tooldef.Toolset) -> N
         tools.register_handler("get_forecats", print)
     with pytest.raises(TypeError, match="function"):
         tools.register_handler("get_forecast", 3)
+
+
+def test_exit_waits_for_a_timed_out_handler() -> None:
+    """A timed-out handler runs on to its end on a thread of its own; the interpreter exiting
+    under it used to abort the process (exit status 134)."""
+    import subprocess
+    import sys
+
+    program = (
+        "import time, tooldef\n"
+        "t = tooldef.Toolset.from_source('/// S.\\ntool slow {}\\n')\n"
+        "t.register_handler('slow', lambda args: time.sleep(0.5))\n"
+        "try:\n"
+        "    t.call('slow', {}, timeout=0.05)\n"
+        "except tooldef.CallError:\n"
+        "    pass\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")

@@ -7,6 +7,7 @@ Everything here is the Rust library's public API through the extension module
 
 from __future__ import annotations
 
+import atexit
 from functools import lru_cache
 
 from tooldef._tooldef import (
@@ -21,8 +22,13 @@ from tooldef._tooldef import (
     Toolset,
     ValidationResult,
     __version__,
+    _wait_for_handlers,
     import_tools,
 )
+
+# A handler whose call timed out runs on to its end on a thread of its own; the interpreter
+# must not finalize under it (the process would abort), so exit waits for it, a while.
+atexit.register(_wait_for_handlers, 30.0)
 
 __all__ = [
     "Batch",
