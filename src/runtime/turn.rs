@@ -3,8 +3,8 @@
 
 use serde_json::{json, Value};
 
-use super::{CallError, CallErrorKind, Reply, RunOptions, Runtime};
-use crate::envelope::{EnvelopeError, Provider, ToolCall};
+use super::{CallError, Reply, RunOptions, Runtime};
+use crate::envelope::{as_text, EnvelopeError, Provider, ToolCall};
 
 /// One call of a response, and how it ended.
 #[derive(Debug)]
@@ -106,19 +106,14 @@ impl Runtime {
             let outcome = self
                 .call(&call.name, call.arguments.as_arguments(), options)
                 .await;
+            // A call to a tool the set lacks is answered as the provider answers an unknown
+            // tool, whether the runtime told the model (`Ok`) or the host (`Err`).
+            let unknown = self.toolset().tool(&call.name).is_none();
             let reply = match &outcome {
-                Ok(reply) => provider.result_reply(&call, &reply.content, reply.is_error),
-                Err(e) if matches!(e.kind, CallErrorKind::UnknownTool { .. }) => {
-                    provider.unknown_tool_reply(&call, &e.to_string())
-                }
+                Ok(r) if unknown => provider.unknown_tool_reply(&call, &as_text(&r.content)),
+                Ok(r) => provider.result_reply(&call, &r.content, r.is_error),
+                Err(e) if unknown => provider.unknown_tool_reply(&call, &e.to_string()),
                 Err(e) => provider.reply(&call, &e.to_string(), true),
-            };
-            // An unknown tool answered for the model is answered as the provider does.
-            let reply = match &outcome {
-                Ok(r) if r.is_error && self.toolset().tool(&call.name).is_none() => {
-                    provider.unknown_tool_reply(&call, &crate::envelope::as_text(&r.content))
-                }
-                _ => reply,
             };
             out.push(TurnCall {
                 call,
