@@ -345,13 +345,97 @@ impl Toolset {
         target: Target,
     ) -> Result<Validator, CompileError> {
         let a = self.resolve(answer)?;
-        if matches!(target, Target::OpenAi | Target::OpenAiResponses) {
-            if let Some(object) = object_of(a.module, &a.ty) {
-                let shape = Tool::new(a.name.clone(), String::new(), object.clone());
-                return Validator::with_reading(a.module, &shape, Reading::NullForAbsent);
+        if let Some(object) = object_of(a.module, &a.ty) {
+            let shape = Tool::new(a.name.clone(), String::new(), object.clone());
+            match target {
+                Target::OpenAi | Target::OpenAiResponses => {
+                    return Validator::with_reading(a.module, &shape, Reading::NullForAbsent)
+                }
+                Target::GeminiOpenApi => return Validator::for_target(a.module, &shape, target),
+                _ => {}
             }
         }
         Validator::for_type(a.module, &a.ty, &a.name)
+    }
+
+    /// An answer given through a tool: the tool the model is forced to call, whose arguments are
+    /// the answer. It is named after the type (`--type Answer`: `Answer`), or after the tool
+    /// whose output it is with `_output` added (so that it never collides with that tool), and
+    /// described by the type's description.
+    fn answer_tool(&self, answer: Answer<'_>) -> Result<(&Module, Tool), CompileError> {
+        let a = self.resolve(answer)?;
+        let object =
+            object_of(a.module, &a.ty).ok_or_else(|| CompileError::NotAnObject(a.name.clone()))?;
+        let name = match answer {
+            Answer::Type(_) => a.name.clone(),
+            Answer::Output(tool) => format!("{tool}_output"),
+        };
+        let description = a
+            .description
+            .unwrap_or("Give your answer as this tool's arguments.");
+        let mut tool = Tool::new(name, description, object.clone());
+        tool.span = a.span;
+        Ok((a.module, tool))
+    }
+
+    /// Structured output through a forced tool ([`emit::forced_tool`]): the request fields
+    /// `tools` (one tool, whose arguments are the answer, in `target`'s shape) and the tool
+    /// choice that makes the model call it. Read the answer back from the call with
+    /// [`Toolset::answer_tool_validator`]. `json-schema` and `mcp` have no tool choice, and an
+    /// answer that is not an object cannot be a tool's arguments: both are errors.
+    pub fn response_tool(
+        &self,
+        answer: Answer<'_>,
+        target: Target,
+        options: &Options,
+    ) -> Result<Emitted, Errors> {
+        let at = |message: String| {
+            Errors::new(vec![Diagnostic::error(
+                Code::TargetLimit,
+                crate::diagnostic::Span::default(),
+                message,
+            )])
+        };
+        let (module, tool) = self.answer_tool(answer).map_err(|e| at(e.to_string()))?;
+        let emitted = emit::tool(module, &tool, target, options).map_err(|e| {
+            Errors::new(
+                e.diagnostics
+                    .into_iter()
+                    .map(|d| self.places.place(d))
+                    .collect(),
+            )
+        })?;
+        let json = emit::forced_tool(target, &tool.name, emitted.json).ok_or_else(|| {
+            at(CompileError::NoToolChoice {
+                target: target.as_str(),
+            }
+            .to_string())
+        })?;
+        Ok(Emitted {
+            json,
+            warnings: emitted
+                .warnings
+                .into_iter()
+                .map(|d| self.places.place(d))
+                .collect(),
+        })
+    }
+
+    /// The validator of an answer given through a forced tool ([`Toolset::response_tool`]):
+    /// it reads the tool call's arguments in the shape `target` showed the model.
+    pub fn answer_tool_validator(
+        &self,
+        answer: Answer<'_>,
+        target: Target,
+    ) -> Result<Validator, CompileError> {
+        let (module, tool) = self.answer_tool(answer)?;
+        Validator::for_target(module, &tool, target)
+    }
+
+    /// The name of the forced tool of [`Toolset::response_tool`], to find its call in a
+    /// response.
+    pub fn answer_tool_name(&self, answer: Answer<'_>) -> Result<String, CompileError> {
+        self.answer_tool(answer).map(|(_, tool)| tool.name)
     }
 
     /// The structured-output block of `target` for an answer ([`emit::response_format`]): the

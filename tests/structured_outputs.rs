@@ -36,6 +36,7 @@ fn schema_of(block: &Value, target: Target) -> &Value {
         Target::OpenAi => &block["json_schema"]["schema"],
         Target::OpenAiResponses => &block["format"]["schema"],
         Target::Anthropic => &block["schema"],
+        Target::GeminiOpenApi => &block["responseSchema"],
         _ => &block["responseJsonSchema"],
     }
 }
@@ -94,6 +95,11 @@ fn every_block_has_its_provider_shape() {
         }
         let schema = schema_of(block, *target);
         assert!(schema.get("$schema").is_none(), "{label}");
+        if *target == Target::GeminiOpenApi {
+            // Gemini's OpenAPI `Schema`, not JSON Schema: google-genai checks it below.
+            assert_eq!(schema["type"], "OBJECT", "{label}");
+            continue;
+        }
         jsonschema::options()
             .with_draft(jsonschema::Draft::Draft202012)
             .build(schema)
@@ -113,7 +119,13 @@ fn every_block_has_its_provider_shape() {
         }
     }
     println!("blocks per target: {per_target:?}");
-    for t in ["openai", "openai-responses", "anthropic", "gemini"] {
+    for t in [
+        "openai",
+        "openai-responses",
+        "anthropic",
+        "gemini",
+        "gemini-openapi",
+    ] {
         assert!(
             per_target.get(t).copied().unwrap_or(0) >= 5,
             "{t}: {per_target:?}"
@@ -222,8 +234,13 @@ fn gemini_blocks_validate_with_google_genai() {
     }
     let blocks: Vec<Value> = blocks()
         .into_iter()
-        .filter(|(_, t, _)| *t == Target::Gemini)
-        .map(|(label, _, b)| json!({"name": label, "config": b}))
+        .filter(|(_, t, _)| matches!(t, Target::Gemini | Target::GeminiOpenApi))
+        .map(|(label, t, b)| json!({"name": format!("{label} {}", t.as_str()), "config": b}))
+        .chain(forced_tools().into_iter().filter_map(|(label, t, b)| {
+            matches!(t, Target::Gemini | Target::GeminiOpenApi).then(
+                || json!({"name": format!("{label} via a tool, {}", t.as_str()), "config": b}),
+            )
+        }))
         .collect();
     let script = r#"
 import json, sys
@@ -237,8 +254,9 @@ for case in cases:
         problems.append(f"{case['name']}: {e}")
         continue
     back = config.model_dump(mode="json", exclude_none=True, by_alias=True)
-    if back.get("responseJsonSchema") != case["config"]["responseJsonSchema"]:
-        problems.append(f"{case['name']}: the schema did not survive the model")
+    for key in case["config"]:
+        if key != "responseMimeType" and back.get(key) != case["config"][key]:
+            problems.append(f"{case['name']}: {key} did not survive the model: {back.get(key)}")
 print(len(cases), "checked")
 for p in problems:
     print(p)
@@ -260,4 +278,168 @@ sys.exit(1 if problems else 0)
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     println!("{text}");
+}
+
+/// The request fields of every example's answers given through a forced tool, for every
+/// target that has a tool choice.
+fn forced_tools() -> Vec<(String, Target, Value)> {
+    let mut out = Vec::new();
+    for (file, set) in examples() {
+        let names: std::collections::BTreeSet<String> = set
+            .tools()
+            .flat_map(|(m, _)| m.types.iter().map(|t| t.name.clone()))
+            .collect();
+        for n in &names {
+            for target in [
+                Target::OpenAi,
+                Target::OpenAiStrict,
+                Target::OpenAiResponses,
+                Target::Anthropic,
+                Target::Gemini,
+                Target::GeminiOpenApi,
+            ] {
+                if let Ok(e) = set.response_tool(Answer::Type(n), target, &Options::default()) {
+                    out.push((format!("{file} type {n}"), target, e.json));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Structured output through a forced tool: one tool, the choice naming it, in each target's
+/// shape (OpenAI's read by async-openai's request types; Gemini's by google-genai above), and
+/// the answer read back from the call in the shape the target showed.
+#[test]
+fn forced_tools_have_each_providers_shape_and_read_back() {
+    let all = forced_tools();
+    let mut per_target = std::collections::BTreeMap::new();
+    for (label, target, fields) in &all {
+        *per_target.entry(target.as_str()).or_insert(0) += 1;
+        let choice = &fields[tooldef::emit::tool_choice_field(*target)];
+        let tools = &fields["tools"];
+        match target {
+            Target::OpenAi | Target::OpenAiStrict => {
+                let tool: async_openai::types::chat::ChatCompletionTools =
+                    serde_json::from_value(tools[0].clone())
+                        .unwrap_or_else(|e| panic!("{label}: {e}"));
+                assert_eq!(
+                    serde_json::to_value(tool).expect("serializes"),
+                    tools[0],
+                    "{label}"
+                );
+                let choice: async_openai::types::chat::ChatCompletionToolChoiceOption =
+                    serde_json::from_value(choice.clone())
+                        .unwrap_or_else(|e| panic!("{label}: {e}"));
+                assert_eq!(
+                    serde_json::to_value(choice).expect("serializes"),
+                    fields["tool_choice"],
+                    "{label}"
+                );
+            }
+            Target::OpenAiResponses => {
+                let choice: async_openai::types::responses::ToolChoiceParam =
+                    serde_json::from_value(choice.clone())
+                        .unwrap_or_else(|e| panic!("{label}: {e}"));
+                assert_eq!(
+                    serde_json::to_value(choice).expect("serializes"),
+                    fields["tool_choice"],
+                    "{label}"
+                );
+            }
+            Target::Anthropic => {
+                assert_eq!(choice["type"], "tool", "{label}");
+                assert_eq!(choice["name"], tools[0]["name"], "{label}");
+            }
+            _ => {
+                let name = &tools[0]["functionDeclarations"][0]["name"];
+                assert_eq!(
+                    choice["functionCallingConfig"]["allowedFunctionNames"][0], *name,
+                    "{label}"
+                );
+            }
+        }
+    }
+    println!("forced tools per target: {per_target:?}");
+    assert_eq!(per_target.len(), 6, "{per_target:?}");
+
+    // The answer comes back as the call's arguments, in the shape each target showed: OpenAI
+    // strict with every key (`null` for absent), the others as they are.
+    let set = Toolset::from_files([concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/calendar.tool"
+    )])
+    .expect("compiles");
+    let place = Answer::Type("Place");
+    let strict = set
+        .answer_tool_validator(place, Target::OpenAiStrict)
+        .expect("validator");
+    let out = strict
+        .validate_str(r#"{"name": "Room 1", "lat": null}"#, Mode::Strict)
+        .expect("valid");
+    assert_eq!(*out.arguments, json!({"name": "Room 1"}));
+    let plain = set
+        .answer_tool_validator(place, Target::Anthropic)
+        .expect("validator");
+    assert!(plain
+        .validate_str(r#"{"name": "Room 1", "lat": null}"#, Mode::Strict)
+        .is_err());
+    assert_eq!(set.answer_tool_name(place).expect("named"), "Place");
+    assert_eq!(
+        set.answer_tool_name(Answer::Output("create_event"))
+            .expect("named"),
+        "create_event_output"
+    );
+    // Not an object, or a target without tool choice: errors that say so.
+    let e = set
+        .response_tool(
+            Answer::Type("Priority"),
+            Target::Anthropic,
+            &Options::default(),
+        )
+        .expect_err("an enum is not an object");
+    assert!(e.to_string().contains("not an object"), "{e}");
+    let e = set
+        .response_tool(place, Target::Mcp, &Options::default())
+        .expect_err("no tool choice");
+    assert!(e.to_string().contains("no tool choice"), "{e}");
+}
+
+/// Gemini's OpenAPI form reads an answer back as its tool calls are: a map sent as key/value
+/// entries comes back as the map.
+#[test]
+fn gemini_openapi_answers_are_read_back_from_the_lowered_shape() {
+    let set = Toolset::from_source(
+        "/// An answer.\ntype Forecast { city: string, temps: map<number> }\ntype Cities = string[]",
+    )
+    .expect("compiles");
+    let answer = Answer::Type("Forecast");
+    let block = set
+        .response_format(answer, Target::GeminiOpenApi, &Options::default())
+        .expect("emitted");
+    assert_eq!(
+        block.json["responseSchema"]["properties"]["temps"]["type"],
+        "ARRAY"
+    );
+    assert_eq!(block.warnings.len(), 1, "{:?}", block.warnings);
+    let lowered = r#"{"city": "Oslo", "temps": [{"key": "mon", "value": 3}]}"#;
+    let read = set
+        .answer_validator_for(answer, Target::GeminiOpenApi)
+        .expect("validator");
+    let out = read.validate_str(lowered, Mode::Strict).expect("valid");
+    assert_eq!(*out.arguments, json!({"city": "Oslo", "temps": {"mon": 3}}));
+    // The same text is wrong for the JSON Schema form, which showed the map as an object.
+    let json_form = set
+        .answer_validator_for(answer, Target::Gemini)
+        .expect("validator");
+    assert!(json_form.validate_str(lowered, Mode::Strict).is_err());
+    // The OpenAPI form needs an object root to read the answer back.
+    let e = set
+        .response_format(
+            Answer::Type("Cities"),
+            Target::GeminiOpenApi,
+            &Options::default(),
+        )
+        .expect_err("not an object");
+    assert!(e.to_string().contains("need an object at the root"), "{e}");
 }

@@ -1,7 +1,9 @@
 //! Structured outputs on the command line, over [`tooldef::Toolset`]:
-//! `tooldef schema FILE (--type NAME | --tool NAME) --target T` prints a provider's
-//! response-format block, and `tooldef parse FILE (--type NAME | --tool NAME) [--lax | --strict]
-//! [ANSWER | -]` checks a model's answer against the type.
+//! `tooldef schema FILE (--type NAME | --tool NAME) --target T [--via-tool]` prints a provider's
+//! response-format block (or, with `--via-tool`, the request fields of one tool the model is
+//! forced to call), and `tooldef parse FILE (--type NAME | --tool NAME) [--lax | --strict]
+//! [--target T [--via-tool]] [ANSWER | -]` checks a model's answer (or the call of that tool in
+//! the provider's response) against the type.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -9,6 +11,8 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use tooldef::emit::{self, Target};
+use tooldef::envelope::Provider;
+use tooldef::validate::{Invalid, Validated};
 use tooldef::{Answer, Source, Toolset};
 
 use super::{
@@ -50,6 +54,24 @@ pub(crate) enum ResponseTarget {
     Anthropic,
     /// Gemini `generationConfig` fields (`responseMimeType`, `responseJsonSchema`).
     Gemini,
+    /// Gemini `generationConfig` fields in the OpenAPI form (`responseMimeType`,
+    /// `responseSchema`).
+    GeminiOpenapi,
+    /// OpenAI Chat Completions tools in strict mode (with `--via-tool` only: `openai`'s
+    /// structured outputs are strict already).
+    OpenaiStrict,
+}
+
+impl ResponseTarget {
+    /// The provider whose responses answer a request made for this target.
+    fn provider(self) -> Provider {
+        match self {
+            ResponseTarget::Openai | ResponseTarget::OpenaiStrict => Provider::OpenAi,
+            ResponseTarget::OpenaiResponses => Provider::OpenAiResponses,
+            ResponseTarget::Anthropic => Provider::Anthropic,
+            ResponseTarget::Gemini | ResponseTarget::GeminiOpenapi => Provider::Gemini,
+        }
+    }
 }
 
 impl From<ResponseTarget> for Target {
@@ -59,6 +81,8 @@ impl From<ResponseTarget> for Target {
             ResponseTarget::OpenaiResponses => Target::OpenAiResponses,
             ResponseTarget::Anthropic => Target::Anthropic,
             ResponseTarget::Gemini => Target::Gemini,
+            ResponseTarget::GeminiOpenapi => Target::GeminiOpenApi,
+            ResponseTarget::OpenaiStrict => Target::OpenAiStrict,
         }
     }
 }
@@ -73,6 +97,11 @@ pub(crate) struct SchemaArgs {
     /// The provider whose block to print.
     #[arg(long, value_enum)]
     target: ResponseTarget,
+    /// Give the answer through a tool the model is forced to call: print the request fields
+    /// `tools` (that one tool) and `tool_choice` (Gemini: `toolConfig`) instead of a
+    /// response-format block. The tool is named after the type (`--tool T`: `T_output`).
+    #[arg(long)]
+    via_tool: bool,
     /// Write the JSON here instead of standard output.
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -101,6 +130,10 @@ pub(crate) struct ParseArgs {
     /// what is absent, and are read that way.
     #[arg(long, value_enum)]
     target: Option<ResponseTarget>,
+    /// The answer is the provider's whole response, in which the model called the tool of
+    /// `schema --via-tool`: its arguments are read as the answer (needs `--target`).
+    #[arg(long, requires = "target")]
+    via_tool: bool,
     /// Print `{valid, value | errors, coercions, repairs, message}` as JSON.
     #[arg(long)]
     json: bool,
@@ -135,11 +168,19 @@ pub(crate) fn schema(a: &SchemaArgs, limits: &InputLimits) -> Result<u8, String>
         Ok(set) => set,
         Err(code) => return Ok(code),
     };
-    let emitted = set.response_format(
-        a.answer.answer(),
-        a.target.into(),
-        &emit::Options::default(),
-    );
+    let emitted = if a.via_tool {
+        set.response_tool(
+            a.answer.answer(),
+            a.target.into(),
+            &emit::Options::default(),
+        )
+    } else {
+        set.response_format(
+            a.answer.answer(),
+            a.target.into(),
+            &emit::Options::default(),
+        )
+    };
     let name = a.file.display().to_string();
     let json = match emitted {
         Ok(e) => {
@@ -183,13 +224,25 @@ pub(crate) fn parse(a: &ParseArgs, limits: &InputLimits) -> Result<u8, String> {
         // for `validate`.
         Err(_) => return Err("the tool file has errors".into()),
     };
-    let validator = match a.target {
-        Some(t) => set.answer_validator_for(a.answer.answer(), t.into()),
-        None => set.answer_validator(a.answer.answer()),
-    }
-    .map_err(|e| e.to_string())?;
-    let result =
-        super::validate_command::read_and_validate(validator, a.lax, a.strict, &text_path, limits)?;
+    let result = match (a.target, a.via_tool) {
+        (Some(t), true) => match answer_from_call(&set, a, t, &text_path, limits)? {
+            Ok(result) => result,
+            Err(missing) => {
+                to_stdout(&format!("{missing}\n"));
+                return Ok(1);
+            }
+        },
+        (target, _) => {
+            let validator = match target {
+                Some(t) => set.answer_validator_for(a.answer.answer(), t.into()),
+                None => set.answer_validator(a.answer.answer()),
+            }
+            .map_err(|e| e.to_string())?;
+            super::validate_command::read_and_validate(
+                validator, a.lax, a.strict, &text_path, limits,
+            )?
+        }
+    };
     let code = u8::from(result.is_err());
     let out = match (&result, a.json) {
         (Ok(v), true) => json!({
@@ -218,4 +271,37 @@ pub(crate) fn parse(a: &ParseArgs, limits: &InputLimits) -> Result<u8, String> {
     };
     to_stdout(&format!("{out}\n"));
     Ok(code)
+}
+
+/// The answer in the call of the forced tool in a provider's response (`parse --via-tool`): the
+/// verdict on its arguments, or (as `Err`) what to tell the model when it did not call the tool.
+/// A response that is not in the provider's shape is a usage error.
+fn answer_from_call(
+    set: &Toolset,
+    a: &ParseArgs,
+    target: ResponseTarget,
+    path: &std::path::Path,
+    limits: &InputLimits,
+) -> Result<Result<Result<Validated<'static>, Invalid>, String>, String> {
+    let answer = a.answer.answer();
+    let name = set.answer_tool_name(answer).map_err(|e| e.to_string())?;
+    let validator = set
+        .answer_tool_validator(answer, target.into())
+        .map_err(|e| e.to_string())?;
+    let raw = read_input(path, limits.args())?;
+    let text =
+        String::from_utf8(raw.bytes).map_err(|e| format!("{} is not UTF-8: {e}", raw.name))?;
+    let calls = target
+        .provider()
+        .calls_str(text.strip_prefix('\u{feff}').unwrap_or(&text))
+        .map_err(|e| e.to_string())?;
+    let Some(call) = calls.iter().find(|c| c.name == name) else {
+        return Ok(Err(format!(
+            "The response holds no call to `{name}`; answer by calling the tool `{name}`."
+        )));
+    };
+    let mode = super::mode_flag(a.lax, a.strict).unwrap_or(validator.default_mode());
+    Ok(Ok(validator
+        .validate(call.arguments.as_arguments(), mode)
+        .map(Validated::into_owned)))
 }

@@ -18,7 +18,7 @@ mod response;
 
 pub use choice::{tool_choice, tool_choice_field, ToolChoice};
 pub use json_schema::{output, parameters, type_schema};
-pub use response::{response_format, RESPONSE_TARGETS};
+pub use response::{forced_tool, response_format, RESPONSE_TARGETS};
 
 use serde_json::{json, Map, Value};
 

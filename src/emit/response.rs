@@ -7,16 +7,23 @@
 //! | `openai-responses` | Responses `text` | `{format: {type: "json_schema", name, description, schema, strict: true}}` |
 //! | `anthropic` | Messages `output_format` | `{type: "json_schema", schema}` |
 //! | `gemini` | `generationConfig` (merged in) | `{responseMimeType: "application/json", responseJsonSchema}` |
+//! | `gemini-openapi` | `generationConfig` (merged in) | `{responseMimeType: "application/json", responseSchema}` (the OpenAPI `Schema`) |
 //!
 //! OpenAI's schema is lowered by the strict-mode rules of the tool targets (every key required,
 //! `null` for absent, constraints it lacks folded into descriptions, its limits checked) and
 //! must have an object at its root. Anthropic and Gemini take the canonical JSON Schema
-//! without `$schema` (Gemini's `responseJsonSchema` is JSON Schema, not its OpenAPI subset).
+//! without `$schema` (Gemini's `responseJsonSchema` is JSON Schema, not its OpenAPI subset);
+//! `gemini-openapi` lowers the type to Gemini's OpenAPI subset as its tool declarations do, and
+//! an answer to it is read back the same way ([`crate::Toolset::answer_validator_for`]).
+//!
+//! An answer can also be given through a tool the model is forced to call ([`forced_tool`]),
+//! as Anthropic recommends for structured output on models without `output_format`.
 
 use serde_json::{json, Value};
 
+use super::choice::{tool_choice, tool_choice_field, ToolChoice};
 use super::lower::{Flavor, Lowering};
-use super::{finish, openai, strip_schema_uri, Emitted, Options, Target};
+use super::{document, finish, openai, strip_schema_uri, Emitted, Options, Target};
 use crate::diagnostic::{Code, Diagnostic, Errors, Span};
 use crate::model::{Module, Ty};
 
@@ -26,6 +33,7 @@ pub const RESPONSE_TARGETS: &[Target] = &[
     Target::OpenAiResponses,
     Target::Anthropic,
     Target::Gemini,
+    Target::GeminiOpenApi,
 ];
 
 /// The structured-output block of `target` for `ty`, named `name` (OpenAI requires a name:
@@ -50,18 +58,7 @@ pub fn response_format(
             let schema = lowering.root_schema(ty, at);
             diagnostics = lowering.take_diagnostics();
             if schema.get("type") != Some(&json!("object")) {
-                diagnostics.push(
-                    Diagnostic::error(
-                        Code::TargetLimit,
-                        at,
-                        format!(
-                            "{} structured outputs need an object at the root; `{name}` is not one",
-                            target.as_str()
-                        ),
-                    )
-                    .with_label("not an object")
-                    .with_help("wrap the value in an object type, e.g. `type Answer { value: T }`"),
-                );
+                diagnostics.push(not_an_object(target, name, at));
             }
             if !super::openai::valid_name(name) {
                 diagnostics.push(
@@ -113,6 +110,17 @@ pub fn response_format(
                 strip_schema_uri(super::json_schema::type_schema_within_limits(module, ty));
             json!({ "responseMimeType": "application/json", "responseJsonSchema": schema })
         }
+        Target::GeminiOpenApi => {
+            let mut lowering = Lowering::new(module, Flavor::GeminiOpenApi, target);
+            let schema = lowering.root_schema(ty, at);
+            diagnostics = lowering.take_diagnostics();
+            // The answer is read back as a tool's arguments are (maps and `any` lowered), which
+            // needs an object at the root.
+            if schema.get("type") != Some(&json!("OBJECT")) {
+                diagnostics.push(not_an_object(target, name, at));
+            }
+            json!({ "responseMimeType": "application/json", "responseSchema": schema })
+        }
         other => {
             diagnostics.push(
                 Diagnostic::error(
@@ -121,10 +129,36 @@ pub fn response_format(
                     format!("{} has no structured-output block", other.as_str()),
                 )
                 .with_label("no structured outputs")
-                .with_help("use openai, openai-responses, anthropic or gemini"),
+                .with_help("use openai, openai-responses, anthropic, gemini or gemini-openapi"),
             );
             Value::Null
         }
     };
     finish(json, diagnostics, options)
+}
+
+/// The error for a structured output whose root is not an object, where `target` needs one.
+fn not_an_object(target: Target, name: &str, at: Span) -> Diagnostic {
+    Diagnostic::error(
+        Code::TargetLimit,
+        at,
+        format!(
+            "{} structured outputs need an object at the root; `{name}` is not one",
+            target.as_str()
+        ),
+    )
+    .with_label("not an object")
+    .with_help("wrap the value in an object type, e.g. `type Answer { value: T }`")
+}
+
+/// The request fields that make a model answer by calling one tool: `tools` holding only
+/// `tool` (already in `target`'s shape, named `name`) and the tool choice that forces it
+/// (`tool_choice`, or Gemini's `toolConfig`). `None` for a target without tool choice
+/// (`json-schema`, `mcp`).
+pub fn forced_tool(target: Target, name: &str, tool: Value) -> Option<Value> {
+    let choice = tool_choice(target, ToolChoice::Tool(name))?;
+    let mut fields = serde_json::Map::new();
+    fields.insert("tools".into(), document(target, vec![tool]));
+    fields.insert(tool_choice_field(target).into(), choice);
+    Some(Value::Object(fields))
 }

@@ -454,6 +454,10 @@ pub enum CompileError {
     /// The tool declares no output (`-> T`).
     #[error("tool `{0}` declares no output (`-> T`)")]
     NoOutput(String),
+    /// An answer given through a tool ([`crate::Toolset::response_tool`]) must be an object: a
+    /// tool's arguments are one.
+    #[error("`{0}` is not an object, and a tool's arguments are one; wrap the value in an object type, e.g. `type Answer {{ value: T }}`")]
+    NotAnObject(String),
     /// A target that has no tool choice (`json-schema`, `mcp`) was asked for one.
     #[error("the target `{target}` has no tool choice; the client of an MCP server, or the request of a provider target, chooses")]
     NoToolChoice {
