@@ -5,7 +5,10 @@
 //! 2020-12); a tool without parameters gets `{"type": "object", "additionalProperties": false}`.
 //! `outputSchema` is emitted when the `-> T` output is an object (MCP's structured content is
 //! always an object); other outputs are left out with a warning. `annotations` carries the hints
-//! the source states (`@read_only`, `@destructive`, `@idempotent`, `@open_world`).
+//! the source states (`@read_only`, `@destructive`, `@idempotent`, `@open_world`). `_meta`
+//! carries `@meta`: each key must be a valid MCP `_meta` key (an optional reverse-DNS prefix
+//! ending in `/`, then a name), and a prefix MCP reserves for itself (`modelcontextprotocol` or
+//! `mcp` as any label but the last) is refused.
 
 use serde_json::{json, Map, Value};
 
@@ -91,7 +94,97 @@ pub(super) fn tool(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
     if !annotations.is_empty() {
         out.insert("annotations".into(), Value::Object(annotations));
     }
+    if !tool.meta.is_empty() {
+        for key in tool.meta.keys() {
+            if let Some(problem) = meta_key_problem(key) {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::InvalidName,
+                        tool.span,
+                        format!("`@meta` key `{key}` of tool `{}` {problem}", tool.name),
+                    )
+                    .with_label("not a valid MCP `_meta` key")
+                    .with_help("a key is an optional prefix of dot-separated labels ending in `/` (e.g. `com.example/`), then a name of letters, digits, `-`, `_` and `.` that starts and ends with a letter or digit"),
+                );
+            }
+        }
+        let meta: Map<String, Value> = tool
+            .meta
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        out.insert("_meta".into(), Value::Object(meta));
+    }
     (Value::Object(out), diagnostics)
+}
+
+/// Why `key` is not a valid MCP `_meta` key, or `None` when it is.
+fn meta_key_problem(key: &str) -> Option<&'static str> {
+    let (prefix, name) = match key.rfind('/') {
+        Some(i) => (Some(&key[..i]), &key[i + 1..]),
+        None => (None, key),
+    };
+    let inner = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    if !name.is_empty()
+        && (!name.starts_with(|c: char| c.is_ascii_alphanumeric())
+            || !name.ends_with(|c: char| c.is_ascii_alphanumeric())
+            || !name.chars().all(inner))
+    {
+        return Some("has a name that does not start and end with a letter or digit, or holds other characters than letters, digits, `-`, `_` and `.`");
+    }
+    let Some(prefix) = prefix else {
+        return None;
+    };
+    let labels: Vec<&str> = prefix.split('.').collect();
+    let label_ok = |l: &str| {
+        l.starts_with(|c: char| c.is_ascii_alphabetic())
+            && l.ends_with(|c: char| c.is_ascii_alphanumeric())
+            && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+    };
+    if !labels.iter().all(|l| label_ok(l)) {
+        return Some("has a prefix that is not dot-separated labels (each starting with a letter, ending with a letter or digit, with letters, digits and `-` between)");
+    }
+    if labels[..labels.len() - 1]
+        .iter()
+        .any(|l| matches!(*l, "modelcontextprotocol" | "mcp"))
+    {
+        return Some("has a prefix MCP reserves for itself");
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::meta_key_problem;
+
+    #[test]
+    fn meta_keys_follow_mcp() {
+        for ok in [
+            "owner",
+            "com.example/owner",
+            "a-b_c.d",
+            "x/",
+            "example.com/a1",
+            "",
+        ] {
+            assert_eq!(meta_key_problem(ok), None, "{ok}");
+        }
+        for bad in [
+            "owner_",
+            "_owner",
+            "a b",
+            "modelcontextprotocol.io/x",
+            "mcp.dev/x",
+            "tools.mcp.com/x",
+            "1abc.com/x",
+            "a..b/x",
+            "-a/x",
+        ] {
+            assert!(meta_key_problem(bad).is_some(), "{bad}");
+        }
+        // `mcp` as the last label is not the reserved form.
+        assert_eq!(meta_key_problem("dev.mcp/x"), None);
+    }
 }
 
 fn describe_kind(module: &Module, ty: &Ty) -> String {

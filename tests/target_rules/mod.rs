@@ -696,6 +696,7 @@ fn mcp_tool(tool: &Value, errors: &mut Vec<String>) {
             "inputSchema",
             "outputSchema",
             "annotations",
+            "_meta",
         ],
         "mcp tool",
         errors,
@@ -727,6 +728,26 @@ fn mcp_tool(tool: &Value, errors: &mut Vec<String>) {
             errors.push(format!(
                 "`{name}`: outputSchema must be a type-object schema"
             ));
+        }
+    }
+    if let Some(meta) = tool.get("_meta") {
+        // MCP `_meta`: an object whose keys carry no prefix MCP reserves for itself.
+        match meta.as_object() {
+            Some(m) => {
+                for key in m.keys() {
+                    let prefix = key.rsplit_once('/').map_or("", |(p, _)| p);
+                    let labels: Vec<&str> = prefix.split('.').collect();
+                    if labels[..labels.len() - 1]
+                        .iter()
+                        .any(|l| *l == "mcp" || *l == "modelcontextprotocol")
+                    {
+                        errors.push(format!(
+                            "`{name}`: `_meta` key `{key}` has a reserved prefix"
+                        ));
+                    }
+                }
+            }
+            None => errors.push(format!("`{name}`: `_meta` must be an object")),
         }
     }
     if let Some(a) = tool.get("annotations") {
