@@ -359,8 +359,7 @@ fn null_for_an_optional_field_in_both_readings() {
 
 #[test]
 fn a_target_that_refuses_a_called_tool_is_an_error() {
-    let tools =
-        Toolset::from_source("/// Tag things.\ntool tag { tags: [string, integer] }").unwrap();
+    let tools = Toolset::from_source("/// Tag things.\ntool tag { tags: [\"a\", 1] }").unwrap();
     let call = json!({"choices": [{"message": {"tool_calls": [{"id": "c", "type": "function",
         "function": {"name": "tag", "arguments": "{\"tags\": [\"a\", 1]}"}}]}}]});
     let strict = DispatchOptions {

@@ -38,8 +38,14 @@ fn warnings(imported: &Imported) -> Vec<(&str, Code)> {
         .collect()
 }
 
+/// The import's error, all or nothing (without `strict`, the other tools of `doc` would be
+/// imported and the broken one listed as refused).
 fn refused(doc: &Value, options: &Options) -> ImportError {
-    import::import_mcp(doc, options)
+    let strict = Options {
+        strict: true,
+        ..options.clone()
+    };
+    import::import_mcp(doc, &strict)
         .err()
         .unwrap_or_else(|| panic!("imported: {doc}"))
 }

@@ -345,3 +345,107 @@ fn the_codes_of_the_importer_are_kebab_case_and_distinct() {
         );
     }
 }
+
+/// The pointer of each refused tool, and the pointer and code of each of its issues.
+fn refusals(m: &Imported) -> Vec<(&str, Vec<(&str, Code)>)> {
+    m.refused
+        .iter()
+        .map(|r| {
+            let issues = r
+                .issues
+                .iter()
+                .map(|i| (i.pointer.as_str(), i.code))
+                .collect();
+            (r.pointer.as_str(), issues)
+        })
+        .collect()
+}
+
+#[test]
+fn an_import_goes_on_past_the_tools_it_cannot_express() {
+    // A keyword the language lacks, an unresolved `$ref` (both found reading), and a name the
+    // checker refuses: each tool is left out with its own issues, the others imported.
+    let text = r##"[
+      {"type": "function", "function": {"name": "a", "description": "A.", "parameters": {"type": "object", "properties": {"x": {"type": "string"}}}}},
+      {"type": "function", "function": {"name": "b", "description": "B.", "parameters": {"type": "object", "properties": {"x": {"not": {"type": "string"}}, "y": {"$ref": "#/$defs/Nope"}}}}},
+      {"type": "code_interpreter"},
+      {"type": "function", "function": {"name": "c d", "description": "C.", "parameters": {"type": "object"}}},
+      {"type": "function", "function": {"name": "e", "description": "E.", "parameters": {"type": "object"}}}
+    ]"##;
+    let m = imported(OpenAi, text);
+    let names: Vec<&str> = m.module.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["a", "e"]);
+    let mut got = refusals(&m);
+    got.sort_by_key(|r| r.0);
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert_eq!(got[0].0, "/1/function");
+    assert!(got[0].1.contains(&(
+        "/1/function/parameters/properties/x/not",
+        Code::ImportUnsupported
+    )));
+    assert_eq!(got[0].1.len(), 2, "{got:?}");
+    assert_eq!(got[1], ("/2", vec![("/2/type", Code::ImportUnsupported)]));
+    assert_eq!(
+        got[2],
+        ("/3/function", vec![("/3/function/name", Code::InvalidName)])
+    );
+    // The checker's refusal is found once the reading's are out of the way: last.
+    assert!(m.refused[2].to_string().starts_with(
+        "the tool at /3/function was not imported\n  at /3/function/name: [invalid-name]"
+    ));
+    // The source says only what was imported.
+    assert!(!m.source.contains("tool b"), "{}", m.source);
+}
+
+#[test]
+fn strict_imports_all_or_nothing() {
+    let text = r#"{"tools": [
+      {"name": "a", "description": "A.", "inputSchema": {"type": "object"}},
+      {"name": "b", "description": "B.", "inputSchema": {"type": "object", "if": {}}}
+    ]}"#;
+    let strict = Options {
+        strict: true,
+        ..Options::default()
+    };
+    let doc = import::parse_input(text).unwrap();
+    let err = import::import(&doc, Mcp, &strict).unwrap_err();
+    assert_eq!(
+        issues(&err),
+        [("/tools/1/inputSchema/if", Code::ImportUnsupported)]
+    );
+    let m = import::import(&doc, Mcp, &Options::default()).unwrap();
+    assert_eq!(m.module.tools.len(), 1);
+    assert_eq!(refusals(&m)[0].0, "/tools/1");
+}
+
+#[test]
+fn an_import_with_every_tool_refused_fails_with_every_issue() {
+    let text = r#"[
+      {"type": "object", "properties": {"x": {"not": {"type": "string"}}}},
+      {"type": "object", "properties": {"y": {"allOf": [{}, {}]}}}
+    ]"#;
+    let err = refused(Js, text);
+    let codes: Vec<&str> = issues(&err).iter().map(|(p, _)| *p).collect();
+    assert_eq!(codes, ["/0/properties/x/not", "/1/properties/y/allOf"]);
+    // A document that is one tool: refused whole, as before.
+    let one = refused(
+        Js,
+        r#"{"type": "object", "properties": {"x": {"not": {"type": "string"}}}}"#,
+    );
+    assert_eq!(
+        issues(&one),
+        [("/properties/x/not", Code::ImportUnsupported)]
+    );
+}
+
+#[test]
+fn a_list_of_schemas_keeps_the_names_of_the_schemas_imported() {
+    let m = imported(
+        Js,
+        r#"[{"title": "T", "type": "object", "properties": {"x": {"not": {"type": "string"}}}},
+            {"title": "T", "description": "Second.", "type": "object"}]"#,
+    );
+    let names: Vec<&str> = m.module.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["T_2"]);
+    assert_eq!(refusals(&m)[0].0, "/0");
+}

@@ -4,11 +4,15 @@
 //!
 //! - Gemini's OpenAPI form ([`Reading::Lowered`]): maps, and open objects without fields (as
 //!   maps of `any`), as `{key, value}` entries; typed extra keys as entries under
-//!   `_extra_keys`; `any` as JSON text; everything else as it is.
+//!   `_extra_keys`; `any` as JSON text; a tuple as an object with one key per position given
+//!   (`"0"`, `"1"`, …) and the items after the positions in the array `_rest`; a value of a
+//!   literal or enum that holds a value that is not a string as its JSON spelling (`1` as
+//!   `"1"`, unless two values are spelled alike); everything else as it is.
 //! - OpenAI strict mode ([`Reading::NullForAbsent`]): every key sent, `null` for an optional
 //!   field left out (where its type has no `null`); the extra keys of every object that has
 //!   them, open ones too, as entries (in place of an object without fields, else under
-//!   `_extra_keys`); `any` as JSON text.
+//!   `_extra_keys`); `any` as JSON text; a tuple as in Gemini's form, with every key sent
+//!   (`null` for a position left out and for `_rest` without items).
 //!
 //! The lowering here is written from the documented shapes (docs/targets.md), not from the
 //! library's code.
@@ -62,10 +66,44 @@ fn entries<'a>(
         .collect()
 }
 
+/// How Gemini's form spells the values of a literal or enum of `values`, when it does: each as
+/// its JSON text (a string as itself), where one value is neither a string nor `null`, none is
+/// an array or object, and no two are spelled alike.
+fn spellings(values: &[Value]) -> Option<Vec<(Value, Value)>> {
+    if values.iter().all(|v| v.is_string() || v.is_null())
+        || values.iter().any(|v| v.is_array() || v.is_object())
+    {
+        return None;
+    }
+    let spelled: Vec<(Value, Value)> = values
+        .iter()
+        .map(|v| {
+            let s = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            (v.clone(), Value::String(s))
+        })
+        .collect();
+    let mut seen: Vec<&Value> = spelled.iter().map(|(_, s)| s).collect();
+    seen.sort_by_key(|s| s.to_string());
+    seen.dedup();
+    (seen.len() == spelled.len()).then_some(spelled)
+}
+
+/// The values of a literal or enum spec, when it is one.
+fn literal_values(spec: &Spec) -> Option<Vec<Value>> {
+    match spec {
+        Spec::Enum(values) => Some(values.clone()),
+        Spec::Const(v) => Some(vec![v.clone()]),
+        _ => None,
+    }
+}
+
 /// `value` (valid for `spec`) in the lowered shape; `None` where the shape depends on which
-/// member of a union took the value, for a tuple (which both targets refuse), and in strict mode
-/// for an optional field left out whose type takes `null` (strict mode sends every key, and
-/// `null` there is a value, not "absent").
+/// member of a union took the value, and in strict mode for an optional field or tuple position
+/// left out whose type takes `null` (strict mode sends every key, and `null` there is a value,
+/// not "absent").
 fn lower(shape: Shape, spec: &Spec, value: &Value) -> Option<Value> {
     Some(match (spec, value) {
         (Spec::Any, v) => Value::String(v.to_string()),
@@ -78,7 +116,51 @@ fn lower(shape: Shape, spec: &Spec, value: &Value) -> Option<Value> {
             }
             v.clone()
         }
-        (Spec::Tuple { .. }, _) => return None,
+        (Spec::Tuple { items, rest, .. }, Value::Array(a)) => {
+            let mut out = Map::new();
+            for (i, item) in items.iter().enumerate() {
+                match a.get(i) {
+                    Some(v) => {
+                        out.insert(i.to_string(), lower(shape, item, v)?);
+                    }
+                    None if shape == Shape::Strict => {
+                        if takes_null(item) {
+                            return None;
+                        }
+                        out.insert(i.to_string(), Value::Null);
+                    }
+                    None => {}
+                }
+            }
+            let rest_spec = match rest {
+                Extra::Closed => None,
+                Extra::Open => Some(Spec::Any),
+                Extra::Map(s) => Some((**s).clone()),
+            };
+            if let Some(rest_spec) = rest_spec {
+                let after: Vec<Value> = a
+                    .iter()
+                    .skip(items.len())
+                    .map(|v| lower(shape, &rest_spec, v))
+                    .collect::<Option<_>>()?;
+                match shape {
+                    Shape::Gemini if after.is_empty() => {}
+                    Shape::Strict if after.is_empty() => {
+                        out.insert("_rest".into(), Value::Null);
+                    }
+                    _ => {
+                        out.insert("_rest".into(), Value::Array(after));
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        (Spec::Enum(_) | Spec::Const(_), v) if shape == Shape::Gemini => {
+            match literal_values(spec).as_deref().and_then(spellings) {
+                Some(spelled) => spelled.into_iter().find(|(x, _)| x == v)?.1,
+                None => v.clone(),
+            }
+        }
         (Spec::Array { items, .. }, Value::Array(a)) => Value::Array(
             a.iter()
                 .map(|i| lower(shape, items, i))
@@ -151,6 +233,13 @@ fn lowers(shape: Shape, spec: &Spec) -> bool {
         Spec::AnyOf(members) => members.iter().any(|m| lowers(shape, m)),
         Spec::Array { items, .. } => lowers(shape, items),
         Spec::Tuple { .. } => true,
+        Spec::Enum(_) | Spec::Const(_) => {
+            shape == Shape::Gemini
+                && literal_values(spec)
+                    .as_deref()
+                    .and_then(spellings)
+                    .is_some()
+        }
         Spec::Object { fields, extra, .. } => {
             shape.entries_of(extra, !fields.is_empty()).is_some()
                 || (shape == Shape::Strict && fields.iter().any(|f| !f.1))
@@ -241,6 +330,32 @@ fn holds_open_without_fields(spec: &Spec, value: &Value) -> bool {
     }
 }
 
+/// Whether `value` (valid for `spec`) holds a tuple's value (`tuple`) or a value of a literal or
+/// enum that Gemini's form spells (`!tuple`).
+fn holds_reshaped_value(spec: &Spec, value: &Value, tuple: bool) -> bool {
+    let within = |s: &Spec, v: &Value| holds_reshaped_value(s, v, tuple);
+    match (spec, value) {
+        (Spec::Tuple { .. }, _) if tuple => true,
+        (Spec::Enum(_) | Spec::Const(_), _) if !tuple => literal_values(spec)
+            .as_deref()
+            .and_then(spellings)
+            .is_some(),
+        (Spec::Named(inner) | Spec::Nullable(inner), v) => within(inner, v),
+        (Spec::AnyOf(members), v) => members.iter().any(|m| within(m, v)),
+        (Spec::Array { items, .. }, Value::Array(a)) => a.iter().any(|i| within(items, i)),
+        (Spec::Tuple { items, .. }, Value::Array(a)) => {
+            items.iter().zip(a).any(|(s, v)| within(s, v))
+        }
+        (Spec::Object { fields, extra, .. }, Value::Object(m)) => {
+            fields
+                .iter()
+                .any(|f| m.get(&f.0).is_some_and(|v| within(&f.2, v)))
+                || matches!(extra, Extra::Map(s) if m.values().any(|v| within(s, v)))
+        }
+        _ => false,
+    }
+}
+
 /// The tools of the properties: [`tool_and_args`], and as often tools whose fields hold open
 /// objects without fields (`{ ... }`, alone or in an array), which it seldom makes.
 fn tools_and_args() -> impl Strategy<Value = (Spec, Value)> {
@@ -278,6 +393,7 @@ fn generated_calls_often_hold_something_to_lower() {
     let strategy = tools_and_args();
     let (mut valid, mut checked_gemini, mut checked_strict) = (0, 0, 0);
     let (mut gemini, mut strict, mut open) = (0, 0, 0);
+    let (mut tuples_gemini, mut tuples_strict, mut spelled) = (0, 0, 0);
     for _ in 0..3000 {
         let Ok(tree) = strategy.new_tree(&mut runner) else {
             continue;
@@ -297,15 +413,27 @@ fn generated_calls_often_hold_something_to_lower() {
         if changed(Shape::Gemini).is_some() {
             gemini += 1;
             open += usize::from(holds_open_without_fields(&spec, &args));
+            tuples_gemini += usize::from(holds_reshaped_value(&spec, &args, true));
+            spelled += usize::from(holds_reshaped_value(&spec, &args, false));
         }
         if changed(Shape::Strict).is_some() {
             strict += 1;
+            tuples_strict += usize::from(holds_reshaped_value(&spec, &args, true));
         }
     }
     eprintln!(
         "of 3000 generated calls, {valid} valid; with a lowered shape: {checked_gemini} for \
          Gemini's OpenAPI form ({gemini} different from the call, {open} holding an open object \
-         without fields), {checked_strict} for strict mode ({strict} different)"
+         without fields, {tuples_gemini} a tuple, {spelled} a spelled literal), {checked_strict} \
+         for strict mode ({strict} different, {tuples_strict} holding a tuple)"
+    );
+    assert!(
+        tuples_gemini > 40 && tuples_strict > 40,
+        "only {tuples_gemini} (Gemini) and {tuples_strict} (strict) of 3000 calls lowered a tuple"
+    );
+    assert!(
+        spelled > 40,
+        "only {spelled} of 3000 calls spelled a literal for Gemini"
     );
     assert!(
         gemini > 40,

@@ -330,3 +330,140 @@ fn an_object_of_any_keys_travels_as_entries_for_gemini_openapi() {
         json!({})
     );
 }
+
+const PLACE: &str = r#"
+/// Place something.
+tool place {
+  /// Where.
+  point: [number, number]
+  /// A range, then labels.
+  range?: [integer, integer?, ...: string]
+  /// How loud.
+  level?: 1 | 2 | 3 = 1
+  /// Whether it is on.
+  flag?: true | "auto"
+}
+"#;
+
+fn place(target: Target) -> Validator {
+    let module = tooldef::compile(PLACE).unwrap().module;
+    Validator::for_target(&module, &module.tools[0], target).unwrap()
+}
+
+#[test]
+fn a_tuple_sent_as_an_object_comes_back_as_the_array() {
+    let v = place(Target::GeminiOpenApi);
+    assert_eq!(v.reading(), Reading::Lowered);
+    let call = json!({"point": {"0": 1.5, "1": 2}, "range": {"0": 1, "1": 4, "_rest": ["a", "b"]}});
+    let ok = v.validate_value(&call, Mode::Strict).unwrap();
+    assert_eq!(
+        *ok.arguments,
+        json!({"point": [1.5, 2], "range": [1, 4, "a", "b"], "level": 1})
+    );
+    let short = json!({"point": {"0": 1, "1": 2}, "range": {"0": 1}});
+    let ok = v.validate_value(&short, Mode::Strict).unwrap();
+    assert_eq!(ok.arguments["range"], json!([1]));
+}
+
+#[test]
+fn a_tuple_sent_with_a_position_left_out_before_a_later_one_is_refused() {
+    let v = place(Target::GeminiOpenApi);
+    let call = json!({"point": {"0": 1, "1": 2}, "range": {"0": 1, "_rest": ["a"]}});
+    let err = v.validate_value(&call, Mode::Strict).unwrap_err();
+    assert_eq!(err.errors[0].code, ErrorCode::MissingField);
+    assert_eq!(err.errors[0].path, "/range/1");
+    assert!(
+        err.message().contains("`_rest` is given"),
+        "{}",
+        err.message()
+    );
+    // The array itself is not the shape this target showed.
+    let array = json!({"point": [1, 2]});
+    assert!(!v.is_valid(&array, Mode::Strict));
+}
+
+#[test]
+fn strict_mode_sends_every_position_and_null_for_one_left_out() {
+    let v = place(Target::OpenAiStrict);
+    assert_eq!(v.reading(), Reading::NullForAbsent);
+    let call = json!({
+        "point": {"0": 1, "1": 2},
+        "range": {"0": 1, "1": null, "_rest": null},
+        "level": 2,
+        "flag": null
+    });
+    let ok = v.validate_value(&call, Mode::Strict).unwrap();
+    assert_eq!(
+        *ok.arguments,
+        json!({"point": [1, 2], "range": [1], "level": 2})
+    );
+}
+
+#[test]
+fn gemini_reads_the_spelling_of_a_value_that_is_not_a_string_as_the_value() {
+    let v = place(Target::GeminiOpenApi);
+    let call = json!({"point": {"0": 1, "1": 2}, "level": "3", "flag": "true"});
+    let ok = v.validate_value(&call, Mode::Strict).unwrap();
+    assert_eq!(
+        *ok.arguments,
+        json!({"point": [1, 2], "level": 3, "flag": true})
+    );
+    let auto = json!({"point": {"0": 1, "1": 2}, "flag": "auto"});
+    let ok = v.validate_value(&auto, Mode::Strict).unwrap();
+    assert_eq!(ok.arguments["flag"], json!("auto"));
+    // The value itself is not what Gemini was shown.
+    let bare = json!({"point": {"0": 1, "1": 2}, "level": 3});
+    assert!(!v.is_valid(&bare, Mode::Strict));
+    assert!(!v.is_valid(
+        &json!({"point": {"0": 1, "1": 2}, "level": "4"}),
+        Mode::Strict
+    ));
+}
+
+#[test]
+fn a_string_for_an_integer_enum_is_still_refused_for_every_other_target() {
+    for target in [
+        Target::JsonSchema,
+        Target::OpenAi,
+        Target::OpenAiStrict,
+        Target::Anthropic,
+        Target::Gemini,
+        Target::Mcp,
+    ] {
+        let v = place(target);
+        let call = json!({"point": [1, 2], "level": "3"});
+        let shaped = json!({"point": {"0": 1, "1": 2}, "level": "3", "range": null, "flag": null});
+        assert!(!v.is_valid(&call, Mode::Strict), "{target:?}");
+        assert!(!v.is_valid(&shaped, Mode::Strict), "{target:?}");
+    }
+}
+
+#[test]
+fn an_enum_whose_values_are_spelled_alike_is_folded_as_before() {
+    let source = r#"
+/// Pick.
+tool pick {
+  /// Which.
+  which: 1 | "1"
+}
+"#;
+    let module = tooldef::compile(source).unwrap().module;
+    let emitted = tooldef::emit::tool(
+        &module,
+        &module.tools[0],
+        Target::GeminiOpenApi,
+        &tooldef::emit::Options::default(),
+    )
+    .unwrap();
+    let codes: Vec<String> = emitted
+        .warnings
+        .iter()
+        .map(|d| d.code.to_string())
+        .collect();
+    assert!(
+        codes.contains(&"folded-constraint".to_string()),
+        "{codes:?}"
+    );
+    let v = Validator::for_target(&module, &module.tools[0], Target::GeminiOpenApi).unwrap();
+    assert!(v.is_valid(&json!({"which": 1}), Mode::Strict));
+}

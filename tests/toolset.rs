@@ -131,7 +131,7 @@ fn emit_errors_and_warnings_carry_their_file() {
         Source::new("w.tool", WEATHER),
         Source::new(
             "m.tool",
-            "/// Tags.\ntool tag { tags: [string, integer], n?: integer = 2 }\n",
+            "/// Tags.\ntool tag { tags: [\"a\", 1], n?: integer = 2 }\n",
         ),
     ])
     .unwrap();

@@ -129,6 +129,11 @@ enum Command {
     ///
     /// With `--from mcp`, `--server CMD` or `--url URL` reads the tools from a running MCP
     /// server (every page of `tools/list`) instead of a file.
+    ///
+    /// A tool that cannot be imported is left out and reported (each problem with its JSON
+    /// pointer and code), and the other tools are imported. Exit codes: 0 every tool imported,
+    /// 1 nothing imported (every tool refused, or the document cannot be read), 2 usage or I/O
+    /// errors, 3 some tools imported and some refused (`--strict`: 1 instead, and no source).
     #[command(group(clap::ArgGroup::new("input").required(true).args(["file", "server", "url"])))]
     Import {
         /// The JSON (or JSON Lines) file; `-` reads standard input.
@@ -153,6 +158,10 @@ enum Command {
         /// warning.
         #[arg(long)]
         deny_hidden: bool,
+        /// All or nothing: a tool that cannot be imported fails the whole import (exit code 1,
+        /// no source written).
+        #[arg(long)]
+        strict: bool,
     },
     /// Serve the language server for `.tool` files over standard input and output (LSP).
     ///
@@ -241,9 +250,11 @@ impl From<TargetArg> for Target {
     }
 }
 
-/// Exit codes: 0 success, 1 the source has errors, 2 usage or I/O errors.
+/// Exit codes: 0 success, 1 the source has errors, 2 usage or I/O errors, 3 an import that left
+/// out the tools it could not express and imported the others.
 const EXIT_ERRORS: u8 = 1;
 const EXIT_USAGE: u8 = 2;
+const EXIT_PARTIAL: u8 = 3;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -288,12 +299,14 @@ fn main() -> ExitCode {
             name,
             keep_open,
             deny_hidden,
+            strict,
             remote,
         } => {
             let options = tooldef::import::Options {
                 name,
                 keep_open,
                 deny_hidden,
+                strict,
             };
             match file {
                 Some(file) if !remote.is_given() => {
@@ -731,32 +744,55 @@ fn import(
 }
 
 /// Prints an import's warnings (or errors) on standard error and writes its source; `source` names
-/// the input in messages.
+/// the input in messages. Each tool the import left out is reported with its problems (exit
+/// code 3).
 fn finish_import(
     source: &str,
     result: Result<tooldef::import::Imported, tooldef::import::ImportError>,
     output: Option<&std::path::Path>,
 ) -> Result<u8, String> {
+    let print_issue = |issue: &tooldef::import::Issue| {
+        let kw = issue
+            .keyword
+            .as_deref()
+            .map(|k| format!(" [{k}]"))
+            .unwrap_or_default();
+        to_stderr(&format!("error: {source}: {issue}{kw}\n"));
+    };
     match result {
         Ok(imported) => {
             for w in &imported.warnings {
                 to_stderr(&format!("warning: {source}: {w}\n"));
             }
+            for r in &imported.refused {
+                r.issues.iter().for_each(print_issue);
+                let at = if r.pointer.is_empty() {
+                    "/"
+                } else {
+                    &r.pointer
+                };
+                to_stderr(&format!(
+                    "refused: {source}: the tool at {at} was not imported\n"
+                ));
+            }
             match output {
                 Some(path) => write::write_file(path, imported.source.as_bytes())?,
                 None => to_stdout(&imported.source),
             }
-            Ok(0)
+            if imported.refused.is_empty() {
+                Ok(0)
+            } else {
+                let n = imported.refused.len();
+                to_stderr(&format!(
+                    "{source}: imported {} tool{}, refused {n} (pass --strict to import all or nothing)\n",
+                    imported.module.tools.len(),
+                    if imported.module.tools.len() == 1 { "" } else { "s" },
+                ));
+                Ok(EXIT_PARTIAL)
+            }
         }
         Err(e) => {
-            for issue in &e.issues {
-                let kw = issue
-                    .keyword
-                    .as_deref()
-                    .map(|k| format!(" [{k}]"))
-                    .unwrap_or_default();
-                to_stderr(&format!("error: {source}: {issue}{kw}\n"));
-            }
+            e.issues.iter().for_each(print_issue);
             Ok(EXIT_ERRORS)
         }
     }

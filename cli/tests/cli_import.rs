@@ -305,3 +305,34 @@ fn import_deny_hidden_turns_the_hidden_character_warning_into_exit_code_1() {
     assert_eq!((code, err.as_str()), (0, ""));
     assert!(out.contains("tool t"), "{out}");
 }
+
+#[test]
+fn import_goes_on_past_a_tool_it_cannot_express() {
+    let tools = r#"[
+ {"name": "good", "description": "Good.", "input_schema": {"type": "object", "properties": {"a": {"type": "string"}}}},
+ {"name": "bad", "description": "Bad.", "input_schema": {"type": "object", "properties": {"a": {"not": {"type": "string"}}}}},
+ {"name": "other", "description": "Other.", "input_schema": {"type": "object", "properties": {"b": {"type": "integer"}}}},
+ {"name": "good", "description": "Again.", "input_schema": {"type": "object"}}
+]"#;
+    let (code, out, err) = run_stdin(&["import", "-", "--from", "anthropic"], tools);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        out.contains("tool good {") && out.contains("tool other {"),
+        "{out}"
+    );
+    assert!(!out.contains("tool bad"), "{out}");
+    assert!(
+        err.contains("error: <stdin>: at /1/input_schema/properties/a/not: [import-unsupported] the keyword `not` has no equivalent in the language [not]\nrefused: <stdin>: the tool at /1 was not imported\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("error: <stdin>: at /3/name: [duplicate-name] the tool `good` is defined more than once\nrefused: <stdin>: the tool at /3 was not imported\n"),
+        "{err}"
+    );
+    assert!(err.contains("imported 2 tools, refused 2"), "{err}");
+    // All or nothing.
+    let (code, out, err) = run_stdin(&["import", "-", "--from", "anthropic", "--strict"], tools);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(!err.contains("refused:"), "{err}");
+}

@@ -849,6 +849,8 @@ pub(crate) fn import_tools(
     let options = import::Options {
         name: opt_str_arg(name, "name")?.map(str::to_string),
         keep_open,
+        // The source alone cannot say which tools were left out: all or nothing.
+        strict: true,
         ..import::Options::default()
     };
     import::import(&doc, dialect, &options)

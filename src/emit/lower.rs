@@ -15,7 +15,7 @@ use super::fold;
 use super::Target;
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::model::*;
-use crate::validate::reading::{self, Reading, EXTRA_KEYS};
+use crate::validate::reading::{self, Reading, EXTRA_KEYS, TUPLE_REST};
 
 /// Which restricted dialect to produce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -265,6 +265,9 @@ impl<'m> Lowering<'m> {
     }
 
     fn ty(&mut self, ty: &Ty, at: Span) -> Node {
+        if let Some(lowered) = reading::lowered_value_ty(ty, self.flavor.reading(), at) {
+            return self.lowered_value(ty, &lowered, at);
+        }
         match ty {
             // The empty schema accepts anything, and Gemini's JSON Schema takes it.
             Ty::Any if self.flavor == Flavor::GeminiJson => Node::default(),
@@ -286,16 +289,8 @@ impl<'m> Lowering<'m> {
                 );
                 Node::default()
             }
-            Ty::Tuple(t) if self.flavor == Flavor::GeminiJson => self.tuple(t, at),
-            Ty::Tuple(_) => {
-                self.unsupported(
-                    at,
-                    "a tuple",
-                    "the dialect has no `prefixItems`",
-                    "use an array of one type, or an object with a field per position",
-                );
-                Node::default()
-            }
+            // The other dialects lower it above.
+            Ty::Tuple(t) => self.tuple(t, at),
             Ty::Const(_) | Ty::Enum(_) if !literal_scalars(ty) => {
                 self.unsupported(
                     at,
@@ -317,6 +312,44 @@ impl<'m> Lowering<'m> {
             Ty::Ref(id) => self.reference(*id, at),
             Ty::Nullable(inner) => self.nullable(inner, at),
             Ty::AnyOf(members) => self.any_of(members, at),
+        }
+    }
+
+    /// A tuple, or a literal or enum of values that are not strings, as
+    /// [`reading::lowered_value_ty`] made it (`lowered`).
+    fn lowered_value(&mut self, ty: &Ty, lowered: &Ty, at: Span) -> Node {
+        match ty {
+            Ty::Tuple(t) => {
+                let rest = !matches!(t.rest, Additional::Closed);
+                let shape = if rest {
+                    format!("an object with one key per position (\"0\", \"1\", …) and the items after them in the array `{TUPLE_REST}`")
+                } else {
+                    "an object with one key per position (\"0\", \"1\", …)".to_string()
+                };
+                self.lowered(at, "a tuple", &shape);
+                let mut node = self.ty(lowered, at);
+                node.notes.push(
+                    if rest {
+                        reading::TUPLE_REST_NOTE
+                    } else {
+                        reading::TUPLE_NOTE
+                    }
+                    .to_string(),
+                );
+                node
+            }
+            _ => {
+                let what = match ty {
+                    Ty::Const(_) => "a literal that is not a string",
+                    _ => "an enum of values that are not strings",
+                };
+                self.lowered(
+                    at,
+                    what,
+                    "a string enum of the values' JSON spellings (\"1\", \"true\")",
+                );
+                self.ty(lowered, at)
+            }
         }
     }
 
@@ -806,28 +839,35 @@ impl<'m> Lowering<'m> {
         if let Some(d) = &f.description {
             node.description = Some(d.clone());
         }
+        // A value of a type sent in another shape would not fit the schema: its default and
+        // examples are said in the description, except a literal's, which are spelled as it is.
+        let reading = self.flavor.reading();
+        let resolved = self.module.resolve(&f.ty);
+        let spelled = |v: &Value| reading::spelled_value(resolved, v, reading);
+        let reshaped = reading::shown_differs(self.module, &f.ty, reading)
+            && !reading::spells(resolved, reading);
+        let in_schema = self.flavor == Flavor::GeminiOpenApi && !reshaped;
         if let Some(v) = &f.default {
-            match self.flavor {
-                Flavor::Strict | Flavor::GeminiJson => {
-                    node.notes.push(fold::default(v));
-                    self.folded(f.span, "a default value (`= ...`)");
-                }
-                Flavor::GeminiOpenApi => {
-                    node.map.insert("default".into(), v.clone());
-                }
+            if in_schema {
+                let v = spelled(v).unwrap_or_else(|| v.clone());
+                node.map.insert("default".into(), v);
+            } else {
+                node.notes.push(fold::default(v));
+                let what = if reshaped {
+                    "a default value (`= ...`) of a type sent in another shape"
+                } else {
+                    "a default value (`= ...`)"
+                };
+                self.folded(f.span, what);
             }
         }
-        match self.flavor {
-            Flavor::Strict | Flavor::GeminiJson => {
-                if let Some(sentence) = fold::examples(&f.examples) {
-                    node.notes.push(sentence);
-                }
+        if in_schema {
+            if let Some(first) = f.examples.first() {
+                let first = spelled(first).unwrap_or_else(|| first.clone());
+                node.map.insert("example".into(), first);
             }
-            Flavor::GeminiOpenApi => {
-                if let Some(first) = f.examples.first() {
-                    node.map.insert("example".into(), first.clone());
-                }
-            }
+        } else if let Some(sentence) = fold::examples(&f.examples) {
+            node.notes.push(sentence);
         }
         if f.deprecated {
             node.notes.push(fold::deprecated());

@@ -7,7 +7,9 @@ use serde_json::Value;
 use super::origins::{enum_pointers, ToolOrigin, TypeOrigin};
 use super::schema::{named_kind, type_name, Core, Rules};
 use super::ToolSpec;
-use super::{entries, finish, str_at, tools, Dialect, ImportError, Imported, Issue, Options};
+use super::{
+    entries, finish, str_at, tools, Dialect, ImportError, Imported, Issue, Options, Units,
+};
 use crate::diagnostic::Code;
 use crate::model::{Module, NamedType, Tool, Ty, TypeId};
 
@@ -86,7 +88,11 @@ fn entry_kind(doc: &Value, entry: &Value) -> Option<Entry> {
     Some(Entry::Other(dialect))
 }
 
-pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
+pub(super) fn import(
+    doc: &Value,
+    options: &Options,
+    units: &mut Units,
+) -> Result<Imported, ImportError> {
     let listed = entries(doc, &["tools", "functionDeclarations"]);
     let kinds: Vec<Option<Entry>> = listed.iter().map(|(_, e)| entry_kind(doc, e)).collect();
     if let Some((i, dialect)) = kinds.iter().enumerate().find_map(|(i, k)| match k {
@@ -106,15 +112,16 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
         });
     }
     if !kinds.is_empty() && kinds.iter().all(|k| matches!(k, Some(Entry::Tool))) {
-        return tool_documents(listed, options);
+        return tool_documents(listed, options, units);
     }
-    schemas(doc, options)
+    schemas(doc, options, units)
 }
 
 /// tooldef's own `--target json-schema` output: `{name, description, parameters, output?}`.
 fn tool_documents(
     listed: Vec<(String, &Value)>,
     options: &Options,
+    units: &mut Units,
 ) -> Result<Imported, ImportError> {
     let specs = listed
         .into_iter()
@@ -129,11 +136,11 @@ fn tool_documents(
             spec
         })
         .collect();
-    tools(specs, rules(options), Vec::new())
+    tools(specs, rules(options), Vec::new(), units)
 }
 
 /// A schema, or a list of them.
-fn schemas(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
+fn schemas(doc: &Value, options: &Options, units: &mut Units) -> Result<Imported, ImportError> {
     let mut core = Core::new(rules(options));
     let mut tools = Vec::new();
     let list: Vec<(String, &Value)> = match doc {
@@ -146,6 +153,10 @@ fn schemas(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
     };
     let many = list.len() > 1 || doc.is_array();
     for (i, (ptr, schema)) in list.into_iter().enumerate() {
+        if units.skips(&ptr) {
+            continue;
+        }
+        units.seen.push(ptr.clone());
         let title = schema.get("title").and_then(Value::as_str);
         let base = options.name.clone().or(title.map(str::to_string));
         let name = match (base, many) {

@@ -4,9 +4,13 @@
 use serde_json::Value;
 
 use super::schema::Rules;
-use super::{entries, str_at, tools, ImportError, Imported, Options, ToolSpec};
+use super::{entries, str_at, tools, ImportError, Imported, Options, ToolSpec, Units};
 
-pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
+pub(super) fn import(
+    doc: &Value,
+    options: &Options,
+    units: &mut Units,
+) -> Result<Imported, ImportError> {
     let mut specs = Vec::new();
     for (ptr, entry) in entries(doc, &["tools"]) {
         let mut spec = ToolSpec::new(ptr);
@@ -20,5 +24,5 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
         specs.push(spec);
     }
     let rules = Rules::tool_dialect(options);
-    tools(specs, rules, Vec::new())
+    tools(specs, rules, Vec::new(), units)
 }

@@ -17,6 +17,10 @@
 //! - Keywords the language cannot express (`not`, `if`/`then`/`else`, `allOf`,
 //!   `patternProperties`, external `$ref`, …) are errors naming the keyword and its JSON
 //!   pointer; nothing is dropped silently. Dropped annotations are warnings with their pointer.
+//! - An import goes on past a tool it cannot express: the other tools are imported, and each
+//!   refused one is listed in [`Imported::refused`] with its issues. [`Options::strict`] makes
+//!   the import all or nothing; so is one in which every tool, or the document itself, is
+//!   refused.
 //! - `--from json-schema` is faithful: an object without `additionalProperties: false` stays
 //!   open. The tool dialects close objects that declare properties (one warning per file);
 //!   [`Options::keep_open`] keeps them open.
@@ -95,6 +99,9 @@ pub struct Options {
     /// the model: an error with its pointer. By default they are removed from descriptions and
     /// titles, and a default or example holding one is dropped, each with a warning.
     pub deny_hidden: bool,
+    /// All or nothing: a tool that cannot be imported fails the whole import. By default the
+    /// other tools are imported and the refused ones listed in [`Imported::refused`].
+    pub strict: bool,
 }
 
 /// Something the importer changed or left out, at a JSON pointer into the input.
@@ -182,6 +189,66 @@ pub struct Imported {
     pub source: String,
     /// What was changed or left out, with pointers.
     pub warnings: Vec<Warning>,
+    /// The tools left out because they cannot be imported, in the order found (always empty
+    /// with [`Options::strict`]).
+    pub refused: Vec<Refusal>,
+}
+
+/// A tool of the input that an import left out, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// Where the tool is, as a JSON pointer into the input (`/tools/3`; empty for a document
+    /// that is one tool).
+    pub pointer: String,
+    /// Every problem found in it, each at its own pointer.
+    pub issues: Vec<Issue>,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        };
+        write!(f, "the tool at {at} was not imported")?;
+        for issue in &self.issues {
+            write!(f, "\n  {issue}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The tools of one run of an import: the pointers of those it leaves out, and of those it
+/// met (each a tool's entry, or a schema of a list of schemas), for telling which tool an issue
+/// belongs to.
+#[derive(Debug, Default)]
+pub(crate) struct Units {
+    skip: Vec<String>,
+    pub seen: Vec<String>,
+}
+
+impl Units {
+    /// Whether the tool at `pointer` is left out.
+    pub(crate) fn skips(&self, pointer: &str) -> bool {
+        self.skip.iter().any(|s| within(pointer, s))
+    }
+
+    /// The innermost tool met whose entry holds `pointer`.
+    fn owner(&self, pointer: &str) -> Option<&str> {
+        self.seen
+            .iter()
+            .filter(|u| within(pointer, u))
+            .max_by_key(|u| u.len())
+            .map(String::as_str)
+    }
+}
+
+/// Whether the JSON pointer `pointer` is `of` or points into it.
+fn within(pointer: &str, of: &str) -> bool {
+    pointer
+        .strip_prefix(of)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// Reads an input document: JSON, or JSON Lines (one value per line, collected into a list).
@@ -251,15 +318,66 @@ fn refuse_duplicate_keys(text: &str, prefix: &str) -> Result<(), ImportError> {
     })
 }
 
-/// Imports a document of the given dialect.
+/// Imports a document of the given dialect. Unless [`Options::strict`], a tool that cannot be
+/// imported is left out and listed in [`Imported::refused`]; the import fails when every tool is
+/// refused, or an issue belongs to no one tool (the document's shape, a clash between tools
+/// that the checker places at neither).
 pub fn import(doc: &Value, dialect: Dialect, options: &Options) -> Result<Imported, ImportError> {
+    let mut units = Units::default();
+    let mut refused: Vec<Refusal> = Vec::new();
+    // Each round leaves out at least one more tool, so the rounds end.
+    loop {
+        units.seen.clear();
+        let issues = match run(doc, dialect, options, &mut units) {
+            Ok(mut imported) => {
+                imported.refused = refused;
+                return Ok(imported);
+            }
+            Err(e) if options.strict => return Err(e),
+            Err(e) => e.issues,
+        };
+        let all = |issues: Vec<Issue>, refused: Vec<Refusal>| ImportError {
+            issues: refused
+                .into_iter()
+                .flat_map(|r| r.issues)
+                .chain(issues)
+                .collect(),
+        };
+        let mut found: Vec<Refusal> = Vec::new();
+        for issue in &issues {
+            let Some(owner) = units.owner(&issue.pointer) else {
+                return Err(all(issues, refused));
+            };
+            match found.iter_mut().find(|r| r.pointer == owner) {
+                Some(r) => r.issues.push(issue.clone()),
+                None => found.push(Refusal {
+                    pointer: owner.to_string(),
+                    issues: vec![issue.clone()],
+                }),
+            }
+        }
+        if found.is_empty() || found.len() >= units.seen.len() {
+            return Err(all(issues, refused));
+        }
+        units.skip.extend(found.iter().map(|r| r.pointer.clone()));
+        refused.extend(found);
+    }
+}
+
+/// One round of [`import`], leaving out the tools `units` skips.
+fn run(
+    doc: &Value,
+    dialect: Dialect,
+    options: &Options,
+    units: &mut Units,
+) -> Result<Imported, ImportError> {
     match dialect {
-        Dialect::JsonSchema => import_json_schema(doc, options),
-        Dialect::OpenAi => import_openai(doc, options),
-        Dialect::Anthropic => import_anthropic(doc, options),
-        Dialect::Gemini => import_gemini(doc, options),
-        Dialect::Mcp => import_mcp(doc, options),
-        Dialect::Bfcl => import_bfcl(doc, options),
+        Dialect::JsonSchema => json_schema::import(doc, options, units),
+        Dialect::OpenAi => openai::import(doc, options, units),
+        Dialect::Anthropic => anthropic::import(doc, options, units),
+        Dialect::Gemini => gemini::import(doc, options, units),
+        Dialect::Mcp => mcp::import(doc, options, units),
+        Dialect::Bfcl => bfcl::import(doc, options, units),
     }
 }
 
@@ -269,7 +387,7 @@ pub fn import(doc: &Value, dialect: Dialect, options: &Options) -> Result<Import
 /// `name` and `parameters`) imports as those tools; a document of another dialect is an error
 /// that names the `--from` that reads it.
 pub fn import_json_schema(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
-    json_schema::import(doc, options)
+    import(doc, Dialect::JsonSchema, options)
 }
 
 /// Imports a JSON Schema as one named type (whatever its root), for validating values against
@@ -280,27 +398,27 @@ pub fn import_type(schema: &Value, name: &str) -> Result<(Imported, TypeId), Imp
 
 /// Imports OpenAI tool definitions.
 pub fn import_openai(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
-    openai::import(doc, options)
+    import(doc, Dialect::OpenAi, options)
 }
 
 /// Imports Anthropic tool definitions.
 pub fn import_anthropic(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
-    anthropic::import(doc, options)
+    import(doc, Dialect::Anthropic, options)
 }
 
 /// Imports Gemini function declarations.
 pub fn import_gemini(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
-    gemini::import(doc, options)
+    import(doc, Dialect::Gemini, options)
 }
 
 /// Imports an MCP `tools/list` result.
 pub fn import_mcp(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
-    mcp::import(doc, options)
+    import(doc, Dialect::Mcp, options)
 }
 
 /// Imports BFCL function documents.
 pub fn import_bfcl(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
-    bfcl::import(doc, options)
+    import(doc, Dialect::Bfcl, options)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -365,11 +483,16 @@ pub(crate) fn tools(
     specs: Vec<ToolSpec<'_>>,
     rules: schema::Rules,
     mut errors: Vec<Issue>,
+    units: &mut Units,
 ) -> Result<Imported, ImportError> {
     let mut core = schema::Core::new(rules);
     let mut tools = Vec::new();
     for spec in specs {
         let ptr = spec.pointer.clone();
+        if units.skips(&ptr) {
+            continue;
+        }
+        units.seen.push(ptr.clone());
         let Some(name) = spec.name else {
             core.error(
                 &ptr,
@@ -654,6 +777,7 @@ pub(crate) fn finish(
                     module,
                     source,
                     warnings,
+                    refused: Vec::new(),
                 });
             }
         }

@@ -4,15 +4,23 @@
 use serde_json::Value;
 
 use super::schema::Rules;
-use super::{entries, str_at, tools, ImportError, Imported, Issue, Options, ToolSpec};
+use super::{entries, str_at, tools, ImportError, Imported, Issue, Options, ToolSpec, Units};
 use crate::diagnostic::Code;
 
-pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportError> {
+pub(super) fn import(
+    doc: &Value,
+    options: &Options,
+    units: &mut Units,
+) -> Result<Imported, ImportError> {
     let mut specs = Vec::new();
     let mut errors = Vec::new();
     for (ptr, entry) in entries(doc, &["tools"]) {
+        if units.skips(&ptr) {
+            continue;
+        }
         if let Some(t) = str_at(entry, "type") {
             if t != "function" {
+                units.seen.push(ptr.clone());
                 errors.push(Issue::reading(
                     format!("{ptr}/type"),
                     Code::ImportUnsupported,
@@ -32,5 +40,5 @@ pub(super) fn import(doc: &Value, options: &Options) -> Result<Imported, ImportE
         specs.push(spec);
     }
     let rules = Rules::tool_dialect(options);
-    tools(specs, rules, errors)
+    tools(specs, rules, errors, units)
 }

@@ -86,7 +86,7 @@ pub(crate) use message::kind as message_kind;
 pub(crate) use message::type_text;
 pub(crate) use number::{cmp as cmp_numbers, is_multiple_of};
 pub(crate) use reader::parse as parse_json;
-pub use reading::{Reading, EXTRA_KEYS};
+pub use reading::{Reading, EXTRA_KEYS, TUPLE_REST};
 
 use compile::{Compiler, NodeId, Program};
 use error::Problem;

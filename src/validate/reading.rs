@@ -44,14 +44,18 @@ pub enum Reading {
     #[default]
     Source,
     /// Every field is sent; `null` in an optional field whose type has no `null` means absent;
-    /// maps, extra keys (typed `...: T` and open `...`) and `any` are lowered as
+    /// maps, extra keys (typed `...: T` and open `...`), `any` and tuples are lowered as
     /// [`Reading::Lowered`] says (OpenAI strict mode).
     NullForAbsent,
     /// The fields as declared, with what the target cannot carry lowered (Gemini's OpenAPI
     /// form): a `map<T>`, and an open object without fields (`{ ... }`, as `map<any>`), is sent
     /// as an array of `{"key", "value"}` entries, an object's typed extra keys as such entries
-    /// in the property [`EXTRA_KEYS`], and `any` as a string of JSON text. The arguments come
-    /// back with the maps rebuilt and the JSON text decoded.
+    /// in the property [`EXTRA_KEYS`], `any` as a string of JSON text, a tuple as an object with
+    /// one key per position (`"0"`, `"1"`, …) and its rest items in the property
+    /// [`TUPLE_REST`], and a literal or enum holding values that are not strings as a string
+    /// enum of their JSON spellings (`"1"`, `"true"`). The arguments come back with the maps
+    /// rebuilt, the JSON text decoded, the tuples made arrays again and the spellings read as
+    /// the values they stand for.
     Lowered,
 }
 
@@ -116,6 +120,17 @@ pub const EXTRA_KEYS: &str = "_extra_keys";
 pub(crate) const EXTRA_KEYS_DESCRIPTION: &str =
     "Other keys of this object, as key/value entries; each key at most once, and none that is a declared property.";
 
+/// The property that carries a tuple's items after its positions where a target lowers the
+/// tuple into an object (one key per position, `"0"`, `"1"`, …): an array. It cannot be taken
+/// for a position, whose keys are digits.
+pub const TUPLE_REST: &str = "_rest";
+
+/// The description of a tuple lowered into an object, without rest items and with them.
+pub(crate) const TUPLE_NOTE: &str =
+    "A list sent as an object: the item at position 0 under the key \"0\", the next under \"1\", and so on.";
+pub(crate) const TUPLE_REST_NOTE: &str =
+    "A list sent as an object: the item at position 0 under the key \"0\", the next under \"1\", and so on; the items after the numbered positions in the array `_rest`.";
+
 /// The description of a map lowered into entries.
 pub(crate) const ENTRIES_NOTE: &str = "Sent as a list of key/value entries; each key at most once.";
 
@@ -166,6 +181,138 @@ pub(crate) fn lowered_object(o: &ObjectTy, reading: Reading, at: Span, params: b
     })))
 }
 
+/// What `reading` sends in place of `ty` itself, when it lowers it (objects are
+/// [`lowered_object`]'s): a tuple, for every lowering reading, as [`tuple_object`]; a literal or
+/// enum holding a value that is not a string, for [`Reading::Lowered`], as [`spelled`] makes
+/// it. The fields made carry the span `at`. `None` when `ty` is sent as it is.
+pub(crate) fn lowered_value_ty(ty: &Ty, reading: Reading, at: Span) -> Option<Ty> {
+    match ty {
+        Ty::Tuple(t) if reading.lowers() => Some(tuple_object(t, at)),
+        Ty::Const(_) | Ty::Enum(_) if reading == Reading::Lowered => spelled(ty),
+        _ => None,
+    }
+}
+
+/// A tuple as an object: one field per position, named by its index (`"0"`, `"1"`, …) and
+/// required as the position is, then the items allowed after the positions as an array in the
+/// optional field [`TUPLE_REST`], whose bounds are what `@min_items` / `@max_items` leave for
+/// it. What the object cannot say (a position left out before one given, a bound that counts
+/// the positions too, `@unique`) is checked on the way back and in the source's shape.
+pub(crate) fn tuple_object(t: &TupleTy, at: Span) -> Ty {
+    let mut fields: Vec<Field> = t
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| made_field(&i.to_string(), item.clone(), i < t.required, None, at))
+        .collect();
+    let rest = match &t.rest {
+        Additional::Closed => None,
+        Additional::Open => Some(Ty::Any),
+        Additional::Schema(r) => Some(r.clone()),
+    };
+    if let Some(items) = rest {
+        let positions = t.items.len() as u64;
+        let min = t.min_len().saturating_sub(positions);
+        let rest = ArrayTy {
+            items,
+            min_items: (min > 0).then(|| Spanned::new(min, at)),
+            max_items: t
+                .max_len()
+                .map(|max| Spanned::new(max.saturating_sub(positions), at)),
+            unique: None,
+        };
+        fields.push(made_field(
+            TUPLE_REST,
+            Ty::Array(Box::new(rest)),
+            false,
+            None,
+            at,
+        ));
+    }
+    Ty::Object(Box::new(ObjectTy {
+        fields,
+        additional: Additional::Closed,
+        rules: KeyRules::default(),
+    }))
+}
+
+/// How a value of a literal or enum lowered by [`spelled`] is sent: a string as it is, any
+/// other scalar as its JSON text (`1` as `"1"`, `true` as `"true"`); `null` stays `null`.
+fn spelling(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// A literal or enum of scalars, one of them neither a string nor `null`, as the string
+/// literal or enum of the values' spellings ([`spelling`]), nullable when it holds `null`.
+/// `None` when it holds only strings and `null` (sent as it is), an array or object (which no
+/// enum of the target holds), or two values spelled alike (`1` and `"1"`), which could not be
+/// told apart on the way back.
+fn spelled(ty: &Ty) -> Option<Ty> {
+    let members: Vec<(&Value, Option<&str>)> = match ty {
+        Ty::Const(v) => vec![(v, None)],
+        Ty::Enum(members) => members
+            .iter()
+            .map(|m| (&m.value, m.description.as_deref()))
+            .collect(),
+        _ => return None,
+    };
+    let values = || members.iter().map(|(v, _)| *v);
+    if values().all(|v| v.is_string() || v.is_null())
+        || values().any(|v| v.is_array() || v.is_object())
+    {
+        return None;
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut spelled = Vec::new();
+    for (v, description) in &members {
+        if let Some(s) = spelling(v) {
+            if !seen.insert(s.clone()) {
+                return None;
+            }
+            spelled.push(EnumMember {
+                value: Value::String(s),
+                description: description.map(str::to_string),
+            });
+        }
+    }
+    let lowered = match (ty, spelled.as_slice()) {
+        (Ty::Const(_), [one]) => Ty::Const(one.value.clone()),
+        _ => Ty::Enum(spelled),
+    };
+    Some(if values().any(Value::is_null) {
+        Ty::Nullable(Box::new(lowered))
+    } else {
+        lowered
+    })
+}
+
+/// How `reading` sends `value`, a value of `ty`, where `ty` is a literal or enum that it lowers
+/// ([`spelled`]): its spelling, or `null`. `None` for any other type.
+pub(crate) fn spelled_value(ty: &Ty, value: &Value, reading: Reading) -> Option<Value> {
+    spells(ty, reading).then(|| spelling(value).map_or(Value::Null, Value::String))
+}
+
+/// Whether `reading` sends the values of `ty` as their spellings ([`spelled`]).
+pub(crate) fn spells(ty: &Ty, reading: Reading) -> bool {
+    reading == Reading::Lowered && spelled(ty).is_some()
+}
+
+/// The value of the literal or enum `ty` that the string `sent` spells, when [`spelled`]
+/// lowers `ty`.
+fn read_spelling(ty: &Ty, sent: &str) -> Option<Value> {
+    spelled(ty)?;
+    let found = |v: &&Value| spelling(v).as_deref() == Some(sent);
+    match ty {
+        Ty::Const(v) => Some(v).filter(found).cloned(),
+        Ty::Enum(members) => members.iter().map(|m| &m.value).find(found).cloned(),
+        _ => None,
+    }
+}
+
 /// The entries of a map of `value`s: `[{key: string, value: T}]`.
 fn entries_ty(value: Ty, at: Span) -> Ty {
     let entry = ObjectTy {
@@ -199,26 +346,64 @@ fn made_field(name: &str, ty: Ty, required: bool, description: Option<&str>, at:
 
 /// Whether `reading` lowers anything in `tool` or a named type of `module`.
 pub(crate) fn lowers_any(module: &Module, tool: &Tool, reading: Reading) -> bool {
-    fn within(ty: &Ty, reading: Reading) -> bool {
+    fn object(o: &ObjectTy, reading: Reading) -> bool {
+        lowered_extra(o, reading).is_some()
+            || o.fields.iter().any(|f| lowers_within(&f.ty, reading))
+            || matches!(&o.additional, Additional::Schema(t) if lowers_within(t, reading))
+    }
+    object(&tool.params, reading) || module.types.iter().any(|n| lowers_within(&n.ty, reading))
+}
+
+/// Whether `reading` lowers `ty` or something it holds (named types not followed).
+fn lowers_within(ty: &Ty, reading: Reading) -> bool {
+    if lowered_value_ty(ty, reading, Span::default()).is_some() {
+        return true;
+    }
+    match ty {
+        Ty::Any => reading.lowers(),
+        Ty::Array(a) => lowers_within(&a.items, reading),
+        Ty::Object(o) => {
+            lowered_extra(o, reading).is_some()
+                || o.fields.iter().any(|f| lowers_within(&f.ty, reading))
+                || matches!(&o.additional, Additional::Schema(t) if lowers_within(t, reading))
+        }
+        Ty::Nullable(inner) => lowers_within(inner, reading),
+        Ty::AnyOf(members) => members.iter().any(|m| lowers_within(m, reading)),
+        _ => false,
+    }
+}
+
+/// Whether `reading` sends a value of `ty` in another shape than the source's, following the
+/// named types `ty` uses (each once).
+pub(crate) fn shown_differs(module: &Module, ty: &Ty, reading: Reading) -> bool {
+    fn go(module: &Module, ty: &Ty, reading: Reading, seen: &mut Vec<TypeId>) -> bool {
+        if lowered_value_ty(ty, reading, Span::default()).is_some() {
+            return true;
+        }
         match ty {
             Ty::Any => reading.lowers(),
-            Ty::Array(a) => within(&a.items, reading),
-            Ty::Tuple(t) => {
-                t.items.iter().any(|i| within(i, reading))
-                    || matches!(&t.rest, Additional::Schema(r) if within(r, reading))
+            Ty::Ref(id) => {
+                if seen.contains(id) {
+                    return false;
+                }
+                seen.push(*id);
+                module
+                    .types
+                    .get(id.0)
+                    .is_some_and(|n| go(module, &n.ty, reading, seen))
             }
-            Ty::Object(o) => object(o, reading),
-            Ty::Nullable(inner) => within(inner, reading),
-            Ty::AnyOf(members) => members.iter().any(|m| within(m, reading)),
+            Ty::Array(a) => go(module, &a.items, reading, seen),
+            Ty::Object(o) => {
+                lowered_extra(o, reading).is_some()
+                    || o.fields.iter().any(|f| go(module, &f.ty, reading, seen))
+                    || matches!(&o.additional, Additional::Schema(t) if go(module, t, reading, seen))
+            }
+            Ty::Nullable(inner) => go(module, inner, reading, seen),
+            Ty::AnyOf(members) => members.iter().any(|m| go(module, m, reading, seen)),
             _ => false,
         }
     }
-    fn object(o: &ObjectTy, reading: Reading) -> bool {
-        lowered_extra(o, reading).is_some()
-            || o.fields.iter().any(|f| within(&f.ty, reading))
-            || matches!(&o.additional, Additional::Schema(t) if within(t, reading))
-    }
-    object(&tool.params, reading) || module.types.iter().any(|n| within(&n.ty, reading))
+    go(module, ty, reading, &mut Vec::new())
 }
 
 /// `tool` and the named types of `module`, as a module of one tool in the source's shape (what
@@ -290,6 +475,9 @@ fn shown_object(module: &Module, o: &ObjectTy, reading: Reading) -> ObjectTy {
 
 fn shown_ty(module: &Module, ty: &Ty, reading: Reading) -> Ty {
     let within = |t: &Ty| shown_ty(module, t, reading);
+    if let Some(lowered) = lowered_value_ty(ty, reading, Span::default()) {
+        return within(&lowered);
+    }
     match ty {
         Ty::Any if reading.lowers() => Ty::String(StringRules::default()),
         Ty::Object(o) => match lowered_object(o, reading, Span::default(), false) {
@@ -349,17 +537,16 @@ pub(crate) fn bare(source: &Module, shown: &Module, reading: Reading, ty: &Ty, v
 
 /// Whether the tool of `module` (or a named type it holds) has a rule that the shown shape cannot
 /// check as the source means it: a `@unique` array (whose items the shown shape may tell apart
-/// where the source's does not), or rules across an object's keys (which count a `null` that
-/// means "absent" as given).
+/// where the source's does not), rules across an object's keys (which count a `null` that
+/// means "absent" as given), or a tuple (whose length rules count its positions and rest
+/// items together).
 pub(crate) fn has_source_only_rules(module: &Module) -> bool {
     fn within(ty: &Ty) -> bool {
         match ty {
             Ty::Array(a) => a.unique.as_ref().is_some_and(|u| u.value) || within(&a.items),
-            Ty::Tuple(t) => {
-                t.unique.as_ref().is_some_and(|u| u.value)
-                    || t.items.iter().any(within)
-                    || matches!(&t.rest, Additional::Schema(r) if within(r))
-            }
+            // A lowering reading sends a tuple as an object, which cannot say every rule of
+            // its length (see `tuple_object`).
+            Ty::Tuple(_) => true,
             Ty::Object(o) => object(o),
             Ty::Nullable(inner) => within(inner),
             Ty::AnyOf(members) => members.iter().any(within),
@@ -448,6 +635,12 @@ impl<'m> Back<'m> {
                     self.within(m, v, 0);
                 }
             }
+            (Ty::Const(_) | Ty::Enum(_), v @ Value::String(_)) if reading == Reading::Lowered => {
+                if let Some(value) = v.as_str().and_then(|s| read_spelling(ty, s)) {
+                    *v = value;
+                }
+            }
+            (Ty::Tuple(t), v @ Value::Object(_)) if reading.lowers() => self.tuple(t, v),
             (Ty::Array(a), Value::Array(items)) => self.array(a, items),
             (Ty::Tuple(t), Value::Array(items)) => {
                 for (i, item) in items.iter_mut().enumerate() {
@@ -473,6 +666,46 @@ impl<'m> Back<'m> {
             (Ty::Object(o), Value::Object(map)) => self.object(o, map),
             _ => {}
         }
+    }
+
+    /// Makes the object a tuple was sent as ([`tuple_object`]) the array again: the positions
+    /// in order, then the items of [`TUPLE_REST`]. A position left out before one that is
+    /// given (or before rest items) is an error at the position.
+    fn tuple(&mut self, t: &TupleTy, v: &mut Value) {
+        let lowered = tuple_object(t, Span::default());
+        let (Ty::Object(o), Value::Object(map)) = (&lowered, &mut *v) else {
+            return;
+        };
+        self.object(o, map);
+        let mut map = std::mem::take(map);
+        let mut items = Vec::with_capacity(map.len());
+        let mut absent = None;
+        let mut reported = false;
+        for i in 0..t.items.len() {
+            match (map.remove(&i.to_string()), absent) {
+                (Some(item), None) => items.push(item),
+                (Some(_), Some(first)) => {
+                    self.errors
+                        .push(position_absent(&self.path, first, Some(i)));
+                    reported = true;
+                    break;
+                }
+                (None, _) => {
+                    absent.get_or_insert(i);
+                }
+            }
+        }
+        if let Some(Value::Array(rest)) = map.remove(TUPLE_REST) {
+            match absent {
+                Some(first) if !rest.is_empty() => {
+                    if !reported {
+                        self.errors.push(position_absent(&self.path, first, None));
+                    }
+                }
+                _ => items.extend(rest),
+            }
+        }
+        *v = Value::Array(items);
     }
 
     /// Decodes JSON text sent for `any`; a string that is not JSON is an error.
@@ -606,6 +839,24 @@ impl<'m> Back<'m> {
             self.path.truncate(len);
         }
     }
+}
+
+/// A position of a tuple sent as an object left out before a later one that was given (`None`:
+/// the rest items).
+fn position_absent(path: &str, absent: usize, later: Option<usize>) -> ValidationError {
+    let later = match later {
+        Some(i) => format!("the key \"{i}\""),
+        None => format!("`{TUPLE_REST}`"),
+    };
+    ValidationError::new(
+        format!("{path}/{absent}"),
+        ErrorCode::MissingField,
+        "every position up to the last one given",
+        format!("position {absent} absent"),
+        format!(
+            "the key \"{absent}\" is absent, but {later} is given; the keys are the positions of a list, so send every one up to the last"
+        ),
+    )
 }
 
 /// Two entries of a lowered map with the same key.
