@@ -38,6 +38,7 @@ tool create_event -> { id: string @format(uuid), created: boolean } {
   start?: string @format(time)
   /// Length in minutes, a positive multiple of 5.
   minutes?: integer @exclusive_min(0) @max(1440) @multiple_of(5) @example(30) @example(45) = 30
+  /// How urgent the event is.
   priority?: Priority = 2
   /// How the event repeats; null for a one-off event.
   repeat?: Recurrence | null

@@ -13,5 +13,6 @@ tool greeter {
 tool weather {
   /// City name.
   location: string
+  /// The temperature unit of the answer.
   unit?: "celsius" | "fahrenheit"
 }

@@ -137,10 +137,13 @@ tool create_issue -> Issue {
   title: string @min_length(3) @max_length(200) @example("Login fails with SSO enabled")
   /// Markdown text: what happens, what should happen, how to reproduce.
   description?: string @max_length(65536) = ""
+  /// How urgent the issue is (0 is the most urgent).
   priority?: Priority = 2
   /// Who should work on it; leave it out to keep the issue unassigned.
   assignee?: Login
+  /// Labels to put on the issue.
   labels?: (string @min_length(1) @max_length(50))[] @max_items(20) @unique = []
+  /// The day the work is due.
   due?: string @format(date) @example("2026-12-31")
   /// Values for the project's custom fields, by field name.
   custom_fields?: map<string | number | boolean> @example({ "component": "auth", "story_points": 3 })
@@ -149,6 +152,7 @@ tool create_issue -> Issue {
 /// Return one issue with its comments and attachments.
 @read_only @idempotent
 tool get_issue -> Issue {
+  /// The issue key, e.g. `CORE-42`.
   key: IssueKey @example("CORE-42")
   /// Leave the comment threads out, which makes the answer much shorter.
   without_comments?: boolean = false
@@ -179,18 +183,24 @@ tool search_issues -> IssuePage {
   } = { by: "updated" }
   /// Results per page.
   limit?: integer @min(1) @max(100) = 25
+  /// The `next_cursor` of the page before; leave it out for the first page.
   cursor?: string
 }
 
 /// Change fields of an issue. Fields left out keep their value.
 @idempotent
 tool update_issue -> Issue {
+  /// The issue key, e.g. `CORE-42`.
   key: IssueKey
+  /// A new one-line summary.
   title?: string @min_length(3) @max_length(200)
+  /// New Markdown text of the issue.
   description?: string @max_length(65536)
+  /// The new state.
   status?: Status
   /// Required when `status` is `closed`.
   resolution?: Resolution
+  /// The new urgency (0 is the most urgent).
   priority?: Priority
   /// A login, or `null` to unassign the issue.
   assignee?: Login | null
@@ -209,6 +219,7 @@ tool update_issue -> Issue {
 
 /// Comment on an issue, or reply to a comment.
 tool add_comment -> Comment {
+  /// The issue key, e.g. `CORE-42`.
   key: IssueKey
   /// Markdown text.
   body: string @min_length(1) @max_length(65536)
@@ -219,6 +230,7 @@ tool add_comment -> Comment {
 /// Return one comment thread, with all replies.
 @read_only @idempotent
 tool get_thread -> Comment {
+  /// The id of the first comment of the thread.
   comment_id: string @format(uuid)
 }
 
@@ -233,6 +245,7 @@ tool bulk_label {
 /// an issue with `update_issue`.
 @destructive @requires_approval @scope(admin) @on_error(raise) @strict @meta(audit: true, since: "2.1")
 tool delete_issue {
+  /// The issue key, e.g. `CORE-42`.
   key: IssueKey
   /// Type the issue key again to confirm.
   confirm: string

@@ -20,6 +20,7 @@ tool search_kb {
   query: string @min_length(1)
   /// Language.
   lang?: "en" | "ja" | "fr" = "en"
+  /// How many articles to return at most.
   limit?: PageSize = 10
   /// Narrow the search down.
   filters?: {

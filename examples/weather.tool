@@ -34,6 +34,7 @@ tool get_weather_by_locality -> WeatherReport {
   state?: string
   /// The country, as an English name or ISO 3166 code.
   country: string
+  /// The temperature unit of the answer.
   unit?: Unit = "celsius"
   /// Forecast length in days.
   days?: integer @min(1) @max(14) = 1

@@ -117,6 +117,9 @@ pub enum Code {
     InvalidPattern,
     /// A tool without a `///` description.
     MissingDescription,
+    /// A parameter of a tool without a `///` description (a warning; `@allow(undescribed-field)`
+    /// on the tool turns it off).
+    UndescribedField,
     /// A control, zero-width, bidirectional-override or Unicode tag character in text shown to a
     /// model.
     ForbiddenCharacter,
@@ -218,6 +221,7 @@ impl Code {
         Code::InvalidExample,
         Code::InvalidPattern,
         Code::MissingDescription,
+        Code::UndescribedField,
         Code::ForbiddenCharacter,
         Code::InvalidName,
         Code::InfiniteRecursion,
@@ -267,6 +271,7 @@ impl Code {
             Code::InvalidExample => "invalid-example",
             Code::InvalidPattern => "invalid-pattern",
             Code::MissingDescription => "missing-description",
+            Code::UndescribedField => "undescribed-field",
             Code::ForbiddenCharacter => "forbidden-character",
             Code::InvalidName => "invalid-name",
             Code::InfiniteRecursion => "infinite-recursion",

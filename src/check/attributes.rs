@@ -126,6 +126,24 @@ impl Checker {
                         None => None,
                     }
                 }
+                "allow" => {
+                    // Lints a tool can turn off; `allows` in the checker reads them.
+                    const LINTS: &[Code] = &[Code::UndescribedField];
+                    if a.args().is_empty() {
+                        self.bad_arg(a.span, "`@allow` names the lints to turn off, e.g. `@allow(undescribed-field)`");
+                    }
+                    for arg in a.args() {
+                        let known = match (&arg.name, &arg.value) {
+                            (None, AttrValue::Word(w)) => {
+                                LINTS.iter().any(|c| c.as_str() == w.text)
+                            }
+                            _ => false,
+                        };
+                        if !known {
+                            self.bad_arg(arg.span, "`@allow` takes lint names: `undescribed-field`");
+                        }
+                    }
+                }
                 "meta" => {
                     for arg in a.args() {
                         let Some(key) = &arg.name else {

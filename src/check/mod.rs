@@ -69,6 +69,7 @@ pub(crate) const ARRAY_CONSTRAINTS: &[&str] = &["min_items", "max_items", "uniqu
 pub(crate) const FIELD_ANNOTATIONS: &[&str] = &["deprecated", "example"];
 
 pub(crate) const TOOL_ATTRIBUTES: &[&str] = &[
+    "allow",
     "title",
     "read_only",
     "destructive",
@@ -283,6 +284,24 @@ impl Checker {
             ..Tool::new(t.name.text.clone(), description, params)
         };
         self.tool_attributes(&mut tool, &t.attrs);
+        if !allows(&t.attrs, Code::UndescribedField) {
+            for f in &t.params.fields {
+                if f.doc.is_none() {
+                    self.error(
+                        Diagnostic::warning(
+                            Code::UndescribedField,
+                            f.name.span,
+                            format!(
+                                "parameter `{}` of tool `{}` has no description",
+                                f.name.text, t.name.text
+                            ),
+                        )
+                        .with_label("no `///` description")
+                        .with_help("add a `///` doc comment above the parameter saying what the model should put there; `@allow(undescribed-field)` on the tool turns this warning off"),
+                    );
+                }
+            }
+        }
         tool
     }
 
@@ -406,4 +425,13 @@ fn listed_strings<'a>(
         | Ty::Tuple(_)
         | Ty::Object(_) => true,
     }
+}
+
+/// Whether an item's `@allow(...)` names the lint `code` (checked by the attribute's own rule).
+fn allows(attrs: &[ast::Attribute], code: Code) -> bool {
+    attrs.iter().filter(|a| a.name.text == "allow").any(|a| {
+        a.args().iter().any(|arg| {
+            matches!(&arg.value, ast::AttrValue::Word(w) if w.text == code.as_str())
+        })
+    })
 }
