@@ -80,6 +80,8 @@ pub(crate) const TOOL_ATTRIBUTES: &[&str] = &[
     "lax",
     "on_error",
     "retry",
+    "on_invalid",
+    "cache",
     "meta",
     "scope",
     "deprecated",
