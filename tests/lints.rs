@@ -23,13 +23,18 @@ fn a_parameter_without_a_description_is_warned_about() {
         .iter()
         .find(|d| d.code == Code::UndescribedField)
         .expect("warned");
-    assert!(d.message.contains("`limit` of tool `find`"), "{}", d.message);
+    assert!(
+        d.message.contains("`limit` of tool `find`"),
+        "{}",
+        d.message
+    );
     assert!(!d.is_error());
 }
 
 #[test]
 fn allow_turns_the_lint_off_for_its_tool_only() {
-    let source = "/// A.\n@allow(undescribed-field)\ntool a { x: string }\n\n/// B.\ntool b { y: string }\n";
+    let source =
+        "/// A.\n@allow(undescribed-field)\ntool a { x: string }\n\n/// B.\ntool b { y: string }\n";
     assert_eq!(undescribed(source), ["y"]);
 }
 

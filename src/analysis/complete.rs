@@ -835,6 +835,10 @@ fn attribute_help(name: &str) -> (&'static str, Option<&'static str>) {
             "@example(value): adds a value to the schema's examples",
             Some("example($1)"),
         ),
+        "allow" => (
+            "@allow(undescribed-field): turns the named lints off for this tool",
+            Some("allow(${1|undescribed-field|})"),
+        ),
         "title" => (
             "@title(\"…\"): a human-readable name (MCP title)",
             Some("title(\"$1\")"),

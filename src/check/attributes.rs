@@ -155,7 +155,10 @@ impl Checker {
                             _ => false,
                         };
                         if !known {
-                            self.bad_arg(arg.span, "`@allow` takes lint names: `undescribed-field`");
+                            self.bad_arg(
+                                arg.span,
+                                "`@allow` takes lint names: `undescribed-field`",
+                            );
                         }
                     }
                 }

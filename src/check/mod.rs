@@ -432,8 +432,8 @@ fn listed_strings<'a>(
 /// Whether an item's `@allow(...)` names the lint `code` (checked by the attribute's own rule).
 fn allows(attrs: &[ast::Attribute], code: Code) -> bool {
     attrs.iter().filter(|a| a.name.text == "allow").any(|a| {
-        a.args().iter().any(|arg| {
-            matches!(&arg.value, ast::AttrValue::Word(w) if w.text == code.as_str())
-        })
+        a.args()
+            .iter()
+            .any(|arg| matches!(&arg.value, ast::AttrValue::Word(w) if w.text == code.as_str()))
     })
 }

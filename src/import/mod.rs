@@ -729,6 +729,11 @@ pub(crate) fn finish(
         for (d, place) in diagnostics.iter().zip(&places) {
             let pointer = place.as_ref().map_or("", |p| p.pointer).to_string();
             if !d.is_error() {
+                // A property the schema leaves undescribed is the schema's, not something the
+                // import did: the printed source carries it over as it was.
+                if d.code == Code::UndescribedField {
+                    continue;
+                }
                 notes.push(Warning {
                     pointer,
                     code: d.code,
