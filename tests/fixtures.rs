@@ -182,13 +182,14 @@ fn every_error_code_has_a_fixture() {
     }
     // Codes exercised elsewhere: invalid UTF-8 and nesting limits in tests/hostile.rs, the
     // patterns' memory limit in tests/hostile_limits.rs (reaching it takes seconds); the
-    // redundant-union warning in tests/fixtures/valid/warnings.tool; the per-target codes in
-    // tests/targets.rs.
+    // redundant-union and undescribed-field warnings in tests/fixtures/valid/warnings.tool (and
+    // the lint's own tests in tests/lints.rs); the per-target codes in tests/targets.rs.
     let elsewhere = [
         tooldef::Code::InvalidUtf8,
         tooldef::Code::NestingTooDeep,
         tooldef::Code::PatternsTooLarge,
         tooldef::Code::RedundantUnion,
+        tooldef::Code::UndescribedField,
         tooldef::Code::NotRepresentable,
         tooldef::Code::TargetLimit,
         tooldef::Code::FoldedConstraint,

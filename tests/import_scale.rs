@@ -47,7 +47,9 @@ fn chain_file(i: usize, n: usize, linked: bool) -> String {
     };
     s.push_str(&format!("type T{i} = {{ v: string{next} }}\n"));
     let arg = if i + 1 < n { i + 1 } else { i };
-    s.push_str(&format!("/// Tool {i}.\ntool t{i} {{ x: T{arg} }}\n"));
+    s.push_str(&format!(
+        "/// Tool {i}.\n@allow(undescribed-field)\ntool t{i} {{ x: T{arg} }}\n"
+    ));
     s
 }
 

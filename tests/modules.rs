@@ -41,7 +41,7 @@ const COMMON: &str = "/// A postal address.\ntype Address {\n  street: string\n 
 
 #[test]
 fn shared_types_compile_into_the_importing_tool() {
-    let a = "import { Address, Money } from \"./common.tool\"\n\n/// Ships.\ntool ship {\n  to: Address\n  price: Money\n}\n";
+    let a = "import { Address, Money } from \"./common.tool\"\n\n/// Ships.\ntool ship {\n  /// Where it goes.\n  to: Address\n  /// What it costs.\n  price: Money\n}\n";
     let l = loader(&[("common.tool", COMMON), ("a.tool", a)]);
     let compiled = compile_with("a.tool", a, &l).expect("compiles");
     assert!(compiled.warnings.is_empty(), "{:?}", compiled.warnings);
@@ -161,9 +161,12 @@ fn clashes_unknown_names_and_unused_imports_are_reported_with_their_places() {
         "type Tree = string\n",                                       // line 4
         "/// T.\n",
         "tool t {\n",
+        "  /// A.\n",
         "  a: Address\n",
-        "  c: Currency\n", // line 8: defined in common.tool, not imported
-        "  d: Nowhere\n",  // line 9: defined nowhere
+        "  /// C.\n",
+        "  c: Currency\n", // line 10: defined in common.tool, not imported
+        "  /// D.\n",
+        "  d: Nowhere\n", // line 12: defined nowhere
         "}\n",
     );
     let got = diagnose(&[("common.tool", COMMON), ("a.tool", a)], "a.tool");
@@ -175,8 +178,8 @@ fn clashes_unknown_names_and_unused_imports_are_reported_with_their_places() {
             (Code::UnresolvedImport, s(), 1),
             (Code::DuplicateName, s(), 2),
             (Code::UnresolvedImport, s(), 3),
-            (Code::UnknownType, s(), 8),
-            (Code::UnknownType, s(), 9),
+            (Code::UnknownType, s(), 10),
+            (Code::UnknownType, s(), 12),
         ]
     );
     let l = loader(&[("common.tool", COMMON), ("a.tool", a)]);
@@ -210,7 +213,8 @@ fn clashes_unknown_names_and_unused_imports_are_reported_with_their_places() {
 #[test]
 fn errors_in_an_imported_file_name_that_file() {
     let common = "type Address {\n  street: Strng\n}\n";
-    let a = "import { Address } from \"./common.tool\"\n/// T.\ntool t { a: Address }\n";
+    let a =
+        "import { Address } from \"./common.tool\"\n/// T.\ntool t {\n  /// A.\n  a: Address\n}\n";
     let got = diagnose(&[("common.tool", common), ("a.tool", a)], "a.tool");
     assert_eq!(got, [(Code::UnknownType, "common.tool".to_string(), 2)]);
 }

@@ -30,7 +30,8 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-const BROKEN: &str = "/// A tool.\ntool t {\n  a: strng\n  b: string @min(1)\n}\n";
+const BROKEN: &str =
+    "/// A tool.\ntool t {\n  /// A.\n  a: strng\n  /// B.\n  b: string @min(1)\n}\n";
 
 #[test]
 fn compile_prints_every_tool_in_file_order() {
@@ -112,7 +113,7 @@ fn compile_errors_exit_1_with_snippets() {
     assert!(stdout(&out).is_empty());
     let err = stderr(&out);
     assert!(err.contains("unknown type `strng`"), "{err}");
-    assert!(err.contains("<stdin>:3:6"), "{err}");
+    assert!(err.contains("<stdin>:4:6"), "{err}");
     assert!(err.contains("did you mean `string`?"), "{err}");
     assert!(
         !err.contains('\u{1b}'),
@@ -156,9 +157,9 @@ fn check_json_format_has_every_field() {
     assert_eq!(first["code"], "unknown-type");
     assert_eq!(first["severity"], "error");
     assert_eq!(first["file"], "<stdin>");
-    assert_eq!(first["line"], 3);
+    assert_eq!(first["line"], 4);
     assert_eq!(first["column"], 6);
-    assert_eq!(first["end_line"], 3);
+    assert_eq!(first["end_line"], 4);
     assert_eq!(first["end_column"], 11);
     let start = BROKEN.find("strng").expect("offset");
     assert_eq!(first["span"]["start"], start);
@@ -176,7 +177,7 @@ fn check_json_format_has_every_field() {
 fn check_warnings_do_not_fail() {
     let out = tooldef(&["check", "tests/fixtures/valid/warnings.tool"], None);
     assert_eq!(out.status.code(), Some(0));
-    assert!(stderr(&out).contains("4 warnings"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("8 warnings"), "{}", stderr(&out));
 }
 
 #[test]

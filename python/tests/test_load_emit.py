@@ -41,11 +41,16 @@ def test_compile_error_lists_every_diagnostic_like_the_cli() -> None:
     assert isinstance(e, ValueError)
     assert str(e).splitlines() == [
         "bad.tool:1:6: [missing-description] tool `t` has no description",
+        "bad.tool:1:10: [undescribed-field] parameter `a` of tool `t` has no description",
         "bad.tool:1:13: [unknown-type] unknown type `strng`",
     ]
     codes = [(d["code"], d["line"], d["column"], d["severity"]) for d in e.diagnostics]
-    assert codes == [("missing-description", 1, 6, "error"), ("unknown-type", 1, 13, "error")]
-    assert e.diagnostics[1]["file"] == "bad.tool"
+    assert codes == [
+        ("missing-description", 1, 6, "error"),
+        ("undescribed-field", 1, 10, "warning"),
+        ("unknown-type", 1, 13, "error"),
+    ]
+    assert e.diagnostics[2]["file"] == "bad.tool"
 
 
 def test_a_missing_file_is_file_not_found(tmp_path: Path) -> None:

@@ -24,8 +24,11 @@ type Point {
 tool forecast -> Report {
   /// The city, e.g. "Paris".
   city: string @min_length(1)
+  /// The temperature scale of the answer.
   unit?: Unit = "celsius"
+  /// Coordinates, when given.
   at?: Point | null = { lat: 1, lon: 2 }
+  /// More coordinates to compare.
   points?: Point[] @example([{ "lat": 3, lon: 4 }])
 }
 
@@ -71,8 +74,11 @@ fn apply(text: &str, edits: &[Edit]) -> String {
 fn diagnostics_are_what_compile_reports() {
     let a = analysis("tool t { a: strng }");
     let codes: Vec<&str> = a.diagnostics(KEY).iter().map(|d| d.code.as_str()).collect();
-    assert_eq!(codes, ["missing-description", "unknown-type"]);
-    let unknown = &a.diagnostics(KEY)[1];
+    assert_eq!(
+        codes,
+        ["missing-description", "undescribed-field", "unknown-type"]
+    );
+    let unknown = &a.diagnostics(KEY)[2];
     assert_eq!(unknown.span, Span::new(12, 17));
 
     assert!(analysis(WEATHER).diagnostics(KEY).is_empty());
@@ -568,7 +574,7 @@ fn ask_everything(a: &Analysis, offset: usize) {
 fn imports_resolve_into_other_documents_and_recompile_their_importers() {
     let common = "/// A place.\ntype Address {\n  street: string\n}\n";
     let a =
-        "import { Address } from \"./lib/common.tool\"\n\n/// Ships.\ntool ship { to: Address }\n";
+        "import { Address } from \"./lib/common.tool\"\n\n/// Ships.\ntool ship {\n  /// Where it goes.\n  to: Address\n}\n";
     let mut analysis = Analysis::new();
     analysis.set("file:///w/lib/common.tool", common);
     analysis.set("file:///w/a.tool", a);
@@ -604,7 +610,7 @@ fn an_import_of_a_file_that_is_not_open_is_read_from_disk() {
     let dir = std::env::temp_dir().join(format!("tooldef-analysis-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("mkdir");
     std::fs::write(dir.join("common.tool"), "type Money { amount: number }\n").expect("write");
-    let a = "import { Money } from \"./common.tool\"\n/// Pays.\ntool pay { price: Money }\n";
+    let a = "import { Money } from \"./common.tool\"\n/// Pays.\ntool pay {\n  /// What it costs.\n  price: Money\n}\n";
     let key = format!("{}/a.tool", dir.display());
     let mut analysis = Analysis::new();
     analysis.set(key.clone(), a);
@@ -702,7 +708,7 @@ fn a_change_recompiles_only_the_documents_that_asked_for_it() {
     for i in 0..DOCUMENTS {
         let key = format!("file:///w/d{i}.tool");
         let text =
-            format!("import {{ A }} from \"./nope{i}.tool\"\n/// T.\ntool t{i} {{ a: A }}\n");
+            format!("import {{ A }} from \"./nope{i}.tool\"\n/// T.\n@allow(undescribed-field)\ntool t{i} {{ a: A }}\n");
         analysis.set(key.clone(), text);
         let now = analysis.affected_by(&key);
         assert_eq!(now, std::slice::from_ref(&key));
@@ -753,7 +759,7 @@ fn documents_that_share_an_import_keep_one_compiled_model() {
     let shared = "file:///w/shared.tool";
     let mut analysis = Analysis::new();
     analysis.set(shared, "type A { a: string @min_length(1) }\n");
-    let text = "import { A } from \"./shared.tool\"\n/// T.\ntool t { item: A }\n";
+    let text = "import { A } from \"./shared.tool\"\n/// T.\ntool t {\n  /// What to handle.\n  item: A\n}\n";
     let key = |i: usize| format!("file:///w/d{i}.tool");
     for i in 0..DOCUMENTS {
         analysis.set(key(i), text);
