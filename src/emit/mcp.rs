@@ -132,9 +132,7 @@ fn meta_key_problem(key: &str) -> Option<&'static str> {
     {
         return Some("has a name that does not start and end with a letter or digit, or holds other characters than letters, digits, `-`, `_` and `.`");
     }
-    let Some(prefix) = prefix else {
-        return None;
-    };
+    let prefix = prefix?;
     let labels: Vec<&str> = prefix.split('.').collect();
     let label_ok = |l: &str| {
         l.starts_with(|c: char| c.is_ascii_alphabetic())
