@@ -151,6 +151,16 @@ fn meta_key_problem(key: &str) -> Option<&'static str> {
     None
 }
 
+fn describe_kind(module: &Module, ty: &Ty) -> String {
+    let kind = module.resolve(ty).kind_name();
+    let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {kind}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::meta_key_problem;
@@ -183,14 +193,4 @@ mod tests {
         // `mcp` as the last label is not the reserved form.
         assert_eq!(meta_key_problem("dev.mcp/x"), None);
     }
-}
-
-fn describe_kind(module: &Module, ty: &Ty) -> String {
-    let kind = module.resolve(ty).kind_name();
-    let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
-    };
-    format!("{article} {kind}")
 }
