@@ -333,7 +333,8 @@ fn the_folding_targets_are_those_that_fold() {
         // Values that gemini-openapi cannot spell apart (`1 | "1"`), so it folds them.
         format!("/// Do it.\ntool t {{\n  /// X.\n  x: \"{MARK}\" | 1 | \"1\"\n}}\n"),
         format!("/// Do it.\ntool t {{\n  /// X.\n  x: \"{MARK}\" | true | \"true\"\n}}\n"),
-        format!("/// Do it.\ntool t {{\n  /// X.\n  x: string @pattern(\"{MARK}\")\n}}\n"),
+        // A word boundary, which anthropic-strict's regular expressions lack, so it folds it.
+        format!("/// Do it.\ntool t {{\n  /// X.\n  x: string @pattern(\"\\\\b{MARK}\")\n}}\n"),
     ];
     for source in cases {
         // The help of the hidden character names the targets that fold the value.

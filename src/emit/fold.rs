@@ -16,10 +16,11 @@ use crate::model::{EnumMember, Format, KeyGroup, NumberRules};
 pub(crate) enum Folded {
     /// A `= default`: OpenAI strict mode and Gemini's JSON Schema have no `default` keyword.
     Default,
-    /// An `@example(...)`: OpenAI strict mode and Gemini's JSON Schema have no `examples`
-    /// keyword.
+    /// An `@example(...)`: OpenAI strict mode, Anthropic strict mode and Gemini's JSON Schema
+    /// have no `examples` keyword.
     Example,
-    /// A `@pattern(...)`: Gemini's JSON Schema has no `pattern` keyword.
+    /// A `@pattern(...)`: Gemini's JSON Schema has no `pattern` keyword, and Anthropic strict
+    /// mode takes only a subset of regular expressions.
     Pattern,
     /// A value of an enum whose values have descriptions: every target lists them, with their
     /// descriptions, in a "One of: ..." sentence (the JSON Schema family in the description of
@@ -54,8 +55,9 @@ pub(crate) fn folding_targets(folded: Folded) -> Vec<Target> {
         .iter()
         .copied()
         .filter(|t| match folded {
-            Folded::Default | Folded::Example => strict(t) || *t == Target::Gemini,
-            Folded::Pattern => *t == Target::Gemini,
+            Folded::Default => strict(t) || *t == Target::Gemini,
+            Folded::Example => strict(t) || matches!(t, Target::Gemini | Target::AnthropicStrict),
+            Folded::Pattern => matches!(t, Target::Gemini | Target::AnthropicStrict),
             Folded::DocumentedEnumValue => true,
             Folded::MixedEnumValue => *t == Target::GeminiOpenApi,
             Folded::BooleanEnumValue => matches!(t, Target::Gemini | Target::GeminiOpenApi),
@@ -120,6 +122,19 @@ pub(crate) fn length(min: Option<u64>, max: Option<u64>) -> Option<String> {
         (Some(a), Some(b)) => format!("Must be between {a} and {b} characters long."),
         (Some(a), None) => format!("Must be at least {a} {} long.", chars(a)),
         (None, Some(b)) => format!("Must be at most {b} {} long.", chars(b)),
+        (None, None) => return None,
+    })
+}
+
+/// "Must have between 2 and 5 items.", "Must have at least 2 items.", ...: `@min_items` and
+/// `@max_items`.
+pub(crate) fn item_count(min: Option<u64>, max: Option<u64>) -> Option<String> {
+    let items = |n: u64| if n == 1 { "item" } else { "items" };
+    Some(match (min, max) {
+        (Some(a), Some(b)) if a == b => format!("Must have exactly {a} {}.", items(a)),
+        (Some(a), Some(b)) => format!("Must have between {a} and {b} items."),
+        (Some(a), None) => format!("Must have at least {a} {}.", items(a)),
+        (None, Some(b)) => format!("Must have at most {b} {}.", items(b)),
         (None, None) => return None,
     })
 }

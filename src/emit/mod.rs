@@ -5,7 +5,7 @@
 //! (`fold`) with a warning; what it cannot represent at all is an error for that target only.
 //! docs/targets.md lists every transformation and the source of each rule.
 
-mod anthropic;
+pub(crate) mod anthropic;
 mod choice;
 pub(crate) mod fold;
 pub(crate) mod gemini;
@@ -16,6 +16,7 @@ pub mod measure;
 pub(crate) mod openai;
 mod response;
 
+pub use anthropic::Counts as AnthropicStrictCounts;
 pub use choice::{tool_choice, tool_choice_field, ToolChoice};
 pub use json_schema::{output, parameters, type_schema};
 pub use response::{forced_tool, response_format, RESPONSE_TARGETS};
@@ -40,6 +41,9 @@ pub enum Target {
     OpenAiResponses,
     /// Anthropic Messages: `{name, description, input_schema}` per tool.
     Anthropic,
+    /// Anthropic Messages with `"strict": true` (strict tool use) and the JSON Schema subset of
+    /// Anthropic's structured outputs.
+    AnthropicStrict,
     /// Gemini: `[{"functionDeclarations": [{name, description, parametersJsonSchema,
     /// responseJsonSchema?}]}]` in the JSON Schema subset Gemini supports.
     Gemini,
@@ -59,6 +63,7 @@ impl Target {
         Target::OpenAiStrict,
         Target::OpenAiResponses,
         Target::Anthropic,
+        Target::AnthropicStrict,
         Target::Gemini,
         Target::GeminiOpenApi,
         Target::Mcp,
@@ -72,6 +77,7 @@ impl Target {
             Target::OpenAiStrict => "openai-strict",
             Target::OpenAiResponses => "openai-responses",
             Target::Anthropic => "anthropic",
+            Target::AnthropicStrict => "anthropic-strict",
             Target::Gemini => "gemini",
             Target::GeminiOpenApi => "gemini-openapi",
             Target::Mcp => "mcp",
@@ -167,7 +173,24 @@ pub fn tools(module: &Module, target: Target, options: &Options) -> Result<Emitt
         all.push(json);
         diagnostics.extend(d);
     }
+    // The limits of one request are counted once every tool compiles.
+    if !diagnostics.iter().any(Diagnostic::is_error) {
+        diagnostics.extend(request_problems(target, module.tools.iter().zip(&all)));
+    }
     finish(document(target, all), diagnostics, options)
+}
+
+/// The errors of a target's limits on the tools sent together in one request, each tool
+/// already in the target's shape: Anthropic strict mode counts its strict tools, optional
+/// parameters and union-typed parameters over the whole request ([`anthropic::Counts`]).
+pub(crate) fn request_problems<'t>(
+    target: Target,
+    tools: impl IntoIterator<Item = (&'t Tool, &'t Value)>,
+) -> Vec<Diagnostic> {
+    match target {
+        Target::AnthropicStrict => anthropic::request_problems(tools),
+        _ => Vec::new(),
+    }
 }
 
 /// The document of several tools, each already in the target's shape ([`tool`]): an array,
@@ -252,6 +275,7 @@ fn one(
         Target::OpenAiStrict => openai::strict(module, t),
         Target::OpenAiResponses => openai::responses(module, t),
         Target::Anthropic => anthropic::tool(module, t),
+        Target::AnthropicStrict => anthropic::strict(module, t),
         Target::Gemini => gemini::declaration(module, t),
         Target::GeminiOpenApi => gemini::openapi_declaration(module, t),
         Target::Mcp => mcp::tool(module, t),

@@ -15,6 +15,7 @@ Target = Literal[
     "openai-strict",
     "openai-responses",
     "anthropic",
+    "anthropic-strict",
     "gemini",
     "gemini-openapi",
     "mcp",
