@@ -589,6 +589,9 @@ impl<'m> Lowering<'m> {
                     [one] => {
                         node.map.insert("type".into(), json!(one));
                     }
+                    // Anthropic strict mode: the values alone, no type array (see
+                    // `make_nullable`).
+                    _ if self.flavor == Flavor::AnthropicStrict => {}
                     many => {
                         node.map.insert("type".into(), json!(many));
                     }
@@ -1075,7 +1078,27 @@ impl<'m> Lowering<'m> {
                 node.map = nullable_json(std::mem::take(&mut node.map));
                 node
             }
-            Flavor::Strict | Flavor::AnthropicStrict => {
+            // The anthropic SDK's `transform_schema` cannot read a type array, so Anthropic
+            // strict mode says `null` in the enum or with an `anyOf` member.
+            Flavor::AnthropicStrict => {
+                let m = &mut node.map;
+                let null_type = json!({"type": "null"});
+                if m.contains_key("enum") {
+                    m.shift_remove("type");
+                    push_null(m);
+                } else if m.len() == 1 && m.contains_key("anyOf") {
+                    if let Some(Value::Array(members)) = m.get_mut("anyOf") {
+                        if !members.contains(&null_type) {
+                            members.push(null_type);
+                        }
+                    }
+                } else if m.get("type") != Some(&json!("null")) {
+                    let inner = std::mem::take(m);
+                    m.insert("anyOf".into(), json!([Value::Object(inner), null_type]));
+                }
+                node
+            }
+            Flavor::Strict => {
                 let m = &mut node.map;
                 let has_enum = m.contains_key("enum");
                 match m.get("type").cloned() {
