@@ -82,7 +82,7 @@ pub(crate) fn strict(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
             Diagnostic::error(
                 Code::TargetLimit,
                 tool.span,
-                format!("the strict-mode schema of tool `{}` {problem}", tool.name),
+                format!("the strict-mode schema of tool `{}` has {problem}", tool.name),
             )
             .with_label(format!("exceeds a limit of {}", target.as_str()))
             .with_help("make optional fields required (with the default said in the description), or use fewer unions; or send the tool without strict mode (`anthropic`)"),
@@ -98,27 +98,18 @@ pub(crate) fn strict(module: &Module, tool: &Tool) -> (Value, Vec<Diagnostic>) {
 }
 
 /// Anthropic's documented limits on the strict schemas of one request (structured outputs,
-/// "Schema complexity limits", "Explicit limits"). The compiled grammar has further limits
-/// that are not documented ("Schema is too complex for compilation", "The compiled grammar is
-/// too large"); they are not checked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Limits {
-    /// Tools with `strict: true`.
-    pub strict_tools: usize,
-    /// Properties not listed in their object's `required`, in all the strict schemas.
-    pub optional: usize,
-    /// Properties whose schema is an `anyOf` or has a type array, in all the strict schemas.
-    pub unions: usize,
-}
-
-/// The limits in force.
-pub(crate) const LIMITS: Limits = Limits {
+/// "Schema complexity limits", "Explicit limits"): 20 strict tools, 24 optional parameters and
+/// 16 parameters with union types. The compiled grammar has further limits that are not
+/// documented ("Schema is too complex for compilation", "The compiled grammar is too large");
+/// they are not checked.
+pub const LIMITS: Counts = Counts {
     strict_tools: 20,
     optional: 24,
     unions: 16,
 };
 
-/// What counts toward [`LIMITS`] in the strict schemas of one or more tools.
+/// What counts toward Anthropic's per-request [`LIMITS`] in the strict schemas of one or more
+/// tools.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
     /// Tools with `strict: true`.
@@ -132,7 +123,7 @@ pub struct Counts {
 
 impl Counts {
     /// The counts of one strict tool, from its `input_schema`.
-    pub(crate) fn of_tool(input_schema: &Value) -> Counts {
+    fn of_tool(input_schema: &Value) -> Counts {
         let mut counts = Counts {
             strict_tools: 1,
             ..Counts::default()
@@ -197,13 +188,12 @@ impl Counts {
         .collect()
     }
 
-    /// Every limit these counts exceed, in words.
-    pub(crate) fn problems(&self) -> Vec<String> {
+    /// Every limit of [`LIMITS`] these counts exceed, in words ("25 optional parameters; the
+    /// limit per request is 24").
+    pub fn problems(&self) -> Vec<String> {
         self.exceeded()
             .into_iter()
-            .map(|(what, count, limit)| {
-                format!("has {count} {what}; the limit per request is {limit}")
-            })
+            .map(|(what, count, limit)| format!("{count} {what}; the limit per request is {limit}"))
             .collect()
     }
 }
@@ -224,36 +214,41 @@ fn is_union(v: &Value) -> bool {
 }
 
 /// The errors of the per-request limits for tools sent together in one request, each already in
-/// the `anthropic-strict` shape, at the tool with which the running count first passes a limit
-/// (each limit reported once). A tool that passes a limit on its own has its own error already.
+/// the `anthropic-strict` shape: for each limit their total passes, one error at the tool with
+/// which the running count first passes it. (A tool that passes a limit on its own has an error
+/// of its own already, and then this is not asked.)
 pub(crate) fn request_problems<'t>(
     tools: impl IntoIterator<Item = (&'t Tool, &'t Value)>,
 ) -> Vec<Diagnostic> {
+    let counted: Vec<(&Tool, Counts)> = tools
+        .into_iter()
+        .map(|(tool, json)| (tool, Counts::of_tool(&json["input_schema"])))
+        .collect();
     let mut total = Counts::default();
-    let mut reported: Vec<&str> = Vec::new();
+    for (_, c) in &counted {
+        total.add(*c);
+    }
     let mut out = Vec::new();
-    for (tool, json) in tools {
-        let own = Counts::of_tool(&json["input_schema"]);
-        let alone: Vec<&str> = own.exceeded().into_iter().map(|(what, ..)| what).collect();
-        total.add(own);
-        for (what, count, limit) in total.exceeded() {
-            if reported.contains(&what) || alone.contains(&what) {
-                continue;
-            }
-            reported.push(what);
-            out.push(
-                Diagnostic::error(
-                    Code::TargetLimit,
-                    tool.span,
-                    format!(
-                        "the tools sent together for target anthropic-strict have {count} {what} up to tool `{}`; the limit per request is {limit}",
-                        tool.name
-                    ),
-                )
-                .with_label("passes a per-request limit of anthropic-strict")
-                .with_help("Anthropic counts these over all the strict tools of a request: send fewer tools with strict mode, split them across requests, or reduce optional and union-typed fields"),
-            );
-        }
+    for (what, count, limit) in total.exceeded() {
+        let mut running = Counts::default();
+        let passing = counted.iter().find(|(_, c)| {
+            running.add(*c);
+            running.exceeded().iter().any(|(w, ..)| *w == what)
+        });
+        let Some((tool, _)) = passing else { continue };
+        out.push(
+            Diagnostic::error(
+                Code::TargetLimit,
+                tool.span,
+                format!(
+                    "the {} tools sent together for target anthropic-strict have {count} {what}; the limit per request is {limit}, passed with tool `{}`",
+                    counted.len(),
+                    tool.name
+                ),
+            )
+            .with_label("passes a per-request limit of anthropic-strict")
+            .with_help("Anthropic counts these over all the strict tools of a request: send fewer tools with strict mode, split them across requests, or reduce optional and union-typed fields"),
+        );
     }
     out
 }

@@ -16,7 +16,7 @@ pub mod measure;
 pub(crate) mod openai;
 mod response;
 
-pub use anthropic::Counts as AnthropicStrictCounts;
+pub use anthropic::{Counts as AnthropicStrictCounts, LIMITS as ANTHROPIC_STRICT_LIMITS};
 pub use choice::{tool_choice, tool_choice_field, ToolChoice};
 pub use json_schema::{output, parameters, type_schema};
 pub use response::{forced_tool, response_format, RESPONSE_TARGETS};
