@@ -132,9 +132,7 @@ fn meta_key_problem(key: &str) -> Option<&'static str> {
     {
         return Some("has a name that does not start and end with a letter or digit, or holds other characters than letters, digits, `-`, `_` and `.`");
     }
-    let Some(prefix) = prefix else {
-        return None;
-    };
+    let prefix = prefix?;
     let labels: Vec<&str> = prefix.split('.').collect();
     let label_ok = |l: &str| {
         l.starts_with(|c: char| c.is_ascii_alphabetic())
@@ -151,6 +149,16 @@ fn meta_key_problem(key: &str) -> Option<&'static str> {
         return Some("has a prefix MCP reserves for itself");
     }
     None
+}
+
+fn describe_kind(module: &Module, ty: &Ty) -> String {
+    let kind = module.resolve(ty).kind_name();
+    let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {kind}")
 }
 
 #[cfg(test)]
@@ -185,14 +193,4 @@ mod tests {
         // `mcp` as the last label is not the reserved form.
         assert_eq!(meta_key_problem("dev.mcp/x"), None);
     }
-}
-
-fn describe_kind(module: &Module, ty: &Ty) -> String {
-    let kind = module.resolve(ty).kind_name();
-    let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
-    };
-    format!("{article} {kind}")
 }
