@@ -296,6 +296,26 @@ impl Core {
         self.def_texts.get(name)
     }
 
+    /// The object a tool's parameters take from the model type of a root schema: the object
+    /// itself, or the object definition a root `$ref` names (Pydantic writes a recursive model
+    /// as `{"$ref": "#/$defs/Node", "$defs": {"Node": {...}}}`), with that definition; any
+    /// other type is given back.
+    pub(crate) fn root_object(&self, ty: Ty) -> Result<(ObjectTy, Option<TypeId>), Box<Ty>> {
+        match ty {
+            Ty::Object(o) => Ok((*o, None)),
+            Ty::Ref(id) => match self.types.get(id.0).map(|t| &t.ty) {
+                Some(Ty::Object(o)) => Ok(((**o).clone(), Some(id))),
+                _ => Err(Box::new(Ty::Ref(id))),
+            },
+            other => Err(Box::new(other)),
+        }
+    }
+
+    /// The JSON pointer of the definition a named type was made from.
+    pub(crate) fn type_pointer(&self, id: TypeId) -> Option<&str> {
+        self.origins.types.get(id.0).map(|o| o.pointer.as_str())
+    }
+
     /// A unique type name for a definition.
     pub(crate) fn fresh_type_name(&mut self, raw: &str) -> String {
         let base = type_name(raw);

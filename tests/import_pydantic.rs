@@ -1,0 +1,66 @@
+//! Importing the JSON Schema Pydantic v2 writes (`Model.model_json_schema()`), faithfully: what
+//! each keyword becomes, and what has no place is dropped with a warning at its pointer. The
+//! differential test against Pydantic itself is in the Python suite
+//! (`python/tests/test_pydantic_differential.py`).
+
+use serde_json::{json, Value};
+use tooldef::import::{self, Dialect, Imported, Options};
+
+fn import_schema(schema: &Value) -> Imported {
+    let options = Options {
+        name: Some("tool".into()),
+        ..Options::default()
+    };
+    import::import(schema, Dialect::JsonSchema, &options).unwrap()
+}
+
+fn has_lines(imported: &Imported, lines: &[&str]) {
+    for line in lines {
+        assert!(
+            imported.source.contains(line),
+            "no {line:?} in\n{}",
+            imported.source
+        );
+    }
+}
+
+#[test]
+fn a_root_reference_to_an_object_definition_is_the_tools_parameters() {
+    // Pydantic's schema of a recursive model.
+    let schema = json!({
+        "$defs": {
+            "Node": {
+                "description": "A tree node.",
+                "properties": {
+                    "value": {"title": "Value", "type": "integer"},
+                    "children": {"default": [], "items": {"$ref": "#/$defs/Node"}, "title": "Children", "type": "array"},
+                },
+                "required": ["value"],
+                "title": "Node",
+                "type": "object",
+            },
+        },
+        "$ref": "#/$defs/Node",
+    });
+    let m = import_schema(&schema);
+    assert_eq!(m.module.tools.len(), 1, "{}", m.source);
+    has_lines(
+        &m,
+        &[
+            "/// A tree node.\ntool tool {\n  value: integer\n  children?: Node[] = []\n",
+            "type Node {\n",
+        ],
+    );
+    assert!(!m.source.contains("type Node2"), "{}", m.source);
+    // The same parameters in a tool dialect.
+    let tool = json!({"type": "function", "function": {"name": "tree", "description": "Store a tree.", "parameters": schema}});
+    let m = import::import(&tool, Dialect::OpenAi, &Options::default()).unwrap();
+    has_lines(
+        &m,
+        &["tool tree {\n  value: integer\n  children?: Node[] = []\n"],
+    );
+    // A root reference to a definition that is not an object is still a named type.
+    let schema = json!({"$defs": {"Color": {"enum": ["red", "green"]}}, "$ref": "#/$defs/Color"});
+    let m = import_schema(&schema);
+    assert!(m.module.tools.is_empty(), "{}", m.source);
+}
