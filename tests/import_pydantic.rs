@@ -64,3 +64,27 @@ fn a_root_reference_to_an_object_definition_is_the_tools_parameters() {
     let m = import_schema(&schema);
     assert!(m.module.tools.is_empty(), "{}", m.source);
 }
+
+#[test]
+fn a_tuple_whose_max_items_is_its_length_is_closed() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "point": {"type": "array", "prefixItems": [{"type": "number"}, {"type": "number"}], "minItems": 2, "maxItems": 2},
+            "short": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "maxItems": 2},
+            "shorter": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": {"type": "boolean"}, "maxItems": 1},
+            "open": {"type": "array", "prefixItems": [{"type": "string"}], "maxItems": 3},
+        },
+        "required": ["point"],
+    });
+    let m = import_schema(&schema);
+    has_lines(
+        &m,
+        &[
+            "  point: [number, number]\n",
+            "  short?: [string?, integer?]\n",
+            "  shorter?: [string?, integer?] @max_items(1)\n",
+            "  open?: [string?, ...] @max_items(3)\n",
+        ],
+    );
+}

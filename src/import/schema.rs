@@ -1251,7 +1251,15 @@ impl Core {
         let min = min_items.as_ref().map_or(0, |m| m.value);
         let required = usize::try_from(min).map_or(prefix.len(), |m| m.min(prefix.len()));
         let min_items = min_items.filter(|m| m.value > prefix.len() as u64);
+        // A `maxItems` within the positional items leaves no room for more (Pydantic writes a
+        // `tuple[float, float]` as two `prefixItems` with `maxItems: 2` and no `items`): the
+        // tuple is closed, and a `maxItems` equal to its length says nothing more.
+        let full = max_items
+            .as_ref()
+            .is_some_and(|m| m.value <= prefix.len() as u64);
+        let max_items = max_items.filter(|m| m.value != prefix.len() as u64);
         let rest = match items {
+            _ if full => Additional::Closed,
             Ty::Never => Additional::Closed,
             Ty::Any => Additional::Open,
             t => Additional::Schema(t),
