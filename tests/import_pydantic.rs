@@ -5,6 +5,7 @@
 
 use serde_json::{json, Value};
 use tooldef::import::{self, Dialect, Imported, Options};
+use tooldef::Code;
 
 fn import_schema(schema: &Value) -> Imported {
     let options = Options {
@@ -85,6 +86,55 @@ fn a_tuple_whose_max_items_is_its_length_is_closed() {
             "  short?: [string?, integer?]\n",
             "  shorter?: [string?, integer?] @max_items(1)\n",
             "  open?: [string?, ...] @max_items(3)\n",
+        ],
+    );
+}
+
+#[test]
+fn a_default_or_examples_off_a_property_is_dropped_with_a_warning() {
+    // Pydantic writes `json_schema_extra={"examples": [...]}` of a model at its root, or at its
+    // definition when it is nested.
+    let schema = json!({
+        "type": "object",
+        "examples": [{"city": "Paris"}],
+        "properties": {
+            "city": {"type": "string", "default": "Oslo", "examples": ["Paris"]},
+            "home": {"$ref": "#/$defs/Address", "default": {"street": "a"}},
+            "tags": {"type": "array", "items": {"type": "string", "default": "x"}},
+            "either": {"anyOf": [{"type": "integer", "examples": [1]}, {"type": "null"}], "default": null},
+        },
+        "$defs": {
+            "Address": {
+                "type": "object",
+                "properties": {"street": {"type": "string"}},
+                "examples": [{"street": "b"}],
+            },
+        },
+    });
+    let m = import_schema(&schema);
+    let dropped: Vec<&str> = m
+        .warnings
+        .iter()
+        .filter(|w| w.code == Code::ImportDropped)
+        .map(|w| w.pointer.as_str())
+        .collect();
+    assert_eq!(
+        dropped,
+        [
+            "/$defs/Address/examples",
+            "/examples",
+            "/properties/tags/items/default",
+            "/properties/either/anyOf/0/examples",
+        ],
+        "{:?}",
+        m.warnings
+    );
+    has_lines(
+        &m,
+        &[
+            "  city?: string @example(\"Paris\") = \"Oslo\"\n",
+            "  home?: Address = { street: \"a\" }\n",
+            "  either?: integer | null = null\n",
         ],
     );
 }

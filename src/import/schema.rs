@@ -113,6 +113,9 @@ pub(crate) struct Core {
     /// For each base name given a number, the next number to try: every lower one is taken.
     next_number: HashMap<String, usize>,
     depth: usize,
+    /// Whether the next schema read is a property's, whose `default` and `examples` the field
+    /// keeps; anywhere else they have no place.
+    property: bool,
 }
 
 /// The deepest schema nesting the importer follows.
@@ -163,6 +166,7 @@ impl Core {
             type_names: std::collections::HashSet::new(),
             next_number: HashMap::new(),
             depth: 0,
+            property: false,
         }
     }
 
@@ -451,6 +455,7 @@ impl Core {
 
     /// The model type of a schema, or `None` after reporting an error.
     pub(crate) fn ty(&mut self, schema: &Value, ptr: &str) -> Option<Ty> {
+        let property = std::mem::take(&mut self.property);
         if self.depth >= MAX_DEPTH {
             self.error(
                 ptr,
@@ -461,9 +466,27 @@ impl Core {
             return None;
         }
         self.depth += 1;
+        if let (false, Value::Object(s)) = (property, schema) {
+            self.values_without_place(s, ptr);
+        }
         let r = self.ty_inner(schema, ptr);
         self.depth -= 1;
         r
+    }
+
+    /// A `default` or `examples` on a schema that is not a property's (a tool's parameters, a
+    /// definition, an item, a branch: Pydantic writes a model's `examples` at its root) has no
+    /// place in the language: dropped with a warning.
+    fn values_without_place(&mut self, s: &Map<String, Value>, ptr: &str) {
+        for key in ["default", "examples"] {
+            if s.contains_key(key) {
+                self.warn(
+                    &format!("{ptr}/{key}"),
+                    Code::ImportDropped,
+                    format!("`{key}` is kept only on a property (as its `= default` or `@example`); here it has no place in the language and was dropped"),
+                );
+            }
+        }
     }
 
     fn ty_inner(&mut self, schema: &Value, ptr: &str) -> Option<Ty> {
@@ -1327,6 +1350,7 @@ impl Core {
         let mut failed = false;
         for (name, p) in props {
             let pptr = format!("{ptr}/properties/{}", escape_pointer(name));
+            self.property = true;
             let Some(ty) = self.ty(p, &pptr) else {
                 failed = true;
                 continue;
