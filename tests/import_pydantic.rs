@@ -25,6 +25,77 @@ fn has_lines(imported: &Imported, lines: &[&str]) {
     }
 }
 
+fn warnings(imported: &Imported) -> Vec<(&str, Code)> {
+    imported
+        .warnings
+        .iter()
+        .map(|w| (w.pointer.as_str(), w.code))
+        .collect()
+}
+
+#[test]
+fn pydantics_keywords_are_kept() {
+    // Shapes as Pydantic writes them, titles and all.
+    let schema = json!({
+        "title": "Everything",
+        "description": "Every keyword of item 5.",
+        "type": "object",
+        "properties": {
+            "when": {"title": "When", "type": "string", "format": "date-time"},
+            "day": {"title": "Day", "type": "string", "format": "date"},
+            "id": {"title": "Id", "type": "string", "format": "uuid"},
+            "email": {"title": "Email", "type": "string", "format": "email"},
+            "score": {"title": "Score", "type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+            "price": {"title": "Price", "type": "number", "multipleOf": 0.25},
+            "tags": {"title": "Tags", "type": "array", "items": {"type": "string"}, "uniqueItems": true},
+            "data": {"title": "Data", "type": "object", "additionalProperties": true},
+            "free": {"title": "Free", "type": "object", "additionalProperties": {}},
+            "options": {"$ref": "#/$defs/Options", "default": {"depth": 1, "fast": true}},
+            "city": {"title": "City Name", "type": "string", "examples": ["Paris", "Oslo"]},
+        },
+        "required": ["when", "day", "id", "email", "score", "price", "tags", "data", "free", "city"],
+        "$defs": {
+            "Options": {
+                "title": "Options",
+                "type": "object",
+                "properties": {
+                    "depth": {"title": "Depth", "type": "integer", "default": 1},
+                    "fast": {"title": "Fast", "type": "boolean", "default": true},
+                },
+            },
+        },
+    });
+    let m = import_schema(&schema);
+    has_lines(
+        &m,
+        &[
+            "@title(\"Everything\")\n",
+            "  when: string @format(date-time)\n",
+            "  day: string @format(date)\n",
+            "  id: string @format(uuid)\n",
+            "  email: string @format(email)\n",
+            "  score: number @exclusive_min(0) @exclusive_max(1)\n",
+            "  price: number @multiple_of(0.25)\n",
+            "  tags: string[] @unique\n",
+            "  data: { ... }\n",
+            "  free: { ... }\n",
+            "  options?: Options = { depth: 1, fast: true }\n",
+            "  city: string @example(\"Paris\") @example(\"Oslo\")\n",
+        ],
+    );
+    // A property's title has no place in the language (only a tool's, as `@title`): dropped
+    // with a warning at each.
+    let w = warnings(&m);
+    assert!(
+        w.contains(&("/properties/city/title", Code::ImportDropped)),
+        "{w:?}"
+    );
+    assert!(
+        w.contains(&("/$defs/Options/title", Code::ImportDropped)),
+        "{w:?}"
+    );
+}
+
 #[test]
 fn a_root_reference_to_an_object_definition_is_the_tools_parameters() {
     // Pydantic's schema of a recursive model.
