@@ -17,6 +17,7 @@ use crate::convert::{to_py, to_value, type_name};
 use crate::errors::{compile_error, diagnostics_list, load_error, validator_error};
 use crate::results::{Batch, Call, Dispatched, ValidationResult};
 use crate::run;
+use crate::validator::{strs_of, texts_of, ToolValidator};
 use tooldef::runtime::{RunOptions, Runtime};
 
 /// What `__reduce__` returns: the constructor and its arguments (the `(name, text)` sources).
@@ -38,13 +39,13 @@ pub(crate) struct PyToolset {
 }
 
 /// The arguments of a call as Python gave them.
-enum Args<'a> {
+pub(crate) enum Args<'a> {
     Text(&'a str),
     Value(Value),
 }
 
 /// `str` and `bytes` are text for the Rust reader; a `dict` is a parsed value.
-fn read_args<'a>(obj: &'a Bound<'_, PyAny>, param: &str) -> PyResult<Args<'a>> {
+pub(crate) fn read_args<'a>(obj: &'a Bound<'_, PyAny>, param: &str) -> PyResult<Args<'a>> {
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(Args::Text(s.to_str()?));
     }
@@ -61,7 +62,7 @@ fn read_args<'a>(obj: &'a Bound<'_, PyAny>, param: &str) -> PyResult<Args<'a>> {
 }
 
 /// The text of a `str` or `bytes` (which must be UTF-8); `None` for other objects.
-fn text_of<'a>(obj: &'a Bound<'_, PyAny>, param: &str) -> PyResult<Option<&'a str>> {
+pub(crate) fn text_of<'a>(obj: &'a Bound<'_, PyAny>, param: &str) -> PyResult<Option<&'a str>> {
     if let Ok(s) = obj.cast::<PyString>() {
         return s.to_str().map(Some);
     }
@@ -248,7 +249,7 @@ impl PyToolset {
 }
 
 /// Validates with the GIL released when the text is long.
-fn run<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn run<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
     if len > DETACH_BYTES {
         py.detach(f)
     } else {
@@ -405,6 +406,34 @@ impl PyToolset {
         })
     }
 
+    /// One tool's validator, with the mode and target settled once: its `is_valid` and
+    /// `validate` take only the arguments, so a caller validating many calls of one tool pays
+    /// for neither the name lookup nor the options on each call.
+    #[pyo3(name = "validator", signature = (tool, *, mode = None, target = None))]
+    fn validator_of(
+        &self,
+        py: Python<'_>,
+        tool: &Bound<'_, PyAny>,
+        mode: Option<&Bound<'_, PyAny>>,
+        target: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<ToolValidator> {
+        let name = str_arg(tool, "tool")?;
+        let mode = parse_mode(opt_str_arg(mode, "mode")?)?;
+        let target = opt_str_arg(target, "target")?
+            .map(parse_target)
+            .transpose()?;
+        let v = match target {
+            None => self.inner.validator(name),
+            Some(t) => self.inner.validator_for(name, t),
+        }
+        .map_err(|e| validator_error(py, e))?;
+        Ok(ToolValidator {
+            mode: mode.unwrap_or(v.default_mode()),
+            validator: v.clone(),
+            target,
+        })
+    }
+
     /// Validates many argument texts on Rust threads with the GIL released.
     #[pyo3(signature = (tool, texts, *, mode = None, target = None, threads = None))]
     fn validate_many(
@@ -420,32 +449,8 @@ impl PyToolset {
         let mode = opt_str_arg(mode, "mode")?;
         let target = opt_str_arg(target, "target")?;
         let mode = parse_mode(mode)?;
-        if texts.cast::<PyString>().is_ok() || texts.cast::<PyBytes>().is_ok() {
-            return Err(PyTypeError::new_err(
-                "texts must be an iterable of str or bytes, not a single str or bytes",
-            ));
-        }
-        let items: Vec<Bound<'_, PyAny>> = texts
-            .try_iter()
-            .map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "texts must be an iterable of str or bytes, not {}",
-                    type_name(texts)
-                ))
-            })?
-            .collect::<PyResult<_>>()?;
-        let mut strs: Vec<&str> = Vec::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            match text_of(item, &format!("texts[{i}]"))? {
-                Some(t) => strs.push(t),
-                None => {
-                    return Err(PyTypeError::new_err(format!(
-                        "texts[{i}] must be str or bytes, not {}",
-                        type_name(item)
-                    )))
-                }
-            }
-        }
+        let items = texts_of(texts)?;
+        let strs = strs_of(&items)?;
         let v = self.validator(py, tool, target)?;
         let mode = mode.unwrap_or(v.default_mode());
         let threads = threads
@@ -796,7 +801,12 @@ fn dispatched(
 }
 
 /// The verdict on each text, on up to `threads` scoped threads.
-fn many(v: &Validator, texts: &[&str], mode: Mode, threads: usize) -> Vec<Option<String>> {
+pub(crate) fn many(
+    v: &Validator,
+    texts: &[&str],
+    mode: Mode,
+    threads: usize,
+) -> Vec<Option<String>> {
     let one = |text: &str| -> Option<String> {
         if mode == Mode::Strict && v.is_valid(text, mode) {
             return None;
