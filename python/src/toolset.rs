@@ -36,6 +36,10 @@ pub(crate) struct PyToolset {
     pub(crate) inner: Arc<Toolset>,
     /// The Python handlers registered, by tool (not pickled: a process registers its own).
     handlers: Mutex<Vec<(String, Py<PyAny>)>>,
+    /// Each tool's `ToolValidator` in its own mode and the source's reading, by name, made
+    /// when `is_valid` or `validate` first asks for the tool with neither `mode` nor `target`:
+    /// the call after that is a lookup in a `dict` whose `str` keys hash once.
+    validators: Py<PyDict>,
 }
 
 /// The arguments of a call as Python gave them.
@@ -196,11 +200,44 @@ fn expand(paths: &[PathBuf]) -> PyResult<Vec<PathBuf>> {
 }
 
 impl PyToolset {
-    fn wrap(toolset: Toolset) -> PyToolset {
+    fn wrap(py: Python<'_>, toolset: Toolset) -> PyToolset {
         PyToolset {
             inner: Arc::new(toolset),
             handlers: Mutex::new(Vec::new()),
+            validators: PyDict::new(py).unbind(),
         }
+    }
+
+    /// The cached validator of `tool` (see `validators`), made on first use; `None` when `tool`
+    /// is not exactly a `str` (a subclass could hash or compare as another name) or names no
+    /// tool, for the general path to answer.
+    fn cached<'py>(
+        &self,
+        py: Python<'py>,
+        tool: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, ToolValidator>>> {
+        let Ok(name) = tool.cast_exact::<PyString>() else {
+            return Ok(None);
+        };
+        let cache = self.validators.bind(py);
+        if let Some(found) = cache.get_item(name)? {
+            if let Ok(v) = found.cast_into::<ToolValidator>() {
+                return Ok(Some(v));
+            }
+        }
+        let Ok(v) = self.inner.validator(name.to_str()?) else {
+            return Ok(None);
+        };
+        let made = Bound::new(
+            py,
+            ToolValidator {
+                mode: v.default_mode(),
+                validator: v.clone(),
+                target: None,
+            },
+        )?;
+        cache.set_item(name, &made)?;
+        Ok(Some(made))
     }
 
     /// A runtime over the toolset with the handlers registered and the approver given.
@@ -243,7 +280,7 @@ impl PyToolset {
 
     fn from_sources(py: Python<'_>, sources: Vec<Source>) -> PyResult<PyToolset> {
         py.detach(|| Toolset::new(sources))
-            .map(PyToolset::wrap)
+            .map(|t| PyToolset::wrap(py, t))
             .map_err(|e| compile_error(py, &e))
     }
 }
@@ -281,7 +318,7 @@ impl PyToolset {
         }
         let files = expand(&given)?;
         py.detach(|| Toolset::from_files(&files))
-            .map(PyToolset::wrap)
+            .map(|t| PyToolset::wrap(py, t))
             .map_err(|e| load_error(py, e))
     }
 
@@ -369,6 +406,11 @@ impl PyToolset {
         mode: Option<&Bound<'_, PyAny>>,
         target: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<ValidationResult> {
+        if mode.is_none() && target.is_none() {
+            if let Some(v) = self.cached(py, tool)? {
+                return v.get().validate(py, arguments);
+            }
+        }
         let tool = str_arg(tool, "tool")?;
         let mode = opt_str_arg(mode, "mode")?;
         let target = opt_str_arg(target, "target")?;
@@ -393,6 +435,11 @@ impl PyToolset {
         mode: Option<&Bound<'_, PyAny>>,
         target: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<bool> {
+        if mode.is_none() && target.is_none() {
+            if let Some(v) = self.cached(py, tool)? {
+                return v.get().is_valid(py, arguments);
+            }
+        }
         let tool = str_arg(tool, "tool")?;
         let mode = opt_str_arg(mode, "mode")?;
         let target = opt_str_arg(target, "target")?;

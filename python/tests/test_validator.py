@@ -1,4 +1,5 @@
-"""`Toolset.validator(tool)`: one tool's validator with its mode and target settled."""
+"""`Toolset.validator(tool)`: one tool's validator with its mode and target settled, and the
+per-name cache behind `Toolset.is_valid` and `Toolset.validate`."""
 
 from __future__ import annotations
 
@@ -117,3 +118,36 @@ def test_one_validator_from_eight_threads(forecast: tooldef.Toolset) -> None:
     with ThreadPoolExecutor(max_workers=8) as pool:
         for got in pool.map(work, range(8)):
             assert got == expected
+
+
+class Name(str):
+    """A `str` subclass whose equality and hash are its own (the cache must not trust them)."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return 0
+
+
+def test_the_cache_by_name_gives_the_uncached_answers() -> None:
+    tools = tooldef.Toolset.from_source(
+        FORECAST + "\n/// Time.\ntool get_time {\n  /// Zone.\n  tz: string\n}\n",
+        name="forecast.tool",
+    )
+    # The first call of a name makes its validator, the later ones find it; a subclass of
+    # `str` takes the general path, and an unknown name is still a KeyError.
+    for _ in range(3):
+        assert tools.is_valid("get_forecast", '{"city": "Oslo"}')
+        assert not tools.is_valid("get_time", '{"city": "Oslo"}')
+        assert tools.is_valid(Name("get_time"), '{"tz": "UTC"}')
+        assert not tools.is_valid(Name("get_time"), '{"city": "Oslo"}')
+        assert tools.validate("get_time", '{"tz": "UTC"}').arguments == {"tz": "UTC"}
+        # Explicit None is the default, as omitted.
+        assert tools.is_valid("get_forecast", '{"city": "Oslo"}', mode=None, target=None)
+        with pytest.raises(KeyError, match="did you mean"):
+            tools.is_valid("get_forecats", "{}")
+        with pytest.raises(TypeError, match="^arguments"):
+            tools.is_valid("get_forecast", 3)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="^tool"):
+            tools.validate(3, "{}")  # type: ignore[arg-type]
