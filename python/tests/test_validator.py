@@ -4,6 +4,7 @@ per-name cache behind `Toolset.is_valid` and `Toolset.validate`."""
 from __future__ import annotations
 
 import gc
+import json
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -151,3 +152,21 @@ def test_the_cache_by_name_gives_the_uncached_answers() -> None:
             tools.is_valid("get_forecast", 3)  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="^tool"):
             tools.validate(3, "{}")  # type: ignore[arg-type]
+
+
+def test_object_keys_are_the_same_however_many_there_are(forecast: tooldef.Toolset) -> None:
+    # Keys come from a cache of `str` objects, bounded: past the bound they are made anew.
+    tools = tooldef.Toolset.from_source(
+        "/// Labels.\ntool tag {\n  /// Labels.\n  labels: map<string>\n}\n", name="tag.tool"
+    )
+    labels = {f"key-{i}-{'x' * (i % 80)}": str(i) for i in range(6000)}
+    text = json.dumps({"labels": labels})
+    for _ in range(2):
+        got = tools.validate("tag", text).arguments
+        assert got == {"labels": labels}
+        assert list(got["labels"]) == list(labels)
+    assert forecast.validate("get_forecast", '{"city": "Oslo"}').arguments == {
+        "city": "Oslo",
+        "days": 1,
+        "unit": "celsius",
+    }
