@@ -477,8 +477,9 @@ pub enum CompileError {
     },
 }
 
-/// A tool's compiled validator. A clone is a validator of its own (the program copied), for a
-/// caller that keeps one tool's validator apart from its toolset.
+/// A tool's compiled validator. A clone is a validator of its own (sharing the compiled
+/// program, which is reference-counted), for a caller that keeps one tool's validator apart
+/// from its toolset.
 // What every call reads comes first, and the validator starts a cache line: a call for a tool
 // whose validator is cold reads one line of it (the names and the texts of errors come after).
 #[derive(Clone, Debug)]
