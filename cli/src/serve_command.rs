@@ -34,8 +34,8 @@ pub(crate) struct ServeArgs {
     /// With --upstream-url: send `Authorization: Bearer <the value of VAR>` to it.
     #[arg(long, value_name = "VAR", requires = "upstream_url")]
     upstream_token_env: Option<String>,
-    /// Serve streamable HTTP at this loopback address (e.g. 127.0.0.1:8000) instead of stdio;
-    /// the endpoint is `/mcp`.
+    /// Serve streamable HTTP at this address (e.g. 127.0.0.1:8000) instead of stdio; the
+    /// endpoint is `/mcp`. An address beyond loopback (e.g. 0.0.0.0:8000) needs --token-env.
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
     /// With --http: require `Authorization: Bearer <value of VAR>` on every request (HTTP 401
@@ -46,6 +46,10 @@ pub(crate) struct ServeArgs {
     /// (`https://app.example.com`; `:*` for any port); repeatable. Other origins get 403.
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
     allowed_origins: Vec<String>,
+    /// With --http: a `Host` the server is reached by (a name or address, no port) beside the
+    /// bound address and loopback's; repeatable. Requests naming another host get 403.
+    #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
+    allowed_hosts: Vec<String>,
     /// With --http: the most sessions kept at once; a new `initialize` past it gets 503.
     #[arg(long, value_name = "N", default_value_t = http::DEFAULT_MAX_SESSIONS as u64,
           value_parser = clap::value_parser!(u64).range(1..))]
@@ -108,6 +112,7 @@ pub(crate) fn run(a: &ServeArgs, limits: &InputLimits) -> Result<u8, String> {
                     token,
                     allowed_origins: a.allowed_origins.clone(),
                     max_sessions: usize::try_from(a.max_sessions).unwrap_or(usize::MAX),
+                    allowed_hosts: a.allowed_hosts.clone(),
                 };
                 let (bound, serving) = http::bind_with(server, addr, options)
                     .await

@@ -1,12 +1,14 @@
-//! Streamable HTTP on loopback: the MCP endpoint at `/mcp`, with an optional bearer token.
+//! Streamable HTTP: the MCP endpoint at `/mcp`, with an optional bearer token.
 //!
 //! With a token, a request without `Authorization: Bearer <token>` gets HTTP 401 (with
 //! `WWW-Authenticate: Bearer`) before it reaches the MCP layer; the token is compared in constant
-//! time and never logged. Only loopback addresses are served: the endpoint runs commands.
+//! time and never logged. An address other than loopback is served only with a token
+//! ([`HttpError::Unauthenticated`] otherwise): the endpoint runs commands, and is never open to
+//! a network by accident.
 //!
 //! As the MCP specification asks, a request's `Origin` is validated (a page of another site is
 //! answered 403, so that DNS rebinding cannot reach the endpoint) and so is its `Host` (the bound
-//! address, `localhost`, `127.0.0.1` and `::1`). The sessions the server keeps are capped
+//! address, `localhost`, `127.0.0.1`, `::1` and [`HttpOptions::allowed_hosts`]). The sessions the server keeps are capped
 //! ([`HttpOptions::max_sessions`]): past the cap a new `initialize` is answered 503. Every
 //! refusal, the SDK's included, carries a JSON-RPC error as its body (a body that is not JSON is
 //! a parse error, -32700, with HTTP 400), so that an MCP client can read why.
@@ -45,6 +47,9 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// The most sessions kept at once.
     pub max_sessions: usize,
+    /// The `Host`s (names or addresses, without a port) a request may name beside the bound
+    /// address and loopback's: the names a server beyond loopback is reached by.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl Default for HttpOptions {
@@ -53,6 +58,7 @@ impl Default for HttpOptions {
             token: None,
             allowed_origins: Vec::new(),
             max_sessions: DEFAULT_MAX_SESSIONS,
+            allowed_hosts: Vec::new(),
         }
     }
 }
@@ -60,11 +66,11 @@ impl Default for HttpOptions {
 /// Why HTTP serving stopped or could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum HttpError {
-    /// The address is not a loopback address.
+    /// The address is not a loopback address, and no authentication is configured.
     #[error(
-        "{0} is not a loopback address; tooldef serves HTTP on loopback only (127.0.0.1, ::1)"
+        "{0} is not a loopback address, and serving beyond loopback needs authentication: give a bearer token (--token-env VAR), or bind 127.0.0.1 or ::1"
     )]
-    NotLoopback(SocketAddr),
+    Unauthenticated(SocketAddr),
     /// Binding or serving failed.
     #[error("cannot serve on {addr}: {error}")]
     Io {
@@ -112,8 +118,8 @@ pub async fn bind_with(
     ),
     HttpError,
 > {
-    if !addr.ip().is_loopback() {
-        return Err(HttpError::NotLoopback(addr));
+    if !addr.ip().is_loopback() && options.token.is_none() {
+        return Err(HttpError::Unauthenticated(addr));
     }
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -128,7 +134,9 @@ pub async fn bind_with(
         "127.0.0.1".into(),
         "::1".into(),
         bound.ip().to_string(),
-    ];
+    ]
+    .into_iter()
+    .chain(options.allowed_hosts.iter().cloned());
     let origins = LOOPBACK_ORIGINS
         .iter()
         .map(|o| (*o).to_string())
