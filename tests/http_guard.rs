@@ -244,3 +244,25 @@ fn beyond_loopback_needs_a_token_and_answers_to_the_hosts_allowed() {
         assert_eq!(status, expected, "{host}: {body}");
     }
 }
+
+#[test]
+fn stateless_mode_answers_a_request_without_a_session() {
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#;
+    let version = ("MCP-Protocol-Version", "2025-06-18".to_string());
+    // Stateful (the default): a request outside a session is refused.
+    let addr = serve("127.0.0.1:0", HttpOptions::default()).expect("loopback");
+    let (status, body) = post(addr, std::slice::from_ref(&version), list);
+    assert!((400..500).contains(&status), "{status}: {body}");
+    // Stateless: every request stands on its own, so any process behind a balancer answers.
+    let addr = serve(
+        "127.0.0.1:0",
+        HttpOptions {
+            stateless: true,
+            ..HttpOptions::default()
+        },
+    )
+    .expect("loopback");
+    let (status, body) = post(addr, &[version], list);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"echo\""), "{body}");
+}

@@ -15,6 +15,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::http::{header, Method, StatusCode};
@@ -50,7 +51,16 @@ pub struct HttpOptions {
     /// The `Host`s (names or addresses, without a port) a request may name beside the bound
     /// address and loopback's: the names a server beyond loopback is reached by.
     pub allowed_hosts: Vec<String>,
+    /// Keep no session on the server: every request stands on its own, so that several
+    /// processes can serve behind any load balancer (protocol revisions from 2026-07-28 on are
+    /// always served this way).
+    pub stateless: bool,
+    /// How long a session with no request lives (stateful mode).
+    pub session_idle: Duration,
 }
+
+/// The default of [`HttpOptions::session_idle`]: five minutes.
+pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(300);
 
 impl Default for HttpOptions {
     fn default() -> Self {
@@ -59,6 +69,8 @@ impl Default for HttpOptions {
             allowed_origins: Vec::new(),
             max_sessions: DEFAULT_MAX_SESSIONS,
             allowed_hosts: Vec::new(),
+            stateless: false,
+            session_idle: DEFAULT_SESSION_IDLE,
         }
     }
 }
@@ -118,6 +130,32 @@ pub async fn bind_with(
     ),
     HttpError,
 > {
+    bind_until(
+        server,
+        addr,
+        options,
+        std::future::pending(),
+        Duration::ZERO,
+    )
+    .await
+}
+
+/// [`bind_with`], with a graceful end: once `shutdown` completes (e.g. on SIGTERM) the server
+/// takes no new connection and lets the requests in flight (running calls) finish, for at most
+/// `grace`; then it closes every session and its future returns.
+pub async fn bind_until(
+    server: ToolServer,
+    addr: SocketAddr,
+    options: HttpOptions,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    grace: Duration,
+) -> Result<
+    (
+        SocketAddr,
+        impl std::future::Future<Output = Result<(), HttpError>>,
+    ),
+    HttpError,
+> {
     if !addr.ip().is_loopback() && options.token.is_none() {
         return Err(HttpError::Unauthenticated(addr));
     }
@@ -127,7 +165,9 @@ pub async fn bind_with(
     let bound = listener
         .local_addr()
         .map_err(|error| HttpError::Io { addr, error })?;
-    let sessions = Arc::new(LocalSessionManager::default());
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(options.session_idle);
+    let sessions = Arc::new(manager);
     // The bound address is a host the endpoint answers to, whatever loopback address it is.
     let hosts = [
         "localhost".to_string(),
@@ -141,10 +181,12 @@ pub async fn bind_with(
         .iter()
         .map(|o| (*o).to_string())
         .chain(options.allowed_origins.iter().cloned());
-    let config = StreamableHttpServerConfig::default()
+    let mut config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
         .enforce_origin_validation();
+    config.legacy_session_mode = !options.stateless;
+    let sessions_end = config.cancellation_token.clone();
     let service =
         StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
     let guard = Guard {
@@ -158,10 +200,27 @@ pub async fn bind_with(
             Arc::new(guard),
             guard_request,
         ));
+    let (began, ending) = tokio::sync::oneshot::channel::<()>();
     let serving = async move {
-        axum::serve(listener, app)
-            .await
-            .map_err(|error| HttpError::Io { addr: bound, error })
+        let served = axum::serve(listener, app).with_graceful_shutdown(async move {
+            shutdown.await;
+            let _ = began.send(());
+        });
+        let served = std::future::IntoFuture::into_future(served);
+        tokio::pin!(served);
+        let ended = tokio::select! {
+            r = &mut served => r,
+            // The grace runs from the signal; past it, what is still open is cut.
+            () = async {
+                if ending.await.is_ok() {
+                    tokio::time::sleep(grace).await;
+                } else {
+                    std::future::pending::<()>().await;
+                }
+            } => Ok(()),
+        };
+        sessions_end.cancel();
+        ended.map_err(|error| HttpError::Io { addr: bound, error })
     };
     Ok((bound, serving))
 }
