@@ -213,3 +213,56 @@ fn sessions_stop_at_the_cap() {
         assert_eq!(opened, cap, "cap {cap}");
     }
 }
+
+#[test]
+fn beyond_loopback_needs_a_token_and_answers_to_the_hosts_allowed() {
+    // Never open to a network by accident.
+    let refused = serve("0.0.0.0:0", HttpOptions::default());
+    assert_eq!(refused, None, "an unauthenticated wildcard bind was served");
+    let Some(bound) = serve(
+        "0.0.0.0:0",
+        HttpOptions {
+            token: Some("right".into()),
+            allowed_hosts: vec!["tools.example".into()],
+            ..HttpOptions::default()
+        },
+    ) else {
+        return;
+    };
+    let addr: SocketAddr = format!("127.0.0.1:{}", bound.port()).parse().unwrap();
+    let auth = ("Authorization", "Bearer right".to_string());
+    // The token is asked for.
+    let (status, body) = post(addr, &[], INITIALIZE);
+    assert_eq!(status, 401, "{body}");
+    // A host allowed, with or without a port, is answered; another is refused.
+    for (host, expected) in [
+        ("tools.example".to_string(), 200),
+        (format!("tools.example:{}", bound.port()), 200),
+        ("evil.example".to_string(), 403),
+    ] {
+        let (status, body) = post(addr, &[auth.clone(), ("Host", host.clone())], INITIALIZE);
+        assert_eq!(status, expected, "{host}: {body}");
+    }
+}
+
+#[test]
+fn stateless_mode_answers_a_request_without_a_session() {
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#;
+    let version = ("MCP-Protocol-Version", "2025-06-18".to_string());
+    // Stateful (the default): a request outside a session is refused.
+    let addr = serve("127.0.0.1:0", HttpOptions::default()).expect("loopback");
+    let (status, body) = post(addr, std::slice::from_ref(&version), list);
+    assert!((400..500).contains(&status), "{status}: {body}");
+    // Stateless: every request stands on its own, so any process behind a balancer answers.
+    let addr = serve(
+        "127.0.0.1:0",
+        HttpOptions {
+            stateless: true,
+            ..HttpOptions::default()
+        },
+    )
+    .expect("loopback");
+    let (status, body) = post(addr, &[version], list);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"echo\""), "{body}");
+}

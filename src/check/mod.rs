@@ -69,6 +69,7 @@ pub(crate) const ARRAY_CONSTRAINTS: &[&str] = &["min_items", "max_items", "uniqu
 pub(crate) const FIELD_ANNOTATIONS: &[&str] = &["deprecated", "example"];
 
 pub(crate) const TOOL_ATTRIBUTES: &[&str] = &[
+    "provider",
     "title",
     "read_only",
     "destructive",
@@ -79,6 +80,8 @@ pub(crate) const TOOL_ATTRIBUTES: &[&str] = &[
     "lax",
     "on_error",
     "retry",
+    "on_invalid",
+    "cache",
     "meta",
     "scope",
     "deprecated",

@@ -62,6 +62,9 @@ pub struct ServerOptions {
     pub instructions: Option<String>,
     /// How often a running handler reports progress, when the call asked for it.
     pub progress_every: Duration,
+    /// Caps on the calls running at once ([`crate::runtime::Runtime::with_concurrency`]); the
+    /// default (no caps) leaves the runtime's own.
+    pub concurrency: crate::runtime::ConcurrencyLimits,
 }
 
 impl Default for ServerOptions {
@@ -71,6 +74,7 @@ impl Default for ServerOptions {
             log: LogFormat::Text,
             instructions: None,
             progress_every: Duration::from_millis(500),
+            concurrency: crate::runtime::ConcurrencyLimits::default(),
         }
     }
 }
@@ -142,6 +146,11 @@ impl ToolServer {
         unbound: &str,
         options: ServerOptions,
     ) -> Result<ToolServer, ServeError> {
+        let runtime = if options.concurrency == crate::runtime::ConcurrencyLimits::default() {
+            runtime
+        } else {
+            runtime.with_concurrency(options.concurrency)
+        };
         let toolset = runtime.toolset();
         let listed = toolset
             .emit_with(Target::Mcp, &Options { warnings: false })
