@@ -21,6 +21,7 @@ use axum::extract::{Request, State};
 use axum::http::{header, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 use axum::Router;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -30,6 +31,14 @@ use super::server::ToolServer;
 
 /// The path of the MCP endpoint.
 pub const ENDPOINT: &str = "/mcp";
+
+/// The path of the health check: `200 {"status": "ok"}` while the process serves, without the
+/// token.
+pub const HEALTH: &str = "/healthz";
+
+/// The path of the Prometheus metrics ([`ToolServer::metrics`]), behind the token when one is
+/// set.
+pub const METRICS: &str = "/metrics";
 
 /// The default of [`HttpOptions::max_sessions`]: about 60 MB of sessions at the most.
 pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
@@ -187,6 +196,7 @@ pub async fn bind_until(
         .enforce_origin_validation();
     config.legacy_session_mode = !options.stateless;
     let sessions_end = config.cancellation_token.clone();
+    let observed = server.clone();
     let service =
         StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
     let guard = Guard {
@@ -194,12 +204,38 @@ pub async fn bind_until(
         sessions,
         max_sessions: options.max_sessions,
     };
+    // `/metrics` is behind the token like the endpoint; `/healthz` is not, for a balancer's
+    // probes (it says nothing but that the process serves).
     let app = Router::new()
         .nest_service(ENDPOINT, service)
+        .route(
+            METRICS,
+            get(move || {
+                let text = observed.metrics();
+                async move {
+                    (
+                        [(
+                            header::CONTENT_TYPE,
+                            "text/plain; version=0.0.4; charset=utf-8",
+                        )],
+                        text,
+                    )
+                }
+            }),
+        )
         .layer(middleware::from_fn_with_state(
             Arc::new(guard),
             guard_request,
-        ));
+        ))
+        .route(
+            HEALTH,
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "application/json")],
+                    r#"{"status":"ok"}"#,
+                )
+            }),
+        );
     let (began, ending) = tokio::sync::oneshot::channel::<()>();
     let serving = async move {
         let served = axum::serve(listener, app).with_graceful_shutdown(async move {
