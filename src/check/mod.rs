@@ -69,7 +69,6 @@ pub(crate) const ARRAY_CONSTRAINTS: &[&str] = &["min_items", "max_items", "uniqu
 pub(crate) const FIELD_ANNOTATIONS: &[&str] = &["deprecated", "example"];
 
 pub(crate) const TOOL_ATTRIBUTES: &[&str] = &[
-    "provider",
     "title",
     "read_only",
     "destructive",
@@ -83,6 +82,7 @@ pub(crate) const TOOL_ATTRIBUTES: &[&str] = &[
     "on_invalid",
     "cache",
     "meta",
+    "provider",
     "scope",
     "deprecated",
     "formats",
