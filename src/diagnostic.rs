@@ -107,6 +107,9 @@ pub enum Code {
     InvalidAttributeArgument,
     /// Two attributes that contradict each other (`@strict @lax`, `@read_only @destructive`).
     ConflictingAttributes,
+    /// `@cache` on a tool that is not `@read_only`: a cached call skips the tool, and with it
+    /// whatever the tool would change.
+    CacheNotReadOnly,
     /// A range no value can satisfy (`@min(5) @max(1)`), or a negative length.
     InvalidRange,
     /// A `= default` that does not fit the field's type, constraints or enum.
@@ -213,6 +216,7 @@ impl Code {
         Code::DuplicateAttribute,
         Code::InvalidAttributeArgument,
         Code::ConflictingAttributes,
+        Code::CacheNotReadOnly,
         Code::InvalidRange,
         Code::InvalidDefault,
         Code::InvalidExample,
@@ -262,6 +266,7 @@ impl Code {
             Code::DuplicateAttribute => "duplicate-attribute",
             Code::InvalidAttributeArgument => "invalid-attribute-argument",
             Code::ConflictingAttributes => "conflicting-attributes",
+            Code::CacheNotReadOnly => "cache-not-read-only",
             Code::InvalidRange => "invalid-range",
             Code::InvalidDefault => "invalid-default",
             Code::InvalidExample => "invalid-example",

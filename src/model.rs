@@ -645,14 +645,22 @@ pub struct Tool {
     pub mode: Option<Mode>,
     /// `@on_error(...)`: what a runtime does when the tool fails.
     pub on_error: Option<OnError>,
-    /// `@retry(...)`: how a runtime retries a failed call.
-    pub retry: Option<Retry>,
+    /// `@retry(...)`: how a runtime retries a failed call, one policy per `@retry` in source
+    /// order; the first whose `on` matches a failure's kind applies.
+    pub retry: Vec<Retry>,
+    /// `@on_invalid(...)`: what a call with invalid arguments does, unless the call says.
+    pub on_invalid: Option<OnInvalid>,
+    /// `@cache(ttl: ...)`: how long a runtime keeps the results of a read-only tool.
+    pub cache: Option<Cache>,
     /// `@deprecated`
     pub deprecated: bool,
     /// `@formats(assert | annotate)`: whether the validator checks `@format` in the arguments.
     pub formats: Formats,
     /// `@meta(key: value, ...)`: free metadata, in order.
     pub meta: IndexMap<String, Value>,
+    /// `@provider(target: {...}, ...)`: extra fields of the tool object of a target (its name as
+    /// [`crate::emit::Target::as_str`] spells it), merged in when that target is emitted.
+    pub provider: IndexMap<String, serde_json::Map<String, Value>>,
     /// The span of the tool's name: diagnostics about the whole tool point here.
     pub span: Span,
 }
@@ -672,10 +680,13 @@ impl Tool {
             scope: None,
             mode: None,
             on_error: None,
-            retry: None,
+            retry: Vec::new(),
+            on_invalid: None,
+            cache: None,
             deprecated: false,
             formats: Formats::Assert,
             meta: IndexMap::new(),
+            provider: IndexMap::new(),
             span: Span::default(),
         }
     }
@@ -727,15 +738,44 @@ pub enum OnError {
     Suppress,
 }
 
+/// What a call does when the arguments are invalid (`@on_invalid`, Phronomy's
+/// `on_schema_error`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnInvalid {
+    /// Hand the message back as the tool's result, so the model can correct itself on the next
+    /// turn ([`crate::validate::Outcome::Reply`]).
+    #[default]
+    Reply,
+    /// Fail the call with an [`crate::validate::Invalid`] error, stopping the agent.
+    Raise,
+}
+
 /// A retry policy.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Retry {
     /// How many times to retry after the first failure.
     pub times: u32,
+    /// The error kinds it retries (`on: [timeout, unavailable]`); empty: every kind that can be
+    /// retried.
+    pub on: Vec<String>,
     /// How long to wait between attempts.
     pub wait: Wait,
     /// The base wait in seconds for `linear` and `exponential`.
     pub base: f64,
+}
+
+impl Retry {
+    /// Whether the policy applies to a failure of `kind`.
+    pub fn matches(&self, kind: &str) -> bool {
+        self.on.is_empty() || self.on.iter().any(|k| k == kind)
+    }
+}
+
+/// A result cache (`@cache(ttl: "5m")`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cache {
+    /// How long a result is served from the cache after the call that made it.
+    pub ttl: std::time::Duration,
 }
 
 /// The wait between retries.
@@ -919,7 +959,7 @@ pub(crate) fn union_of(members: impl IntoIterator<Item = Ty>) -> UnionOf {
 // Spans say where, not what: two trees compare by what they say.
 eq_ignoring_spans!(NamedType { name, kind, description, ty, recursive, deprecated } ignoring { span });
 eq_ignoring_spans!(hash Field { name, description, required, ty, default, examples, deprecated } ignoring { span });
-eq_ignoring_spans!(Tool { name, description, title, params, output, hints, requires_approval, scope, mode, on_error, retry, deprecated, formats, meta } ignoring { span });
+eq_ignoring_spans!(Tool { name, description, title, params, output, hints, requires_approval, scope, mode, on_error, retry, on_invalid, cache, deprecated, formats, meta, provider } ignoring { span });
 
 #[cfg(test)]
 mod tests {

@@ -42,6 +42,17 @@ fn each_certain_suggestion_comes_with_a_fix_that_removes_its_error() {
             "Replace `return_empty` with `suppress`",
             "@on_error(suppress)",
         ),
+        // Phronomy's `on_schema_error` is `@on_invalid`, and its `return_error` is `reply`.
+        (
+            "/// T.\n@on_schema_error(raise)\ntool t {}\n".to_string(),
+            "Replace `on_schema_error` with `on_invalid`",
+            "@on_invalid(raise)",
+        ),
+        (
+            "/// T.\n@on_invalid(return_error)\ntool t {}\n".to_string(),
+            "Replace `return_error` with `reply`",
+            "@on_invalid(reply)",
+        ),
         (
             tool("  a: string @min_lenght(1)"),
             "Replace `min_lenght` with `min_length`",

@@ -448,20 +448,37 @@ fn tool(refs: usize) -> impl Strategy<Value = Tool> {
                     mode: [None, Some(Mode::Strict), Some(Mode::Lax)][mode as usize],
                     on_error: [None, Some(OnError::Raise), Some(OnError::Suppress)]
                         [on_error as usize],
-                    retry: (times > 0).then(|| Retry {
-                        times,
-                        wait: [
-                            Wait::Fixed(f64::from(base) / 2.0),
-                            Wait::Linear,
-                            Wait::Exponential,
-                        ][wait as usize],
-                        base: f64::from(base) * 0.75,
-                    }),
+                    retry: (times > 0)
+                        .then(|| Retry {
+                            times,
+                            on: Vec::new(),
+                            wait: [
+                                Wait::Fixed(f64::from(base) / 2.0),
+                                Wait::Linear,
+                                Wait::Exponential,
+                            ][wait as usize],
+                            base: f64::from(base) * 0.75,
+                        })
+                        .into_iter()
+                        .collect(),
+                    on_invalid: [None, Some(OnInvalid::Reply), Some(OnInvalid::Raise)]
+                        [on_error as usize],
+                    cache: None,
                     deprecated: flags[1],
                     formats: if flags[2] {
                         Formats::Annotate
                     } else {
                         Formats::Assert
+                    },
+                    // `@provider` rides on the generated metadata: a target whose name needs
+                    // quotes, holding it as its fields.
+                    provider: if meta.is_empty() {
+                        IndexMap::new()
+                    } else {
+                        IndexMap::from([(
+                            "openai-strict".to_string(),
+                            meta.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                        )])
                     },
                     meta,
                     span: Span::default(),

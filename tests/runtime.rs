@@ -762,6 +762,7 @@ fn the_audit_record_serializes_for_logs() {
             "duration_ms": 0.0,
             "outcome": "error",
             "error": "Tool `add` failed: down",
+            "error_kind": "error",
         })
     );
     let (mut rt, _) = runtime();

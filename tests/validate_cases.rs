@@ -738,7 +738,7 @@ tool plain { n: integer }
     let reply = CallOptions::default();
     let raise = CallOptions {
         mode: None,
-        on_invalid: OnInvalid::Raise,
+        on_invalid: Some(OnInvalid::Raise),
     };
     assert!(matches!(
         lenient.call(args, reply),
@@ -756,12 +756,12 @@ tool plain { n: integer }
     // Per-call override, both ways.
     let lax_call = CallOptions {
         mode: Some(Mode::Lax),
-        on_invalid: OnInvalid::Raise,
+        on_invalid: Some(OnInvalid::Raise),
     };
     assert!(exact.call(args, lax_call).is_ok());
     let strict_call = CallOptions {
         mode: Some(Mode::Strict),
-        on_invalid: OnInvalid::Raise,
+        on_invalid: Some(OnInvalid::Raise),
     };
     assert!(lenient.call(args, strict_call).is_err());
     assert!(plain.clone_mode_check());

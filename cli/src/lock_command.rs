@@ -17,7 +17,9 @@ use serde_json::{json, Map, Number, Value};
 use sha2::{Digest, Sha256};
 use tooldef::emit::{self, Options, Target};
 use tooldef::import::Dialect;
-use tooldef::model::{Additional, Formats, Mode, ObjectTy, OnError, Retry, Tool, Wait};
+use tooldef::model::{
+    Additional, Cache, Formats, Mode, ObjectTy, OnError, OnInvalid, Retry, Tool, Wait,
+};
 use tooldef::{Change, ChangeKind, Module, Toolset};
 
 use crate::build_command::{load, tool_files};
@@ -356,8 +358,10 @@ fn list(names: &[&str]) -> String {
 /// The settings of `tool` that no provider receives but its validator or a runtime reads, as
 /// the lock keeps them: only those the source states, keys sorted. `mode`: `"strict"` or
 /// `"lax"`; `formats`: `"annotate"` (asserting is the default); `scope`: the text; `on_error`:
-/// `"raise"` or `"suppress"`; `retry`: `{"base", "times", "wait"}`, `wait` being `"linear"`,
-/// `"exponential"` or a number of seconds; `meta`: the `@meta` object, in its order.
+/// `"raise"` or `"suppress"`; `retry`: `{"base", "times", "wait"}` (and `"on"`, the error
+/// kinds, when the policy names them), `wait` being `"linear"`, `"exponential"` or a number of
+/// seconds, or a list of them when the tool has several `@retry`; `on_invalid`: `"reply"` or
+/// `"raise"`; `cache`: `{"ttl"}` in seconds; `meta`: the `@meta` object, in its order.
 fn settings_json(tool: &Tool) -> Value {
     let mut m = Map::new();
     if tool.formats == Formats::Annotate {
@@ -381,16 +385,43 @@ fn settings_json(tool: &Tool) -> Value {
         };
         m.insert("on_error".into(), json!(on_error));
     }
-    if let Some(r) = &tool.retry {
-        let seconds = |x: f64| Number::from_f64(x).map_or(Value::Null, Value::Number);
-        let wait = match r.wait {
-            Wait::Fixed(x) => seconds(x),
-            Wait::Linear => json!("linear"),
-            Wait::Exponential => json!("exponential"),
+    let seconds = |x: f64| Number::from_f64(x).map_or(Value::Null, Value::Number);
+    let retries: Vec<Value> = tool
+        .retry
+        .iter()
+        .map(|r| {
+            let wait = match r.wait {
+                Wait::Fixed(x) => seconds(x),
+                Wait::Linear => json!("linear"),
+                Wait::Exponential => json!("exponential"),
+            };
+            let mut retry = json!({"base": seconds(r.base), "times": r.times, "wait": wait});
+            if !r.on.is_empty() {
+                retry["on"] = json!(r.on);
+            }
+            retry
+        })
+        .collect();
+    match <[Value; 1]>::try_from(retries) {
+        Ok([one]) => {
+            m.insert("retry".into(), one);
+        }
+        Err(several) if !several.is_empty() => {
+            m.insert("retry".into(), Value::Array(several));
+        }
+        Err(_) => {}
+    }
+    if let Some(on_invalid) = tool.on_invalid {
+        let on_invalid = match on_invalid {
+            OnInvalid::Reply => "reply",
+            OnInvalid::Raise => "raise",
         };
+        m.insert("on_invalid".into(), json!(on_invalid));
+    }
+    if let Some(cache) = tool.cache {
         m.insert(
-            "retry".into(),
-            json!({"base": seconds(r.base), "times": r.times, "wait": wait}),
+            "cache".into(),
+            json!({"ttl": seconds(cache.ttl.as_secs_f64())}),
         );
     }
     if let Some(scope) = &tool.scope {
@@ -414,10 +445,19 @@ fn apply_settings(value: &Value, tool: &mut Tool, pointer: &str) -> Result<(), S
             .map(Some)
             .ok_or_else(|| at(key, &format!("must be {}", quoted.join(" or "))))
     };
-    if let Some(key) = m
-        .keys()
-        .find(|k| !["formats", "meta", "mode", "on_error", "retry", "scope"].contains(&k.as_str()))
-    {
+    if let Some(key) = m.keys().find(|k| {
+        ![
+            "cache",
+            "formats",
+            "meta",
+            "mode",
+            "on_error",
+            "on_invalid",
+            "retry",
+            "scope",
+        ]
+        .contains(&k.as_str())
+    }) {
         return Err(at(key, "not a setting the lock keeps"));
     }
     tool.formats = match word("formats", &["annotate", "assert"])? {
@@ -437,32 +477,67 @@ fn apply_settings(value: &Value, tool: &mut Tool, pointer: &str) -> Result<(), S
         Some(Value::Object(meta)) => meta.clone().into_iter().collect(),
         Some(_) => return Err(at("meta", "not an object")),
     };
-    tool.retry = match m.get("retry") {
+    tool.on_invalid =
+        word("on_invalid", &["reply", "raise"])?.map(|i| [OnInvalid::Reply, OnInvalid::Raise][i]);
+    tool.cache = match m.get("cache") {
         None => None,
-        Some(r) => {
-            let number = |key: &str| r.get(key).and_then(Value::as_f64);
-            let times = r
-                .get("times")
-                .and_then(Value::as_u64)
-                .and_then(|t| u32::try_from(t).ok())
-                .ok_or_else(|| at("retry/times", "missing, or not a count"))?;
-            let base =
-                number("base").ok_or_else(|| at("retry/base", "missing, or not a number"))?;
-            let wait = match r.get("wait") {
-                Some(Value::String(w)) if w == "linear" => Wait::Linear,
-                Some(Value::String(w)) if w == "exponential" => Wait::Exponential,
-                Some(Value::Number(n)) => Wait::Fixed(n.as_f64().unwrap_or_default()),
-                _ => {
-                    return Err(at(
-                        "retry/wait",
-                        "must be \"linear\", \"exponential\" or a number of seconds",
-                    ))
-                }
-            };
-            Some(Retry { times, wait, base })
+        Some(c) => {
+            let ttl = c
+                .get("ttl")
+                .and_then(Value::as_f64)
+                .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+                .ok_or_else(|| at("cache/ttl", "missing, or not a number of seconds"))?;
+            Some(Cache { ttl })
         }
     };
+    tool.retry = match m.get("retry") {
+        None => Vec::new(),
+        Some(Value::Array(several)) => several
+            .iter()
+            .enumerate()
+            .map(|(i, r)| read_retry(r, &format!("{pointer}/retry/{i}")))
+            .collect::<Result<_, _>>()?,
+        Some(r) => vec![read_retry(r, &format!("{pointer}/retry"))?],
+    };
     Ok(())
+}
+
+/// One `@retry` as [`settings_json`] keeps it; a malformed one is an error at its pointer.
+fn read_retry(r: &Value, pointer: &str) -> Result<Retry, String> {
+    let at = |key: &str, what: &str| format!("at {pointer}/{key}: {what}");
+    let number = |key: &str| r.get(key).and_then(Value::as_f64);
+    let times = r
+        .get("times")
+        .and_then(Value::as_u64)
+        .and_then(|t| u32::try_from(t).ok())
+        .ok_or_else(|| at("times", "missing, or not a count"))?;
+    let base = number("base").ok_or_else(|| at("base", "missing, or not a number"))?;
+    let wait = match r.get("wait") {
+        Some(Value::String(w)) if w == "linear" => Wait::Linear,
+        Some(Value::String(w)) if w == "exponential" => Wait::Exponential,
+        Some(Value::Number(n)) => Wait::Fixed(n.as_f64().unwrap_or_default()),
+        _ => {
+            return Err(at(
+                "wait",
+                "must be \"linear\", \"exponential\" or a number of seconds",
+            ))
+        }
+    };
+    let on = match r.get("on") {
+        None => Vec::new(),
+        Some(Value::Array(kinds)) => kinds
+            .iter()
+            .map(|k| k.as_str().map(str::to_string))
+            .collect::<Option<_>>()
+            .ok_or_else(|| at("on", "not a list of error kinds"))?,
+        Some(_) => return Err(at("on", "not a list of error kinds")),
+    };
+    Ok(Retry {
+        times,
+        on,
+        wait,
+        base,
+    })
 }
 
 /// SHA-256 of a value's compact JSON, in lowercase hex.

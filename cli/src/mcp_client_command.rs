@@ -48,7 +48,7 @@ impl Remote {
 
     /// Connects, with `--max-input-bytes` as the limit on the tools listed; every failure is a
     /// message for standard error (exit code 2).
-    async fn connect(&self, limits: &InputLimits) -> Result<Client, String> {
+    pub(crate) async fn connect(&self, limits: &InputLimits) -> Result<Client, String> {
         let client = if let Some(command) = &self.server {
             let argv = split_command(command)?;
             Client::connect_stdio(&argv).await

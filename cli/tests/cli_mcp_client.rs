@@ -631,3 +631,80 @@ fn url_with_a_bearer_token() {
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert_eq!(calls_in(&calls).len(), 1);
 }
+
+/// `serve --upstream`: another server's tools served through this runtime, each call validated
+/// here before it is sent there (a validating proxy), spoken to by a plain MCP client that does
+/// no validation of its own.
+#[test]
+fn serve_upstream_validates_before_it_forwards() {
+    if !have_python_mcp() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let calls = dir.path().join("calls.jsonl");
+    let upstream = server(&["--calls", calls.to_str().unwrap(), "--page-size", "2"]);
+    let argv: Vec<String> = vec![
+        env!("CARGO_BIN_EXE_tooldef").into(),
+        "serve".into(),
+        "--log".into(),
+        "off".into(),
+        "--upstream".into(),
+        upstream,
+    ];
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let client = tooldef::mcp::Client::connect_stdio(&argv)
+            .await
+            .expect("the proxy starts");
+        // The proxy lists what the upstream lists (all its pages), as it imported them.
+        let tools = client.list_tools().await.expect("listed");
+        let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+        assert_eq!(names, ["greet", "send_parcel", "stats", "explode"]);
+
+        // Valid: forwarded with the defaults filled in; the text comes back.
+        let r = client
+            .call("greet", json!({"name": "Ada", "times": 2}))
+            .await
+            .expect("called");
+        assert_ne!(r["isError"], true, "{r}");
+        assert!(r.to_string().contains("Hello, Ada! Hello, Ada!"), "{r}");
+        assert_eq!(
+            calls_in(&calls),
+            [json!({"name": "greet", "arguments": {"name": "Ada", "times": 2, "style": "plain", "tags": null}})]
+        );
+
+        // Invalid: the validator's message as a tool error, and the upstream is not called.
+        for bad in [
+            json!({"name": "Ada", "times": "two"}),
+            json!({"name": "Ada", "style": "whisper"}),
+            json!({"name": "Ada", "extra": true}),
+            json!({"parcel": {"label": "box", "weight": 1, "size": {"width": 0, "height": 1}}}),
+        ] {
+            let tool = if bad.get("parcel").is_some() { "send_parcel" } else { "greet" };
+            let r = client.call(tool, bad.clone()).await.expect("answered");
+            assert_eq!(r["isError"], true, "{bad}: {r}");
+            assert!(r.to_string().contains("are invalid"), "{bad}: {r}");
+        }
+        assert_eq!(calls_in(&calls).len(), 1, "an invalid call reached the upstream");
+
+        // The upstream's structured content and its tool errors come through.
+        let r = client
+            .call("stats", json!({"values": [1, 2, 3]}))
+            .await
+            .expect("called");
+        assert!(r.to_string().contains("\"mean\""), "{r}");
+        let r = client
+            .call("explode", json!({"reason": "boom"}))
+            .await
+            .expect("answered");
+        assert_eq!(r["isError"], true, "{r}");
+        assert_eq!(calls_in(&calls).len(), 3);
+        client.close().await;
+    });
+    // Neither files nor bindings go with an upstream.
+    let r = run(&["serve", "x.tool", "--upstream", "cat"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}

@@ -869,10 +869,25 @@ fn attribute_help(name: &str) -> (&'static str, Option<&'static str>) {
             Some("on_error(${1|raise,suppress|})"),
         ),
         "retry" => (
-            "@retry(times: N, wait: linear | exponential | seconds, base: S)",
+            "@retry(times: N, wait: linear | exponential | seconds, base: S, on: [kind, …]): \
+             retries failures of the kinds named (every kind without `on`); several are tried \
+             in order",
             Some("retry(times: ${1:3})"),
         ),
+        "on_invalid" => (
+            "@on_invalid(reply | raise): what invalid arguments do, unless the call says",
+            Some("on_invalid(${1|reply,raise|})"),
+        ),
+        "cache" => (
+            "@cache(ttl: \"5m\"): serve the same arguments' result again within the TTL \
+             (`@read_only` tools only)",
+            Some("cache(ttl: \"${1:5m}\")"),
+        ),
         "meta" => ("@meta(key: value, …): free metadata", Some("meta($1)")),
+        "provider" => (
+            "@provider(target: {…}): fields added to that target's tool object",
+            Some("provider($1: {$2})"),
+        ),
         "scope" => (
             "@scope(name): free access-scope metadata",
             Some("scope($1)"),

@@ -52,6 +52,8 @@ impl Checker {
     pub(super) fn tool_attributes(&mut self, tool: &mut Tool, attrs: &[Attribute]) {
         let mut seen = Seen::new();
         let mut fields = FieldIndex::default();
+        // Each `@retry` read, with where it was given.
+        let mut retries: Vec<(Span, Retry)> = Vec::new();
         for a in attrs {
             if !self.first_time(&mut seen, a) {
                 continue;
@@ -102,7 +104,20 @@ impl Checker {
                         _ => None,
                     }
                 }
-                "retry" => tool.retry = self.retry(a),
+                "retry" => {
+                    if let Some(retry) = self.retry(a) {
+                        self.reachable_retry(&retries, a.span, &retry);
+                        retries.push((a.span, retry));
+                    }
+                }
+                "on_invalid" => {
+                    tool.on_invalid = match self.word_arg(a, &["reply", "raise"]).as_deref() {
+                        Some("reply") => Some(OnInvalid::Reply),
+                        Some("raise") => Some(OnInvalid::Raise),
+                        _ => None,
+                    }
+                }
+                "cache" => tool.cache = self.cache(a),
                 "formats" => {
                     tool.formats = match self.word_arg(a, &["assert", "annotate"]).as_deref() {
                         Some("annotate") => Formats::Annotate,
@@ -124,6 +139,45 @@ impl Checker {
                             None
                         }
                         None => None,
+                    }
+                }
+                "provider" => {
+                    if a.args().is_empty() {
+                        self.bad_arg(a.span, "`@provider` takes a target and the fields to add to its tool object, e.g. `@provider(anthropic: {\"cache_control\": {\"type\": \"ephemeral\"}})`");
+                    }
+                    for arg in a.args() {
+                        let Some(key) = &arg.name else {
+                            self.bad_arg(arg.span, "`@provider` takes named arguments: a target, then an object of fields");
+                            continue;
+                        };
+                        if crate::emit::Target::from_name(&key.text).is_none() {
+                            let names = crate::emit::Target::ALL.iter().map(|t| t.as_str());
+                            let hint = crate::suggest::did_you_mean(&key.text, names)
+                                .map(|s| format!("; did you mean `{s}`?"))
+                                .unwrap_or_default();
+                            self.bad_arg(
+                                key.span,
+                                &format!("`{}` is not a target{hint}", key.text),
+                            );
+                            continue;
+                        }
+                        match &arg.value {
+                            AttrValue::Value(v) => match self.value(v) {
+                                Some(Value::Object(fields)) => {
+                                    // A repeated key is reported with the attribute's arguments.
+                                    tool.provider.insert(key.text.clone(), fields);
+                                }
+                                Some(_) => self.bad_arg(
+                                    arg.span,
+                                    "`@provider` takes an object of fields for each target",
+                                ),
+                                None => {}
+                            },
+                            _ => self.bad_arg(
+                                arg.span,
+                                "`@provider` takes an object of fields for each target",
+                            ),
+                        }
                     }
                 }
                 "meta" => {
@@ -156,6 +210,10 @@ impl Checker {
             }
         }
         self.key_count_range(&tool.params);
+        tool.retry = retries.into_iter().map(|(_, r)| r).collect();
+        if tool.cache.is_some() && tool.hints.read_only != Some(true) {
+            self.cache_not_read_only(attrs, tool);
+        }
         if tool.hints.read_only == Some(true) && tool.hints.destructive == Some(true) {
             let span = attrs
                 .iter()
@@ -178,6 +236,7 @@ impl Checker {
     fn retry(&mut self, a: &Attribute) -> Option<Retry> {
         let mut retry = Retry {
             times: 1,
+            on: Vec::new(),
             wait: Wait::Fixed(0.0),
             base: 1.0,
         };
@@ -224,13 +283,135 @@ impl Checker {
                     self.bad_arg(v.span(), "`base` is a number of seconds, e.g. `base: 1.0`");
                     ok = false;
                 }
+                (Some("on"), v) => match self.error_kinds(v) {
+                    Some(kinds) => retry.on = kinds,
+                    None => ok = false,
+                },
                 _ => {
-                    self.bad_arg(arg.span, "`@retry` takes `times: N`, `wait: linear | exponential | SECONDS` and `base: SECONDS`");
+                    self.bad_arg(arg.span, "`@retry` takes `times: N`, `wait: linear | exponential | SECONDS`, `base: SECONDS` and `on: [KIND, ...]`");
                     ok = false;
                 }
             }
         }
         ok.then_some(retry)
+    }
+
+    /// The error kinds of `@retry`'s `on`: a list of words or strings (`[timeout, unavailable]`),
+    /// or one of them alone; `None` after reporting a list that is empty or holds anything else.
+    fn error_kinds(&mut self, v: &AttrValue) -> Option<Vec<String>> {
+        let items: Vec<AttrValue> = match v {
+            AttrValue::List { items, .. } => items.clone(),
+            AttrValue::Value(ast::Value {
+                kind: ValueKind::Array(values),
+                ..
+            }) => values.iter().cloned().map(AttrValue::Value).collect(),
+            one => vec![one.clone()],
+        };
+        let mut kinds = Vec::with_capacity(items.len());
+        for item in &items {
+            match item {
+                AttrValue::Word(w) => kinds.push(w.text.clone()),
+                AttrValue::Value(ast::Value {
+                    kind: ValueKind::String(s),
+                    ..
+                }) if !s.is_empty() => kinds.push(s.clone()),
+                other => {
+                    self.bad_arg(
+                        other.span(),
+                        "an error kind is a short name, e.g. `on: [timeout, unavailable]`",
+                    );
+                    return None;
+                }
+            }
+        }
+        if kinds.is_empty() {
+            self.bad_arg(
+                v.span(),
+                "`on: []` retries nothing; name the error kinds, or leave `on` out to retry every kind",
+            );
+            return None;
+        }
+        Some(kinds)
+    }
+
+    /// Reports a `@retry` (at `span`) that never applies: every kind it retries is matched by
+    /// an earlier `@retry`, which applies first.
+    fn reachable_retry(&mut self, earlier: &[(Span, Retry)], span: Span, retry: &Retry) {
+        let shadowing = earlier.iter().find(|(_, e)| {
+            e.on.is_empty() || (!retry.on.is_empty() && retry.on.iter().all(|k| e.matches(k)))
+        });
+        if let Some((first, e)) = shadowing {
+            let why = if e.on.is_empty() {
+                "this `@retry` has no `on`, so it applies to every kind"
+            } else {
+                "this `@retry` applies first to the same kinds"
+            };
+            self.error(
+                Diagnostic::error(
+                    Code::ConflictingAttributes,
+                    span,
+                    "this `@retry` never applies: an earlier `@retry` matches every kind it names",
+                )
+                .with_label("never applies")
+                .with_related(*first, why)
+                .with_help(
+                    "`@retry` policies are tried in order and the first whose `on` matches applies; \
+                     put the narrower one first, or remove it",
+                ),
+            );
+        }
+    }
+
+    /// `@cache(ttl: DURATION)`.
+    fn cache(&mut self, a: &Attribute) -> Option<Cache> {
+        const HOW: &str = "`@cache` takes `ttl: DURATION`, e.g. `@cache(ttl: \"5m\")` (`ms`, `s`, `m`, `h` or `d`, or a number of seconds)";
+        let [arg] = a.args() else {
+            self.bad_arg(a.span, HOW);
+            return None;
+        };
+        if arg.name.as_ref().map(|n| n.text.as_str()) != Some("ttl") {
+            self.bad_arg(arg.span, HOW);
+            return None;
+        }
+        let ttl = match &arg.value {
+            AttrValue::Value(ast::Value {
+                kind: ValueKind::String(s),
+                ..
+            }) => parse_duration(s),
+            AttrValue::Value(v) => non_negative(self.value(v).as_ref())
+                .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok()),
+            _ => None,
+        };
+        match ttl {
+            Some(ttl) if !ttl.is_zero() => Some(Cache { ttl }),
+            _ => {
+                self.bad_arg(arg.value.span(), HOW);
+                None
+            }
+        }
+    }
+
+    /// `@cache` on a tool that does not say `@read_only`.
+    fn cache_not_read_only(&mut self, attrs: &[Attribute], tool: &Tool) {
+        let span = attrs
+            .iter()
+            .find(|a| a.name.text == "cache")
+            .map_or(tool.span, |a| a.span);
+        let said = attrs.iter().find(|a| a.name.text == "read_only");
+        let mut d = Diagnostic::error(
+            Code::CacheNotReadOnly,
+            span,
+            "only a `@read_only` tool can be cached",
+        )
+        .with_label("the tool is not `@read_only`")
+        .with_help(
+            "a cached call does not run the tool, so a tool that changes its environment would \
+             skip the change; add `@read_only` if the tool changes nothing, or remove `@cache`",
+        );
+        if let Some(said) = said {
+            d = d.with_related(said.span, "read-only is turned off here");
+        }
+        self.error(d);
     }
 
     /// Whether `a` is the first attribute of its name in `seen` (each attribute that may be given
@@ -289,11 +470,14 @@ impl Checker {
             .chain(OBJECT_CONSTRAINTS)
             .chain(FIELD_ANNOTATIONS)
             .chain(TOOL_ATTRIBUTES);
-        if let Some((_, help)) = ATTRIBUTE_SPELLINGS
+        if let Some((theirs, ours, help)) = ATTRIBUTE_SPELLINGS
             .iter()
-            .find(|(theirs, _)| *theirs == name)
+            .find(|(theirs, _, _)| *theirs == name)
         {
             d = d.with_help(*help);
+            if let Some(ours) = ours {
+                d = d.with_replacement(a.name.span, theirs, ours, *ours);
+            }
         } else if let Some(s) = did_you_mean(name, known.iter().copied()) {
             d = d
                 .with_help(format!("did you mean `@{s}`?"))
@@ -426,16 +610,49 @@ impl Checker {
 
 /// Other libraries' words for an attribute's arguments, with tooldef's: (attribute, their word,
 /// ours, whose).
-const SPELLINGS: &[(&str, &str, &str, &str)] =
-    &[("on_error", "return_empty", "suppress", "Phronomy")];
+const SPELLINGS: &[(&str, &str, &str, &str)] = &[
+    ("on_error", "return_empty", "suppress", "Phronomy"),
+    ("on_invalid", "return_error", "reply", "Phronomy"),
+];
 
 /// Other libraries' attributes that tooldef spells another way or keeps elsewhere: (their name,
-/// what to write instead).
-const ATTRIBUTE_SPELLINGS: &[(&str, &str)] = &[(
+/// tooldef's name when a rename fixes it, what to write instead).
+const ATTRIBUTE_SPELLINGS: &[(&str, Option<&str>, &str)] = &[(
     "on_schema_error",
-    "Phronomy's `@on_schema_error` is the call's policy for invalid arguments in tooldef: \
-     `RunOptions::on_invalid` (`reply`, the default: the model is told what to fix; or `raise`)",
+    Some("on_invalid"),
+    "Phronomy's `@on_schema_error` is tooldef's `@on_invalid`: `reply` (Phronomy's \
+     `return_error`, the default: the model is told what to fix) or `raise`; its `coerce` is \
+     `@lax`. A call can choose otherwise with `RunOptions::on_invalid`",
 )];
+
+/// Reads a duration such as `"500ms"`, `"30s"`, `"5m"`, `"2h"` or `"1d"` (a whole or decimal
+/// number, then its unit); `None` for anything else, or one too long to be represented.
+pub(crate) fn parse_duration(text: &str) -> Option<std::time::Duration> {
+    use std::time::Duration;
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let millis: u64 = match unit {
+        "ms" => 1,
+        "s" => 1000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => return None,
+    };
+    if number.is_empty() || number.starts_with('.') || number.ends_with('.') {
+        return None;
+    }
+    // A whole number is exact; a decimal one is read as seconds to the nanosecond.
+    match number.parse::<u64>() {
+        Ok(n) => n.checked_mul(millis).map(Duration::from_millis),
+        Err(_) => {
+            let n: f64 = number.parse().ok()?;
+            Duration::try_from_secs_f64(n * millis as f64 / 1000.0).ok()
+        }
+    }
+}
 
 pub(super) fn list(names: &[&str]) -> String {
     names

@@ -45,8 +45,10 @@ pub(crate) const OBJECT_CONSTRAINTS: &[&str] = &[
     "requires",
 ];
 
-/// The rules that may be given more than once on one object, each a rule of its own.
-pub(crate) const REPEATABLE_ATTRIBUTES: &[&str] = &["exactly_one_of", "at_most_one_of", "requires"];
+/// The attributes that may be given more than once on one item, each a rule of its own: the
+/// group rules of an object, and a tool's `@retry` policies (tried in order).
+pub(crate) const REPEATABLE_ATTRIBUTES: &[&str] =
+    &["exactly_one_of", "at_most_one_of", "requires", "retry"];
 
 impl Checker {
     /// Reads `a`, one of [`OBJECT_CONSTRAINTS`], into the rules of `object`.

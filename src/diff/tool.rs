@@ -198,7 +198,14 @@ fn policies(old: &Tool, new: &Tool, push: &mut impl FnMut(ChangeKind, &str, Stri
         ("/scope", "@scope", old.scope != new.scope),
         ("/on_error", "@on_error", old.on_error != new.on_error),
         ("/retry", "@retry", old.retry != new.retry),
+        (
+            "/on_invalid",
+            "@on_invalid",
+            old.on_invalid != new.on_invalid,
+        ),
+        ("/cache", "@cache", old.cache != new.cache),
         ("/meta", "@meta", old.meta != new.meta),
+        ("/provider", "@provider", old.provider != new.provider),
     ];
     for (path, attribute, changed) in others {
         if changed {

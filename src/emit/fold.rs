@@ -26,11 +26,16 @@ pub(crate) enum Folded {
     /// descriptions, in a "One of: ..." sentence (the JSON Schema family in the description of
     /// a field that has one).
     DocumentedEnumValue,
-    /// A value of an enum that mixes strings with numbers: Gemini's OpenAPI enums hold strings
-    /// only.
+    /// A value of an enum that mixes strings with numbers, two of them spelled alike (`1` and
+    /// `"1"`): Gemini's OpenAPI enums hold strings only, and it sends the values as their
+    /// spellings unless two are alike.
     MixedEnumValue,
-    /// A value of an enum that holds a boolean: Gemini's enums (both forms) hold no booleans.
-    BooleanEnumValue,
+    /// A value of an enum that holds a boolean: Gemini's JSON Schema enums hold no booleans;
+    /// its OpenAPI form sends them as spellings, unless two values are spelled `alike`.
+    BooleanEnumValue {
+        /// Whether two values are spelled alike, so that gemini-openapi folds them too.
+        alike: bool,
+    },
 }
 
 impl Folded {
@@ -40,9 +45,9 @@ impl Folded {
             Folded::Default => "default",
             Folded::Example => "example",
             Folded::Pattern => "pattern",
-            Folded::DocumentedEnumValue | Folded::MixedEnumValue | Folded::BooleanEnumValue => {
-                "enum value"
-            }
+            Folded::DocumentedEnumValue
+            | Folded::MixedEnumValue
+            | Folded::BooleanEnumValue { .. } => "enum value",
         }
     }
 }
@@ -60,15 +65,19 @@ pub(crate) fn folding_targets(folded: Folded) -> Vec<Target> {
             Folded::Pattern => matches!(t, Target::Gemini | Target::AnthropicStrict),
             Folded::DocumentedEnumValue => true,
             Folded::MixedEnumValue => *t == Target::GeminiOpenApi,
-            Folded::BooleanEnumValue => matches!(t, Target::Gemini | Target::GeminiOpenApi),
+            Folded::BooleanEnumValue { alike } => {
+                *t == Target::Gemini || (alike && *t == Target::GeminiOpenApi)
+            }
         })
         .collect()
 }
 
 /// How targets fold the values of an enum into descriptions, if any does: every target when a
-/// value has a description; both Gemini forms when a value is a boolean; gemini-openapi when
-/// strings are mixed with numbers (a literal array or object keeps the enum out of Gemini
-/// altogether). Values no target folds are data, written only as `enum` and `const` keywords.
+/// value has a description; Gemini's JSON Schema form when a value is a boolean; gemini-openapi
+/// when a value is not a string and two are spelled alike (otherwise it sends the spellings as
+/// a string enum, [`crate::validate::reading`]); a literal array or object keeps the enum out of
+/// Gemini altogether. Values no target folds are data, written only as `enum` and `const`
+/// keywords.
 pub(crate) fn enum_folding<'a>(
     values: impl IntoIterator<Item = &'a Value>,
     documented: bool,
@@ -76,16 +85,18 @@ pub(crate) fn enum_folding<'a>(
     if documented {
         return Some(Folded::DocumentedEnumValue);
     }
+    let values: Vec<&Value> = values.into_iter().collect();
     let (mut number, mut boolean, mut composite) = (false, false, false);
-    for v in values {
+    for v in &values {
         number |= v.is_number();
         boolean |= v.is_boolean();
         composite |= v.is_array() || v.is_object();
     }
+    let alike = || crate::validate::reading::spelled_alike(values.iter().copied());
     match (composite, boolean, number) {
         (true, _, _) => None,
-        (false, true, _) => Some(Folded::BooleanEnumValue),
-        (false, false, true) => Some(Folded::MixedEnumValue),
+        (false, true, _) => Some(Folded::BooleanEnumValue { alike: alike() }),
+        (false, false, true) => alike().then_some(Folded::MixedEnumValue),
         (false, false, false) => None,
     }
 }

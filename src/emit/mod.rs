@@ -23,7 +23,7 @@ pub use response::{forced_tool, response_format, RESPONSE_TARGETS};
 
 use serde_json::{json, Map, Value};
 
-use crate::diagnostic::{Diagnostic, Errors, Span};
+use crate::diagnostic::{Code, Diagnostic, Errors, Span};
 use crate::model::{Module, Tool};
 
 /// The output formats `tooldef compile` can produce.
@@ -260,6 +260,50 @@ fn one(
     if let Some(d) = too_large(&shapes.tool(module, t), &what, t.span) {
         return (Value::Null, vec![d]);
     }
+    let (mut json, mut diagnostics) = shaped(module, t, target);
+    if let Some(fields) = t.provider.get(target.as_str()) {
+        merge_provider_fields(t, target, fields, &mut json, &mut diagnostics);
+    }
+    (json, diagnostics)
+}
+
+/// `@provider(target: {...})`: the fields added to the target's tool object. A field the
+/// target's shape already has would replace what tooldef wrote (the schema, the name), so it is
+/// an error.
+fn merge_provider_fields(
+    t: &Tool,
+    target: Target,
+    fields: &Map<String, Value>,
+    json: &mut Value,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let Value::Object(out) = json else {
+        return;
+    };
+    for (key, value) in fields {
+        if out.contains_key(key) {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::InvalidAttributeArgument,
+                    t.span,
+                    format!(
+                        "`@provider({}: ...)` of tool `{}` sets `{key}`, which the {} tool object already has",
+                        target.as_str(),
+                        t.name,
+                        target.as_str()
+                    ),
+                )
+                .with_label("would replace what tooldef writes")
+                .with_help("`@provider` adds fields the tool object does not have (e.g. Anthropic's `cache_control`); say the others in the tool itself"),
+            );
+        } else {
+            out.insert(key.clone(), value.clone());
+        }
+    }
+}
+
+/// A tool in a target's shape, before `@provider`'s fields.
+fn shaped(module: &Module, t: &Tool, target: Target) -> (Value, Vec<Diagnostic>) {
     match target {
         Target::JsonSchema => {
             let mut out = Map::new();

@@ -6,15 +6,19 @@
 //! - [`server`]: the MCP server over a [`crate::Toolset`], on stdio;
 //! - `stdio`: the server's stdio transport, which answers every line it cannot read;
 //! - [`http`]: the same on streamable HTTP, on loopback, with an optional bearer token;
-//! - [`client`]: another server's tools, listed and called.
+//! - [`client`]: another server's tools, listed and called;
+//! - [`upstream`]: another server's tools as this runtime's handlers (a validating proxy).
 
 pub mod bindings;
 pub mod client;
 pub mod http;
+mod metrics;
 mod process;
 pub mod server;
 mod stdio;
+pub mod upstream;
 
 pub use bindings::{Binding, Bindings, BindingsError};
 pub use client::{Client, ClientError};
 pub use server::{serve_stdio, LogFormat, ServeError, ServerOptions, ToolServer};
+pub use upstream::{Upstream, UpstreamError};

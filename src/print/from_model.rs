@@ -125,6 +125,35 @@ fn expr(kind: TypeKind) -> TypeExpr {
     TypeExpr { kind, span: sp() }
 }
 
+/// An error kind as a bare word when it reads back as one, else as a string.
+fn kind_word(kind: &str) -> AttrValue {
+    if is_word(kind) && !matches!(kind, "true" | "false" | "null") {
+        word(kind)
+    } else {
+        val(&Value::String(kind.to_string()))
+    }
+}
+
+/// A duration in the largest unit that holds it whole (`"5m"`, `"1500ms"`); below a
+/// millisecond, in seconds (`"0.0000015s"`).
+fn duration_text(d: std::time::Duration) -> String {
+    let ms = d.as_millis();
+    if !d.subsec_nanos().is_multiple_of(1_000_000) {
+        return format!("{}s", d.as_secs_f64());
+    }
+    for (unit, size) in [
+        ("d", 86_400_000),
+        ("h", 3_600_000),
+        ("m", 60_000),
+        ("s", 1000),
+    ] {
+        if ms.is_multiple_of(size) {
+            return format!("{}{unit}", ms / size);
+        }
+    }
+    format!("{ms}ms")
+}
+
 fn f64_value(x: f64) -> Value {
     serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
 }
@@ -245,20 +274,35 @@ impl ToAst<'_> {
         if t.formats == model::Formats::Annotate {
             attrs.push(attr("formats", Some(vec![arg(word("annotate"))])));
         }
-        if let Some(r) = &t.retry {
+        for r in &t.retry {
             let wait = match r.wait {
                 model::Wait::Fixed(x) => val(&f64_value(x)),
                 model::Wait::Linear => word("linear"),
                 model::Wait::Exponential => word("exponential"),
             };
-            attrs.push(attr(
-                "retry",
-                Some(vec![
-                    named_arg("times", val(&Value::from(r.times))),
-                    named_arg("wait", wait),
-                    named_arg("base", val(&f64_value(r.base))),
-                ]),
-            ));
+            let mut args = vec![
+                named_arg("times", val(&Value::from(r.times))),
+                named_arg("wait", wait),
+                named_arg("base", val(&f64_value(r.base))),
+            ];
+            if !r.on.is_empty() {
+                let items = r.on.iter().map(|k| kind_word(k)).collect();
+                args.push(named_arg("on", AttrValue::List { items, span: sp() }));
+            }
+            attrs.push(attr("retry", Some(args)));
+        }
+        match t.on_invalid {
+            Some(model::OnInvalid::Reply) => {
+                attrs.push(attr("on_invalid", Some(vec![arg(word("reply"))])))
+            }
+            Some(model::OnInvalid::Raise) => {
+                attrs.push(attr("on_invalid", Some(vec![arg(word("raise"))])))
+            }
+            None => {}
+        }
+        if let Some(cache) = &t.cache {
+            let ttl = val(&Value::String(duration_text(cache.ttl)));
+            attrs.push(attr("cache", Some(vec![named_arg("ttl", ttl)])));
         }
         if !t.meta.is_empty() {
             let mut args = Vec::new();
@@ -271,6 +315,14 @@ impl ToAst<'_> {
                 args.push(named_arg(k, val(v)));
             }
             attrs.push(attr("meta", Some(args)));
+        }
+        if !t.provider.is_empty() {
+            let args = t
+                .provider
+                .iter()
+                .map(|(target, fields)| named_arg(target, val(&Value::Object(fields.clone()))))
+                .collect();
+            attrs.push(attr("provider", Some(args)));
         }
         if t.deprecated {
             attrs.push(attr("deprecated", None));

@@ -16,6 +16,9 @@ use crate::validate::{Coercion, CoercionRule, Mode, Repair};
 pub struct Audit {
     /// The tool called, as the call named it.
     pub tool: String,
+    /// The provider's id of the call, when the caller gave one ([`super::RunOptions::call_id`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
     /// The mode the arguments were validated in; `None` when they were not (an unknown tool,
     /// a tool without a handler).
     pub mode: Option<Mode>,
@@ -40,12 +43,23 @@ pub struct Audit {
     /// What went wrong, in words, when the outcome is not `ok`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The kind of the last failed attempt ([`super::ToolError::kind`]: `timeout`, `panic`,
+    /// `invalid-output` or the handler's own), when the call ended in a handler's failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<String>,
+    /// For a `@cache` tool whose call reached the cache: whether its result came from it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheUse>,
+    /// Why the handler halted the loop ([`super::CallContext::halt`]), when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub halted: Option<String>,
 }
 
 impl Audit {
     pub(crate) fn new(tool: &str) -> Audit {
         Audit {
             tool: tool.to_string(),
+            call_id: None,
             mode: None,
             target: None,
             coercions: Vec::new(),
@@ -55,6 +69,9 @@ impl Audit {
             duration: Duration::ZERO,
             outcome: CallOutcome::Error,
             error: None,
+            error_kind: None,
+            cache: None,
+            halted: None,
         }
     }
 }
@@ -81,6 +98,17 @@ impl From<&Coercion> for AppliedCoercion {
     }
 }
 
+/// What the result cache did for a call of a `@cache` tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheUse {
+    /// The result came from the cache; the handler did not run.
+    Hit,
+    /// Nothing fresh was stored for these arguments; the handler ran (and its result, if it
+    /// succeeded, was stored).
+    Miss,
+}
+
 /// How a call ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -99,4 +127,10 @@ pub enum CallOutcome {
     TimedOut,
     /// The caller cancelled the call.
     Cancelled,
+    /// The call was not run: as many calls as the runtime's [`super::ConcurrencyLimits`] allow
+    /// were running.
+    Busy,
+    /// The call was not run: an earlier call of the same response halted the loop
+    /// ([`super::CallContext::halt`]).
+    NotRun,
 }

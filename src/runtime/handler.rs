@@ -11,22 +11,57 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::context::CallContext;
+
 /// A boxed future that can move between threads.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// A failure of a tool's handler. Its message is what the model is told when the tool's
 /// `@on_error` is `suppress`.
+///
+/// Every error has a **kind**, a short name that `@retry(on: [...])` matches: one the handler
+/// chooses ([`ToolError::with_kind`], e.g. `unavailable`), else [`ToolError::ERROR`]. The
+/// runtime gives its own failures the built-in kinds [`ToolError::TIMEOUT`],
+/// [`ToolError::PANIC`] and [`ToolError::INVALID_OUTPUT`]. An error can also be **final**
+/// ([`ToolError::fatal`]): no `@retry` runs the call again, whatever its kind.
+///
+/// ```
+/// use tooldef::runtime::ToolError;
+///
+/// let e = ToolError::new("the index is rebuilding").with_kind("unavailable");
+/// assert_eq!(e.kind(), "unavailable");
+/// assert!(!e.is_fatal());
+/// let e = ToolError::new("no such account").fatal();
+/// assert_eq!(e.kind(), ToolError::ERROR);
+/// assert!(e.is_fatal());
+/// ```
 #[derive(Clone, Debug)]
 pub struct ToolError {
     message: String,
+    kind: Option<Arc<str>>,
+    fatal: bool,
     source: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
 
 impl ToolError {
+    /// The kind of an error whose handler did not choose one.
+    pub const ERROR: &'static str = "error";
+    /// The kind of an attempt that ran out of time.
+    pub const TIMEOUT: &'static str = "timeout";
+    /// The kind of a handler that panicked.
+    pub const PANIC: &'static str = "panic";
+    /// The kind of a result that does not fit the tool's output type.
+    pub const INVALID_OUTPUT: &'static str = "invalid-output";
+    /// The kind of a handler that stopped because its call was cancelled
+    /// ([`ToolError::cancelled`]); such a call ends as cancelled, and is never retried.
+    pub const CANCELLED: &'static str = "cancelled";
+
     /// An error with a message.
     pub fn new(message: impl Into<String>) -> ToolError {
         ToolError {
             message: message.into(),
+            kind: None,
+            fatal: false,
             source: None,
         }
     }
@@ -35,13 +70,44 @@ impl ToolError {
     pub fn from_error(error: impl std::error::Error + Send + Sync + 'static) -> ToolError {
         ToolError {
             message: error.to_string(),
+            kind: None,
+            fatal: false,
             source: Some(Arc::new(error)),
         }
+    }
+
+    /// The error a handler returns when it sees that its call was cancelled
+    /// ([`CallContext::is_cancelled`](super::CallContext::is_cancelled)).
+    pub fn cancelled() -> ToolError {
+        ToolError::new("the call was cancelled").with_kind(ToolError::CANCELLED)
+    }
+
+    /// The same error with a kind, a short name such as `unavailable` or `rate-limited`, for
+    /// `@retry(on: [...])` to match.
+    pub fn with_kind(mut self, kind: impl Into<String>) -> ToolError {
+        self.kind = Some(kind.into().into());
+        self
+    }
+
+    /// The same error, final: no `@retry` runs its call again.
+    pub fn fatal(mut self) -> ToolError {
+        self.fatal = true;
+        self
     }
 
     /// The message.
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// The kind: the one given with [`ToolError::with_kind`], else [`ToolError::ERROR`].
+    pub fn kind(&self) -> &str {
+        self.kind.as_deref().unwrap_or(ToolError::ERROR)
+    }
+
+    /// Whether the error is final ([`ToolError::fatal`]).
+    pub fn is_fatal(&self) -> bool {
+        self.fatal
     }
 }
 
@@ -83,11 +149,14 @@ impl From<serde_json::Error> for ToolError {
     }
 }
 
-type AsyncFn = dyn Fn(Value) -> BoxFuture<Result<Value, ToolError>> + Send + Sync;
-type SyncFn = dyn Fn(Value) -> Result<Value, ToolError> + Send + Sync;
+type AsyncFn = dyn Fn(Value, CallContext) -> BoxFuture<Result<Value, ToolError>> + Send + Sync;
+type SyncFn = dyn Fn(Value, &CallContext) -> Result<Value, ToolError> + Send + Sync;
 
 /// The code that runs a tool: it gets the normalized arguments (defaults filled, coercions
-/// applied) and returns the tool's result as JSON, or an error.
+/// applied) and returns the tool's result as JSON, or an error. A handler made with
+/// [`Handler::with_context`] or [`Handler::sync_with_context`] also gets the attempt's
+/// [`CallContext`]: the call's id, its cancellation and deadline, and a way to halt the loop or
+/// attach metadata to the result.
 ///
 /// A handler that panics fails its attempt with a [`ToolError`] ("the handler panicked: …"),
 /// as an error it returned would.
@@ -124,7 +193,34 @@ impl Handler {
         Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
     {
         Handler {
-            run: Run::Async(Arc::new(move |args| Box::pin(handler(args)))),
+            run: Run::Async(Arc::new(move |args, _| Box::pin(handler(args)))),
+            timeout: None,
+        }
+    }
+
+    /// An async handler that gets the attempt's [`CallContext`]. Stopping it drops its future,
+    /// and cancels [`CallContext::cancel_token`] for whatever it handed the token to.
+    pub fn with_context<F, Fut>(handler: F) -> Handler
+    where
+        F: Fn(Value, CallContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+    {
+        Handler {
+            run: Run::Async(Arc::new(move |args, cx| Box::pin(handler(args, cx)))),
+            timeout: None,
+        }
+    }
+
+    /// A blocking handler that gets the attempt's [`CallContext`], run as [`Handler::sync`]
+    /// runs. When the call stops waiting for it (a timeout, a cancellation), the context says
+    /// so ([`CallContext::is_cancelled`]): a handler that looks now and then can stop early,
+    /// e.g. with [`ToolError::cancelled`].
+    pub fn sync_with_context<F>(handler: F) -> Handler
+    where
+        F: Fn(Value, &CallContext) -> Result<Value, ToolError> + Send + Sync + 'static,
+    {
+        Handler {
+            run: Run::Sync(Arc::new(handler)),
             timeout: None,
         }
     }
@@ -138,7 +234,7 @@ impl Handler {
         F: Fn(Value) -> Result<Value, ToolError> + Send + Sync + 'static,
     {
         Handler {
-            run: Run::Sync(Arc::new(handler)),
+            run: Run::Sync(Arc::new(move |args, _: &CallContext| handler(args))),
             timeout: None,
         }
     }
@@ -157,20 +253,25 @@ impl Handler {
 
     /// One run of the handler. `stoppable`: whether the caller may stop waiting for it (then a
     /// sync handler runs on its own thread).
-    pub(crate) fn run(&self, args: Value, stoppable: bool) -> BoxFuture<Result<Value, ToolError>> {
+    pub(crate) fn run(
+        &self,
+        args: Value,
+        cx: CallContext,
+        stoppable: bool,
+    ) -> BoxFuture<Result<Value, ToolError>> {
         match &self.run {
             Run::Async(f) => {
                 let f = Arc::clone(f);
                 // Making the future runs the closure's code before its first await: a panic
                 // there is caught too.
-                match catch_unwind(AssertUnwindSafe(|| f(args))) {
+                match catch_unwind(AssertUnwindSafe(|| f(args, cx))) {
                     Ok(future) => Box::pin(CatchPanic { future }),
                     Err(panic) => Box::pin(std::future::ready(Err(panicked(panic)))),
                 }
             }
             Run::Sync(f) if !stoppable => {
-                let result =
-                    catch_unwind(AssertUnwindSafe(|| f(args))).unwrap_or_else(|p| Err(panicked(p)));
+                let result = catch_unwind(AssertUnwindSafe(|| f(args, &cx)))
+                    .unwrap_or_else(|p| Err(panicked(p)));
                 Box::pin(std::future::ready(result))
             }
             Run::Sync(f) => {
@@ -180,7 +281,7 @@ impl Handler {
                 let spawned = std::thread::Builder::new()
                     .name("tooldef-handler".into())
                     .spawn(move || {
-                        let result = catch_unwind(AssertUnwindSafe(|| f(args)))
+                        let result = catch_unwind(AssertUnwindSafe(|| f(args, &cx)))
                             .unwrap_or_else(|p| Err(panicked(p)));
                         filled.fill(result);
                     });
@@ -205,6 +306,7 @@ fn panicked(panic: Box<dyn Any + Send>) -> ToolError {
         Some(text) => ToolError::new(format!("the handler panicked: {text}")),
         None => ToolError::new("the handler panicked"),
     }
+    .with_kind(ToolError::PANIC)
 }
 
 /// An async handler's future, with its panics turned into errors.

@@ -7,21 +7,32 @@
 //!    choose), reading the arguments in the shape the call's target showed
 //!    ([`Toolset::validator_for`]). Invalid arguments (and an unknown tool) follow
 //!    [`OnInvalid`]: `Reply` answers the model with [`Invalid::message`] as an error result,
-//!    `Raise` fails the call. The handler gets the normalized arguments.
+//!    `Raise` fails the call. The call's [`RunOptions::on_invalid`] wins, then the tool's
+//!    `@on_invalid`, then `Reply`. The handler gets the normalized arguments.
 //! 2. **Approval**, for a `@requires_approval` tool: the [`Approver`] is asked with the tool and
 //!    the normalized arguments. Denied, or with no approver configured, the call is refused: the
 //!    model is told so, and the handler never runs.
-//! 3. **The handler**, with a timeout per attempt: the call's own, else the one its handler was
+//! 3. **The cache** (`@cache(ttl)`, on `@read_only` tools): a call with the same normalized
+//!    arguments as one that succeeded less than `ttl` ago (on the clock) gets that result, and
+//!    the handler does not run; [`Audit::cache`] says whether it did. Only successful results
+//!    are stored. The cache is bounded in entries and bytes ([`CacheLimits`],
+//!    [`Runtime::with_cache_limits`]), least recently used first out.
+//! 4. **The handler**, with a timeout per attempt: the call's own, else the one its handler was
 //!    registered with, else the runtime's default; none by default.
-//! 4. **Retries** (`@retry(times, wait, base)`): a failed attempt (an error, a timeout, a result
-//!    that does not fit the output type) is run again up to `times` more times, waiting on the
-//!    clock between attempts. Invalid arguments and refusals are never retried.
-//! 5. **`@on_error`**, after the last failed attempt: `suppress` answers the model with the
+//! 5. **Retries** (`@retry(times, wait, base, on)`): a failed attempt is run again, waiting on the
+//!    clock between attempts. Each failure has a kind ([`ToolError::kind`]): the handler's own,
+//!    or `timeout` (the attempt ran out of time), `panic`, `invalid-output` (a result that does
+//!    not fit the output type). The tool's `@retry` policies are tried in source order and the
+//!    first whose `on` names the kind applies (one without `on` applies to every kind); each
+//!    policy runs its own count of up to `times` retries, and once the applying one is spent,
+//!    the call fails (a later policy is not tried). A final error ([`ToolError::fatal`]), a
+//!    cancelled call, invalid arguments and refusals are never retried.
+//! 6. **`@on_error`**, after the last failed attempt: `suppress` answers the model with the
 //!    error as an error result; `raise` fails the call. A tool without `@on_error` follows the
 //!    runtime's default, [`OnError::Raise`] unless set with [`Runtime::with_on_error`]: that is
 //!    the default of Phronomy's `on_error`, where the attribute comes from, so a failure is never
 //!    hidden from the host unless someone chose so.
-//! 6. **The output check**: a tool with `-> T` has the handler's result validated against `T`
+//! 7. **The output check**: a tool with `-> T` has the handler's result validated against `T`
 //!    in strict mode; a result that does not fit is a failure of the attempt, named with its
 //!    JSON pointer, and never passed on. The result passed on is normalized like arguments
 //!    (declaration order, defaults filled).
@@ -30,10 +41,13 @@
 //! [`Audit`]: on the [`Reply`], or on the [`CallError`].
 
 mod audit;
+mod cache;
 mod cancel;
 mod clock;
+mod context;
 mod handler;
 mod policy;
+mod running;
 mod turn;
 
 use std::borrow::Cow;
@@ -42,20 +56,24 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::emit::Target;
 use crate::model::{OnError, Tool};
 use crate::toolset::Toolset;
 use crate::validate::{Arguments, CompileError, Invalid, Mode, OnInvalid, Validator};
 
-pub use audit::{AppliedCoercion, Audit, CallOutcome};
+pub use audit::{AppliedCoercion, Audit, CacheUse, CallOutcome};
+pub use cache::CacheLimits;
 pub use cancel::CancelToken;
 pub use clock::{Clock, FakeClock, Sleep, SystemClock};
+pub use context::CallContext;
 pub use handler::{Approval, ApprovalRequest, Approver, BoxFuture, Handler, ToolError};
+pub use running::ConcurrencyLimits;
 pub use turn::{Turn, TurnCall};
 
-use policy::{race, wait_before, Raced};
+use cache::ResultCache;
+use policy::{race, retry_for, wait_before, Raced};
 
 /// Runs the calls of a toolset's tools through their handlers and call policies (see the
 /// [module documentation](self)). `Send` and `Sync`: share it between tasks (e.g. in an `Arc`).
@@ -101,6 +119,8 @@ pub struct Runtime {
     clock: Arc<dyn Clock>,
     timeout: Option<Duration>,
     on_error: OnError,
+    cache: ResultCache,
+    running: running::Running,
 }
 
 /// A registered handler, with the validator of its tool's output type.
@@ -119,6 +139,8 @@ impl fmt::Debug for Runtime {
             .field("approver", &self.approver)
             .field("timeout", &self.timeout)
             .field("on_error", &self.on_error)
+            .field("cache", &self.cache.limits())
+            .field("concurrency", &self.running.limits())
             .finish_non_exhaustive()
     }
 }
@@ -128,8 +150,9 @@ impl fmt::Debug for Runtime {
 pub struct RunOptions {
     /// The validation mode; `None` uses the tool's `@strict` / `@lax` (strict when neither).
     pub mode: Option<Mode>,
-    /// What invalid arguments (or an unknown tool name) do.
-    pub on_invalid: OnInvalid,
+    /// What invalid arguments (or an unknown tool name) do. `None` follows the tool's
+    /// `@on_invalid`, else [`OnInvalid::Reply`]; a call's own choice wins over the attribute.
+    pub on_invalid: Option<OnInvalid>,
     /// The target the model was shown the tool for: its arguments are read in that shape
     /// ([`Toolset::validator_for`]). `None`: the source's shape.
     pub target: Option<Target>,
@@ -137,6 +160,9 @@ pub struct RunOptions {
     pub timeout: Option<Duration>,
     /// A token that cancels the call.
     pub cancel: Option<CancelToken>,
+    /// The provider's id of the call, passed on to the handler ([`CallContext::call_id`]) and
+    /// kept in the audit.
+    pub call_id: Option<String>,
 }
 
 impl RunOptions {
@@ -148,7 +174,7 @@ impl RunOptions {
 
     /// The same options with a policy for invalid arguments.
     pub fn on_invalid(mut self, on_invalid: OnInvalid) -> Self {
-        self.on_invalid = on_invalid;
+        self.on_invalid = Some(on_invalid);
         self
     }
 
@@ -169,6 +195,12 @@ impl RunOptions {
         self.cancel = Some(token);
         self
     }
+
+    /// The same options with the provider's id of the call.
+    pub fn call_id(mut self, id: impl Into<String>) -> Self {
+        self.call_id = Some(id.into());
+        self
+    }
 }
 
 /// What a call gives the model: the handler's result, or a message marked as an error
@@ -179,6 +211,9 @@ pub struct Reply {
     pub content: Value,
     /// Whether the content reports a problem rather than a result (MCP's `isError`).
     pub is_error: bool,
+    /// What the handler attached to its result ([`CallContext::set_metadata`]), in the order
+    /// it was set; empty when it attached nothing.
+    pub metadata: Map<String, Value>,
     /// The call's record.
     pub audit: Audit,
 }
@@ -278,10 +313,25 @@ fn unknown_tool(name: &str, suggestion: Option<&str>) -> String {
 /// How one call ended, before it is turned into a [`Reply`] or a [`CallError`].
 type Ended = Result<(Value, bool), CallErrorKind>;
 
-/// Why the last attempt failed.
+/// Why an attempt failed.
 enum Failure {
     Error(ToolError),
     TimedOut(Duration),
+}
+
+impl Failure {
+    /// The kind `@retry(on: [...])` matches.
+    fn kind(&self) -> &str {
+        match self {
+            Failure::Error(e) => e.kind(),
+            Failure::TimedOut(_) => ToolError::TIMEOUT,
+        }
+    }
+
+    /// Whether no policy may retry it.
+    fn is_fatal(&self) -> bool {
+        matches!(self, Failure::Error(e) if e.is_fatal())
+    }
 }
 
 impl Runtime {
@@ -295,7 +345,24 @@ impl Runtime {
             clock: Arc::new(SystemClock),
             timeout: None,
             on_error: OnError::Raise,
+            cache: ResultCache::new(CacheLimits::default()),
+            running: running::Running::default(),
         }
+    }
+
+    /// The same runtime with other bounds for the results of `@cache` tools (by default
+    /// [`CacheLimits::default`]), and an empty cache.
+    pub fn with_cache_limits(mut self, limits: CacheLimits) -> Runtime {
+        self.cache = ResultCache::new(limits);
+        self
+    }
+
+    /// The same runtime with caps on the calls whose handlers run at once, in all and per tool
+    /// (none by default). A call past a cap is answered at once that the server is busy (its
+    /// outcome [`CallOutcome::Busy`]); it is not queued.
+    pub fn with_concurrency(mut self, limits: ConcurrencyLimits) -> Runtime {
+        self.running = running::Running::new(limits);
+        self
     }
 
     /// The same runtime on another clock (e.g. a [`FakeClock`] in tests).
@@ -369,12 +436,17 @@ impl Runtime {
         let started = self.clock.now();
         let mut audit = Audit::new(name);
         audit.target = options.target.map(Target::as_str);
-        let ended = self.run(name, arguments.into(), &options, &mut audit).await;
+        audit.call_id.clone_from(&options.call_id);
+        let mut metadata = Map::new();
+        let ended = self
+            .run(name, arguments.into(), &options, &mut audit, &mut metadata)
+            .await;
         audit.duration = self.clock.now().saturating_duration_since(started);
         match ended {
             Ok((content, is_error)) => Ok(Reply {
                 content,
                 is_error,
+                metadata,
                 audit,
             }),
             Err(kind) => Err(CallError {
@@ -390,6 +462,7 @@ impl Runtime {
         arguments: Arguments<'_>,
         options: &RunOptions,
         audit: &mut Audit,
+        metadata: &mut Map<String, Value>,
     ) -> Ended {
         let cancel = options.cancel.as_ref();
         if cancel.is_some_and(CancelToken::is_cancelled) {
@@ -398,7 +471,8 @@ impl Runtime {
         let Some((tool, validator)) = self.toolset.known(name, options.target) else {
             let suggestion = self.toolset.suggest(name).map(str::to_string);
             let message = unknown_tool(name, suggestion.as_deref());
-            return match options.on_invalid {
+            // No tool, no `@on_invalid`: the call's choice, else `reply`.
+            return match options.on_invalid.unwrap_or_default() {
                 OnInvalid::Reply => end(audit, CallOutcome::Invalid, message),
                 OnInvalid::Raise => {
                     end_err(audit, CallOutcome::Invalid, message);
@@ -437,7 +511,7 @@ impl Runtime {
             Err(invalid) => {
                 audit.coercions = invalid.coercions.iter().map(Into::into).collect();
                 let message = invalid.message();
-                return match options.on_invalid {
+                return match validator.on_invalid(options.on_invalid) {
                     OnInvalid::Reply => end(audit, CallOutcome::Invalid, message),
                     OnInvalid::Raise => {
                         end_err(audit, CallOutcome::Invalid, message);
@@ -471,21 +545,47 @@ impl Runtime {
                 Raced::TimedOut | Raced::Cancelled => return cancelled(audit),
             }
         }
-        self.attempts(name, tool, registered, arguments, options, audit)
-            .await
+        // `@cache`: looked up once the call may run (approved), so a cached result is never
+        // handed out for a call the approver denies.
+        let cached = tool.cache.map(|c| (c.ttl, cache::key(name, &arguments)));
+        if let Some((_, key)) = &cached {
+            if let Some(result) = self.cache.get(key, self.clock.now()) {
+                audit.cache = Some(CacheUse::Hit);
+                audit.outcome = CallOutcome::Ok;
+                return Ok((result, false));
+            }
+            audit.cache = Some(CacheUse::Miss);
+        }
+        // The handler's place among the calls running, kept until the call ends (or is
+        // dropped); past a cap the call is answered at once, not queued.
+        let _place = match self.running.enter(name) {
+            Ok(place) => place,
+            Err(message) => return end(audit, CallOutcome::Busy, message),
+        };
+        let ended = self
+            .attempts(tool, registered, arguments, options, audit, metadata)
+            .await;
+        if let (Some((ttl, key)), Ok((result, false))) = (cached, &ended) {
+            // A result that halted the loop is not served again: a hit would not halt it.
+            if audit.outcome == CallOutcome::Ok && audit.halted.is_none() {
+                self.cache.put(key, result.clone(), self.clock.now(), ttl);
+            }
+        }
+        ended
     }
 
     /// Runs the handler until an attempt succeeds or the retries are spent, then applies
-    /// `@on_error`.
+    /// `@on_error`. The tool is the one the call named (`tool.name` is the call's name).
     async fn attempts(
         &self,
-        name: &str,
         tool: &Tool,
         registered: &Registered,
         arguments: Value,
         options: &RunOptions,
         audit: &mut Audit,
+        metadata: &mut Map<String, Value>,
     ) -> Ended {
+        let name = tool.name.as_str();
         let cancel = options.cancel.as_ref();
         let timeout = options
             .timeout
@@ -493,31 +593,62 @@ impl Runtime {
             .or(self.timeout);
         let stoppable = timeout.is_some() || cancel.is_some();
         let clock: &dyn Clock = &*self.clock;
+        // How many retries each `@retry` has made.
+        let mut retried = vec![0u32; tool.retry.len()];
         let failure = loop {
             audit.attempts += 1;
-            let run = registered.handler.run(arguments.clone(), stoppable);
-            let failure = match race(run, timeout.map(|t| (clock, t)), cancel).await {
+            let deadline = timeout.and_then(|t| clock.now().checked_add(t));
+            let cx = CallContext::new(
+                options.call_id.as_deref(),
+                name,
+                audit.attempts,
+                deadline,
+                Arc::clone(&self.clock),
+            );
+            let run = registered
+                .handler
+                .run(arguments.clone(), cx.clone(), stoppable);
+            let raced = race(run, timeout.map(|t| (clock, t)), cancel).await;
+            if !matches!(raced, Raced::Done(_)) {
+                // The call stops waiting: tell whatever the handler left running.
+                cx.cancel_token().cancel();
+            }
+            let told = cx.take_told();
+            *metadata = told.metadata;
+            let halted = told.halt.is_some();
+            if told.halt.is_some() {
+                audit.halted = told.halt;
+            }
+            let failure = match raced {
                 Raced::Done(Ok(result)) => match check_output(registered.output.as_ref(), result) {
                     Ok(result) => {
                         audit.outcome = CallOutcome::Ok;
+                        audit.error_kind = None;
                         return Ok((result, false));
                     }
-                    Err(problem) => Failure::Error(ToolError::new(problem)),
+                    Err(problem) => {
+                        Failure::Error(ToolError::new(problem).with_kind(ToolError::INVALID_OUTPUT))
+                    }
                 },
+                Raced::Done(Err(e)) if e.kind() == ToolError::CANCELLED => return cancelled(audit),
                 Raced::Done(Err(e)) => Failure::Error(e),
                 Raced::TimedOut => Failure::TimedOut(timeout.unwrap_or_default()),
                 Raced::Cancelled => return cancelled(audit),
             };
-            match &tool.retry {
-                Some(retry) if audit.attempts <= retry.times => {
-                    let wait = wait_before(retry, audit.attempts);
-                    if !wait.is_zero() {
-                        if let Raced::Cancelled = race(clock.sleep(wait), None, cancel).await {
-                            return cancelled(audit);
-                        }
-                    }
+            if halted {
+                audit.error_kind = Some(failure.kind().to_string());
+                break failure;
+            }
+            audit.error_kind = Some(failure.kind().to_string());
+            let Some((i, retry)) = retry_for(&tool.retry, &failure, &retried) else {
+                break failure;
+            };
+            retried[i] += 1;
+            let wait = wait_before(retry, retried[i]);
+            if !wait.is_zero() {
+                if let Raced::Cancelled = race(clock.sleep(wait), None, cancel).await {
+                    return cancelled(audit);
                 }
-                _ => break failure,
             }
         };
         let (outcome, message, kind) = match failure {

@@ -9,6 +9,7 @@ use crate::model::{Retry, Wait};
 
 use super::cancel::CancelToken;
 use super::clock::{Clock, Sleep};
+use super::Failure;
 
 /// The wait after failed attempt number `attempt` (1-based) before the next one: fixed, `base ×
 /// attempt` (linear) or `base × 2^(attempt−1)` (exponential) seconds. A wait too long to be
@@ -23,6 +24,23 @@ pub(crate) fn wait_before(retry: &Retry, attempt: u32) -> Duration {
         return Duration::ZERO;
     }
     Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
+}
+
+/// The `@retry` of `retries` (in source order) that retries `failure`, with its index: the first
+/// whose `on` matches the failure's kind, if it has retries left (`retried`, per policy). `None`
+/// for a final error, when no policy matches, or when the one that matches is spent: a later
+/// policy never takes over from an earlier one.
+pub(crate) fn retry_for<'a>(
+    retries: &'a [Retry],
+    failure: &Failure,
+    retried: &[u32],
+) -> Option<(usize, &'a Retry)> {
+    if failure.is_fatal() {
+        return None;
+    }
+    let kind = failure.kind();
+    let (i, retry) = retries.iter().enumerate().find(|(_, r)| r.matches(kind))?;
+    (retried.get(i).copied().unwrap_or(u32::MAX) < retry.times).then_some((i, retry))
 }
 
 /// How a race ended.
@@ -75,6 +93,7 @@ mod tests {
     fn retry(wait: Wait, base: f64) -> Retry {
         Retry {
             times: 3,
+            on: Vec::new(),
             wait,
             base,
         }

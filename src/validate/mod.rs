@@ -75,7 +75,7 @@ use serde_json::Value;
 
 use crate::model::{Module, Tool, Ty};
 
-pub use crate::model::Mode;
+pub use crate::model::{Mode, OnInvalid};
 pub use coerce::{Coercion, CoercionRule};
 pub use compile::PatternError;
 pub use equal::json_equal;
@@ -215,24 +215,14 @@ impl Default for Limits {
     }
 }
 
-/// What a call does when the arguments are invalid (Phronomy's `on_schema_error`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum OnInvalid {
-    /// Hand the message back as the tool's result, so the model can correct itself on the next
-    /// turn ([`Outcome::Reply`]).
-    #[default]
-    Reply,
-    /// Fail the call with an [`Invalid`] error, stopping the agent.
-    Raise,
-}
-
 /// Per-call policy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CallOptions {
     /// The mode; `None` uses the tool's `@strict` / `@lax` (or the validator's default).
     pub mode: Option<Mode>,
-    /// What to do with invalid arguments.
-    pub on_invalid: OnInvalid,
+    /// What to do with invalid arguments; `None` uses the tool's `@on_invalid` (`reply` when
+    /// it has none).
+    pub on_invalid: Option<OnInvalid>,
 }
 
 /// The arguments of a call: text as providers deliver it, or a parsed value.
@@ -258,6 +248,12 @@ impl Arguments<'_> {
 
 /// The length of `value` as compact JSON, if it is over `limit`.
 fn json_len_over(value: &Value, limit: usize) -> Option<usize> {
+    let len = json_len(value);
+    (len > limit).then_some(len)
+}
+
+/// The length of `value` as compact JSON, measured without recursion and without writing it.
+pub(crate) fn json_len(value: &Value) -> usize {
     /// The bytes of a JSON string holding `s`: its quotes, and each character that is escaped
     /// at its escape's length.
     fn string_len(s: &str) -> usize {
@@ -273,7 +269,7 @@ fn json_len_over(value: &Value, limit: usize) -> Option<usize> {
     let mut len = 0usize;
     let mut todo: Vec<&Value> = vec![value];
     while let Some(v) = todo.pop() {
-        len += match v {
+        len = len.saturating_add(match v {
             Value::Null => 4,
             Value::Bool(b) => 4 + usize::from(!b),
             Value::Number(n) => n.to_string().len(),
@@ -289,9 +285,9 @@ fn json_len_over(value: &Value, limit: usize) -> Option<usize> {
                 2 + map.len().saturating_sub(1)
                     + map.keys().map(|k| string_len(k) + 1).sum::<usize>()
             }
-        };
+        });
     }
-    (len > limit).then_some(len)
+    len
 }
 
 impl<'a> From<&'a str> for Arguments<'a> {
@@ -481,16 +477,19 @@ pub enum CompileError {
     },
 }
 
-/// A tool's compiled validator.
+/// A tool's compiled validator. A clone is a validator of its own (sharing the compiled
+/// program, which is reference-counted), for a caller that keeps one tool's validator apart
+/// from its toolset.
 // What every call reads comes first, and the validator starts a cache line: a call for a tool
 // whose validator is cold reads one line of it (the names and the texts of errors come after).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub struct Validator {
     limits: Limits,
     root: NodeId,
     program: Program,
     default_mode: Mode,
+    default_on_invalid: OnInvalid,
     tool: Arc<str>,
     signature: Arc<str>,
     /// The strict reading of a target that showed the tool in another shape ([`Reading`]).
@@ -501,7 +500,7 @@ pub struct Validator {
 
 /// A tool as a target showed it: the validator of that shape, and the two modules that turn its
 /// arguments back into the source's shape.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Shown {
     validator: Validator,
     reading: Reading,
@@ -581,6 +580,7 @@ impl Validator {
         Ok(Validator {
             tool: tool.name.as_str().into(),
             default_mode: tool.mode.unwrap_or(Mode::Strict),
+            default_on_invalid: tool.on_invalid.unwrap_or_default(),
             limits: Limits::default(),
             signature: message::signature(module, tool).into(),
             program: compiler.finish(),
@@ -611,6 +611,7 @@ impl Validator {
         Ok(Validator {
             tool: name.into(),
             default_mode: Mode::Strict,
+            default_on_invalid: OnInvalid::Reply,
             limits: Limits::default(),
             signature: message::value_signature(module, ty).into(),
             program: compiler.finish(),
@@ -721,6 +722,19 @@ impl Validator {
     /// The mode used when a call does not choose one.
     pub fn default_mode(&self) -> Mode {
         self.default_mode
+    }
+
+    /// What invalid arguments do when a call does not say: the tool's `@on_invalid`, else
+    /// [`OnInvalid::Reply`].
+    pub fn default_on_invalid(&self) -> OnInvalid {
+        self.default_on_invalid
+    }
+
+    /// What invalid arguments do in a call that says `on_invalid` (`None`: it does not): the
+    /// call's choice wins over the tool's `@on_invalid`, which wins over
+    /// [`OnInvalid::Reply`].
+    pub fn on_invalid(&self, call: Option<OnInvalid>) -> OnInvalid {
+        call.unwrap_or(self.default_on_invalid)
     }
 
     /// The limits.
@@ -1024,7 +1038,7 @@ impl Validator {
         let mode = options.mode.unwrap_or(self.default_mode);
         match self.validate(args, mode) {
             Ok(v) => Ok(Outcome::Valid(v)),
-            Err(invalid) => match options.on_invalid {
+            Err(invalid) => match self.on_invalid(options.on_invalid) {
                 OnInvalid::Reply => Ok(Outcome::Reply(invalid.message())),
                 OnInvalid::Raise => Err(invalid),
             },

@@ -259,6 +259,16 @@ fn spelling(v: &Value) -> Option<String> {
     }
 }
 
+/// Whether two of `values` are spelled alike ([`spelling`]: `1` and `"1"`), so that a target
+/// that sends them as strings could not tell them apart on the way back.
+pub(crate) fn spelled_alike<'a>(values: impl IntoIterator<Item = &'a Value>) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    values
+        .into_iter()
+        .filter_map(spelling)
+        .any(|s| !seen.insert(s))
+}
+
 /// A literal or enum of scalars, one of them neither a string nor `null`, as the string
 /// literal or enum of the values' spellings ([`spelling`]), nullable when it holds `null`.
 /// `None` when it holds only strings and `null` (sent as it is), an array or object (which no
@@ -279,19 +289,18 @@ fn spelled(ty: &Ty) -> Option<Ty> {
     {
         return None;
     }
-    let mut seen = std::collections::HashSet::new();
-    let mut spelled = Vec::new();
-    for (v, description) in &members {
-        if let Some(s) = spelling(v) {
-            if !seen.insert(s.clone()) {
-                return None;
-            }
-            spelled.push(EnumMember {
+    if spelled_alike(values()) {
+        return None;
+    }
+    let spelled: Vec<EnumMember> = members
+        .iter()
+        .filter_map(|(v, description)| {
+            spelling(v).map(|s| EnumMember {
                 value: Value::String(s),
                 description: description.map(str::to_string),
-            });
-        }
-    }
+            })
+        })
+        .collect();
     let lowered = match (ty, spelled.as_slice()) {
         (Ty::Const(_), [one]) => Ty::Const(one.value.clone()),
         _ => Ty::Enum(spelled),
