@@ -658,6 +658,9 @@ pub struct Tool {
     pub formats: Formats,
     /// `@meta(key: value, ...)`: free metadata, in order.
     pub meta: IndexMap<String, Value>,
+    /// `@provider(target: {...}, ...)`: extra fields of the tool object of a target (its name as
+    /// [`crate::emit::Target::as_str`] spells it), merged in when that target is emitted.
+    pub provider: IndexMap<String, serde_json::Map<String, Value>>,
     /// The span of the tool's name: diagnostics about the whole tool point here.
     pub span: Span,
 }
@@ -683,6 +686,7 @@ impl Tool {
             deprecated: false,
             formats: Formats::Assert,
             meta: IndexMap::new(),
+            provider: IndexMap::new(),
             span: Span::default(),
         }
     }
@@ -955,7 +959,7 @@ pub(crate) fn union_of(members: impl IntoIterator<Item = Ty>) -> UnionOf {
 // Spans say where, not what: two trees compare by what they say.
 eq_ignoring_spans!(NamedType { name, kind, description, ty, recursive, deprecated } ignoring { span });
 eq_ignoring_spans!(hash Field { name, description, required, ty, default, examples, deprecated } ignoring { span });
-eq_ignoring_spans!(Tool { name, description, title, params, output, hints, requires_approval, scope, mode, on_error, retry, on_invalid, cache, deprecated, formats, meta } ignoring { span });
+eq_ignoring_spans!(Tool { name, description, title, params, output, hints, requires_approval, scope, mode, on_error, retry, on_invalid, cache, deprecated, formats, meta, provider } ignoring { span });
 
 #[cfg(test)]
 mod tests {

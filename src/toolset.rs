@@ -96,6 +96,9 @@ struct Entry {
     /// The validator for `gemini-openapi` when it lowers something of the tool (`None`: it
     /// reads the source's shape).
     gemini_openapi: OnceLock<Result<Option<Validator>, CompileError>>,
+    /// The validator for `anthropic-strict` when it lowers something of the tool (`None`: it
+    /// reads the source's shape).
+    anthropic_strict: OnceLock<Result<Option<Validator>, CompileError>>,
 }
 
 /// Why a toolset could not be loaded from files.
@@ -179,6 +182,7 @@ impl Toolset {
                             strict: OnceLock::new(),
                             responses: OnceLock::new(),
                             gemini_openapi: OnceLock::new(),
+                            anthropic_strict: OnceLock::new(),
                         },
                     );
                 }
@@ -305,6 +309,15 @@ impl Toolset {
                 })
                 .as_ref()
                 .unwrap_or(&e.validator)),
+            Target::AnthropicStrict => e
+                .anthropic_strict
+                .get_or_init(|| {
+                    let closed = Validator::for_target(module, tool, target)?;
+                    Ok((closed.reading() != Reading::Source).then_some(closed))
+                })
+                .as_ref()
+                .map(|v| v.as_ref().unwrap_or(&e.validator))
+                .map_err(Clone::clone),
             Target::GeminiOpenApi => e
                 .gemini_openapi
                 .get_or_init(|| {
@@ -555,10 +568,12 @@ impl Toolset {
         // The named types are measured once, for all the tools.
         let module = &*self.module;
         let shapes = crate::shape::Shapes::of(module);
+        let mut emitted_tools = Vec::with_capacity(self.tools.len());
         for e in self.tools.values() {
             let tool = &module.tools[e.index];
             match emit::tool_shaped(module, tool, target, options, &shapes) {
                 Ok(emitted) => {
+                    emitted_tools.push(tool);
                     items.push(emitted.json);
                     diagnostics.extend(emitted.warnings.into_iter().map(|d| self.places.place(d)));
                 }
@@ -567,6 +582,14 @@ impl Toolset {
                     diagnostics
                         .extend(errors.diagnostics.into_iter().map(|d| self.places.place(d)));
                 }
+            }
+        }
+        // The limits of one request are counted once every tool compiles.
+        if !failed {
+            let request = emit::request_problems(target, emitted_tools.into_iter().zip(&items));
+            if !request.is_empty() {
+                failed = true;
+                diagnostics.extend(request.into_iter().map(|d| self.places.place(d)));
             }
         }
         if failed {

@@ -144,8 +144,10 @@ const POSITIONS: &[Position] = &[
         ascii: false,
     },
     Position {
-        name: "string in an enum of strings and numbers",
-        source: |c| format!("/// Do it.\ntool t {{ l: \"a{c}\" | 1 }}\n"),
+        // Spelled alike (`1`, `"1"`), so gemini-openapi cannot send them as a string enum and
+        // folds them into the description.
+        name: "string in an enum of strings and numbers spelled alike",
+        source: |c| format!("/// Do it.\ntool t {{ l: \"a{c}\" | 1 | \"1\" }}\n"),
         code: Code::ForbiddenCharacter,
         ascii: false,
     },
@@ -288,6 +290,8 @@ fn values_no_target_folds_stay_exempt() {
             // A literal array is a `const` (and no enum of Gemini's, which refuses it).
             format!("/// Do it.\ntool t {{ l: [\"a{c}\", 1] }}\n"),
             format!("/// Do it.\ntool t {{ l: [\"a{c}\"] | 1 }}\n"),
+            // Strings with numbers spelled apart: gemini-openapi sends them as a string enum.
+            format!("/// Do it.\ntool t {{ l: \"a{c}\" | 1 }}\n"),
         ] {
             assert_eq!(codes(&source), [], "{}:\n{source}", label(c));
         }
@@ -330,9 +334,12 @@ fn the_folding_targets_are_those_that_fold() {
         format!("/// Do it.\ntool t {{\n  /// X.\n  x?: string = \"{MARK}\"\n}}\n"),
         format!("/// Do it.\ntool t {{\n  /// X.\n  x: string @example(\"{MARK}\")\n}}\n"),
         format!("enum E {{\n  /// First.\n  \"{MARK}\",\n  b\n}}\n/// Do it.\ntool t {{\n  /// X.\n  x: E\n}}\n"),
-        format!("/// Do it.\ntool t {{\n  /// X.\n  x: \"{MARK}\" | 1\n}}\n"),
+        // Values that gemini-openapi cannot spell apart (`1 | "1"`), so it folds them.
+        format!("/// Do it.\ntool t {{\n  /// X.\n  x: \"{MARK}\" | 1 | \"1\"\n}}\n"),
+        format!("/// Do it.\ntool t {{\n  /// X.\n  x: \"{MARK}\" | true | \"true\"\n}}\n"),
+        // A word boundary, which anthropic-strict's regular expressions lack, so it folds it.
+        format!("/// Do it.\ntool t {{\n  /// X.\n  x: string @pattern(\"\\\\b{MARK}\")\n}}\n"),
         format!("/// Do it.\ntool t {{\n  /// X.\n  x: \"{MARK}\" | true\n}}\n"),
-        format!("/// Do it.\ntool t {{\n  /// X.\n  x: string @pattern(\"{MARK}\")\n}}\n"),
     ];
     for source in cases {
         // The help of the hidden character names the targets that fold the value.
@@ -492,9 +499,10 @@ fn import_refuses_what_it_cannot_clean() {
         err.issues[0].pointer,
         "/tools/0/inputSchema/properties/a\u{FE0F}"
     );
-    // An enum that Gemini writes into the description, with a hidden string in it.
+    // An enum that Gemini writes into the description (its values are spelled alike, so it
+    // cannot send them as strings), with a hidden string in it.
     let doc = json!({"tools": [{"name": "t", "description": "Do it.", "inputSchema": {
-        "type": "object", "properties": {"l": {"enum": ["a", 1, "b\u{E0041}"]}}}}]});
+        "type": "object", "properties": {"l": {"enum": ["a", 1, "b\u{E0041}", "1"]}}}}]});
     let err = import::import_mcp(&doc, &Options::default()).unwrap_err();
     assert_eq!(
         err.issues[0].pointer,

@@ -396,8 +396,18 @@ fn descriptions_count_at_every_copy() {
         .expect("32 copies are within the limit")
         .module;
     for &target in tooldef::emit::Target::ALL {
-        let out = tooldef::emit::tools(&module, target, &tooldef::emit::Options::default())
-            .unwrap_or_else(|e| panic!("{target:?} emits: {e:?}"));
+        let out = match tooldef::emit::tools(&module, target, &tooldef::emit::Options::default()) {
+            Ok(out) => out,
+            // Anthropic strict mode allows 24 optional parameters in a request; this tool's
+            // copies hold more.
+            Err(e)
+                if target == tooldef::emit::Target::AnthropicStrict
+                    && e.errors().all(|d| d.code == Code::TargetLimit) =>
+            {
+                continue
+            }
+            Err(e) => panic!("{target:?} emits: {e:?}"),
+        };
         let len = out.json.to_string().len();
         assert!(len < 2 * limit, "{target:?}: {len} bytes");
     }

@@ -213,3 +213,122 @@ fn sessions_stop_at_the_cap() {
         assert_eq!(opened, cap, "cap {cap}");
     }
 }
+
+#[test]
+fn beyond_loopback_needs_a_token_and_answers_to_the_hosts_allowed() {
+    // Never open to a network by accident.
+    let refused = serve("0.0.0.0:0", HttpOptions::default());
+    assert_eq!(refused, None, "an unauthenticated wildcard bind was served");
+    let Some(bound) = serve(
+        "0.0.0.0:0",
+        HttpOptions {
+            token: Some("right".into()),
+            allowed_hosts: vec!["tools.example".into()],
+            ..HttpOptions::default()
+        },
+    ) else {
+        return;
+    };
+    let addr: SocketAddr = format!("127.0.0.1:{}", bound.port()).parse().unwrap();
+    let auth = ("Authorization", "Bearer right".to_string());
+    // The token is asked for.
+    let (status, body) = post(addr, &[], INITIALIZE);
+    assert_eq!(status, 401, "{body}");
+    // A host allowed, with or without a port, is answered; another is refused.
+    for (host, expected) in [
+        ("tools.example".to_string(), 200),
+        (format!("tools.example:{}", bound.port()), 200),
+        ("evil.example".to_string(), 403),
+    ] {
+        let (status, body) = post(addr, &[auth.clone(), ("Host", host.clone())], INITIALIZE);
+        assert_eq!(status, expected, "{host}: {body}");
+    }
+}
+
+#[test]
+fn stateless_mode_answers_a_request_without_a_session() {
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#;
+    let version = ("MCP-Protocol-Version", "2025-06-18".to_string());
+    // Stateful (the default): a request outside a session is refused.
+    let addr = serve("127.0.0.1:0", HttpOptions::default()).expect("loopback");
+    let (status, body) = post(addr, std::slice::from_ref(&version), list);
+    assert!((400..500).contains(&status), "{status}: {body}");
+    // Stateless: every request stands on its own, so any process behind a balancer answers.
+    let addr = serve(
+        "127.0.0.1:0",
+        HttpOptions {
+            stateless: true,
+            ..HttpOptions::default()
+        },
+    )
+    .expect("loopback");
+    let (status, body) = post(addr, &[version], list);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"echo\""), "{body}");
+}
+
+/// One GET; the status and the body.
+fn get(addr: SocketAddr, path: &str, headers: &[(&str, String)]) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    stream.write_all(request.as_bytes()).expect("send");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+#[test]
+fn health_is_open_and_metrics_count_calls_behind_the_token() {
+    let addr = serve(
+        "127.0.0.1:0",
+        HttpOptions {
+            token: Some("right".into()),
+            stateless: true,
+            ..HttpOptions::default()
+        },
+    )
+    .expect("loopback");
+    let auth = ("Authorization", "Bearer right".to_string());
+    let (status, body) = get(addr, http::HEALTH, &[]);
+    assert_eq!((status, body.as_str()), (200, r#"{"status":"ok"}"#));
+    assert_eq!(get(addr, http::METRICS, &[]).0, 401);
+    let version = ("MCP-Protocol-Version", "2025-06-18".to_string());
+    for (tool, n) in [("echo", 1), ("echo", 2), ("nope", 3)] {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"s":"x"}}}}}}"#
+        );
+        let (status, body) = post(addr, &[auth.clone(), version.clone()], &call);
+        assert_eq!(status, 200, "{body}");
+    }
+    let (status, text) = get(addr, http::METRICS, &[auth]);
+    assert_eq!(status, 200, "{text}");
+    // The echo tool has no binding here: its calls end as errors, counted as such.
+    assert!(
+        text.contains("tooldef_calls_total{tool=\"echo\",outcome=\"error\"} 2\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tooldef_unknown_tool_calls_total 1\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tooldef_call_duration_seconds_count{tool=\"echo\"} 2\n"),
+        "{text}"
+    );
+}

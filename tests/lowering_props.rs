@@ -13,6 +13,10 @@
 //!   them, open ones too, as entries (in place of an object without fields, else under
 //!   `_extra_keys`); `any` as JSON text; a tuple as in Gemini's form, with every key sent
 //!   (`null` for a position left out and for `_rest` without items).
+//! - Anthropic strict mode ([`Reading::Closed`]): as OpenAI strict mode for what it lowers
+//!   (the extra keys of every object that has them as entries, `any` as JSON text), but a field
+//!   or tuple position left out is not sent, as in Gemini's form; values of literals and enums
+//!   as they are.
 //!
 //! The lowering here is written from the documented shapes (docs/targets.md), not from the
 //! library's code.
@@ -33,6 +37,8 @@ enum Shape {
     Gemini,
     /// OpenAI strict mode.
     Strict,
+    /// Anthropic strict mode.
+    Closed,
 }
 
 impl Shape {
@@ -40,6 +46,7 @@ impl Shape {
         match self {
             Shape::Gemini => Reading::Lowered,
             Shape::Strict => Reading::NullForAbsent,
+            Shape::Closed => Reading::Closed,
         }
     }
 
@@ -49,7 +56,7 @@ impl Shape {
     fn entries_of(self, extra: &Extra, fields: bool) -> Option<Spec> {
         match (extra, self) {
             (Extra::Map(s), _) => Some((**s).clone()),
-            (Extra::Open, Shape::Strict) => Some(Spec::Any),
+            (Extra::Open, Shape::Strict | Shape::Closed) => Some(Spec::Any),
             (Extra::Open, Shape::Gemini) if !fields => Some(Spec::Any),
             _ => None,
         }
@@ -144,7 +151,7 @@ fn lower(shape: Shape, spec: &Spec, value: &Value) -> Option<Value> {
                     .map(|v| lower(shape, &rest_spec, v))
                     .collect::<Option<_>>()?;
                 match shape {
-                    Shape::Gemini if after.is_empty() => {}
+                    Shape::Gemini | Shape::Closed if after.is_empty() => {}
                     Shape::Strict if after.is_empty() => {
                         out.insert("_rest".into(), Value::Null);
                     }
@@ -206,7 +213,7 @@ fn lower_fields(
         Some(s) => {
             let e = entries(shape, extras, s)?;
             match shape {
-                Shape::Gemini if e.is_empty() => {}
+                Shape::Gemini | Shape::Closed if e.is_empty() => {}
                 // Strict mode sends the property, `null` when there are no extra keys.
                 Shape::Strict if e.is_empty() => {
                     out.insert("_extra_keys".into(), Value::Null);
@@ -307,6 +314,11 @@ proptest! {
     fn strict_calls_come_back_in_the_source_shape((spec, args) in tools_and_args()) {
         comes_back(Shape::Strict, &spec, &args)?;
     }
+
+    #[test]
+    fn anthropic_strict_calls_come_back_in_the_source_shape((spec, args) in tools_and_args()) {
+        comes_back(Shape::Closed, &spec, &args)?;
+    }
 }
 
 /// Whether `value` (valid for `spec`) holds a value of an open object without fields below its
@@ -394,6 +406,7 @@ fn generated_calls_often_hold_something_to_lower() {
     let (mut valid, mut checked_gemini, mut checked_strict) = (0, 0, 0);
     let (mut gemini, mut strict, mut open) = (0, 0, 0);
     let (mut tuples_gemini, mut tuples_strict, mut spelled) = (0, 0, 0);
+    let (mut closed, mut tuples_closed) = (0, 0);
     for _ in 0..3000 {
         let Ok(tree) = strategy.new_tree(&mut runner) else {
             continue;
@@ -420,12 +433,21 @@ fn generated_calls_often_hold_something_to_lower() {
             strict += 1;
             tuples_strict += usize::from(holds_reshaped_value(&spec, &args, true));
         }
+        if changed(Shape::Closed).is_some() {
+            closed += 1;
+            tuples_closed += usize::from(holds_reshaped_value(&spec, &args, true));
+        }
     }
     eprintln!(
         "of 3000 generated calls, {valid} valid; with a lowered shape: {checked_gemini} for \
          Gemini's OpenAPI form ({gemini} different from the call, {open} holding an open object \
          without fields, {tuples_gemini} a tuple, {spelled} a spelled literal), {checked_strict} \
-         for strict mode ({strict} different, {tuples_strict} holding a tuple)"
+         for strict mode ({strict} different, {tuples_strict} holding a tuple); {closed} \
+         different for Anthropic strict mode ({tuples_closed} holding a tuple)"
+    );
+    assert!(
+        closed > 100 && tuples_closed > 40,
+        "only {closed} of 3000 calls were lowered for Anthropic strict mode, {tuples_closed} with a tuple"
     );
     assert!(
         tuples_gemini > 40 && tuples_strict > 40,

@@ -750,3 +750,96 @@ fn a_failed_attempt_that_halts_is_not_retried() {
     assert_eq!(reply.audit.halted.as_deref(), Some("give up"));
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 }
+
+/// A cap on the calls running at once answers the call past it "busy" at once, and the place
+/// comes back when a running call ends.
+#[test]
+fn calls_past_the_concurrency_cap_are_answered_busy() {
+    use tooldef::runtime::{CallOutcome, ConcurrencyLimits, Handler, Runtime};
+    let set = Arc::new(
+        Toolset::from_source(
+            "/// Wait.\ntool wait {\n  /// Which.\n  n: integer\n}\n/// Other.\ntool other {\n  /// Which.\n  n: integer\n}\n",
+        )
+        .unwrap(),
+    );
+    for (limits, second_tool, busy) in [
+        (
+            ConcurrencyLimits {
+                total: Some(1),
+                per_tool: None,
+            },
+            "other",
+            true,
+        ),
+        (
+            ConcurrencyLimits {
+                total: None,
+                per_tool: Some(1),
+            },
+            "wait",
+            true,
+        ),
+        (
+            ConcurrencyLimits {
+                total: None,
+                per_tool: Some(1),
+            },
+            "other",
+            false,
+        ),
+        (ConcurrencyLimits::default(), "wait", false),
+    ] {
+        let (release, gate) = futures::channel::oneshot::channel::<()>();
+        let gate = Arc::new(std::sync::Mutex::new(Some(gate)));
+        let mut runtime = Runtime::new(Arc::clone(&set)).with_concurrency(limits);
+        let held = Arc::clone(&gate);
+        runtime
+            .register(
+                "wait",
+                Handler::new(move |args: Value| {
+                    let gate = held.lock().unwrap().take();
+                    async move {
+                        if let Some(gate) = gate {
+                            let _ = gate.await;
+                        }
+                        Ok(args)
+                    }
+                }),
+            )
+            .unwrap();
+        runtime.register("other", Handler::sync(Ok)).unwrap();
+        block_on(async {
+            let args = json!({"n": 1});
+            let first = runtime.call("wait", &args, Default::default());
+            futures::pin_mut!(first);
+            // Start the first call: it waits on the gate, holding its place.
+            assert!(futures::FutureExt::now_or_never(first.as_mut()).is_none());
+            let second = runtime
+                .call(second_tool, &json!({"n": 2}), Default::default())
+                .await
+                .expect("answered");
+            assert_eq!(
+                second.audit.outcome == CallOutcome::Busy,
+                busy,
+                "{limits:?} {second_tool}"
+            );
+            if busy {
+                assert!(second.is_error);
+                assert!(
+                    second.content.as_str().unwrap().contains("busy"),
+                    "{}",
+                    second.content
+                );
+            }
+            release.send(()).unwrap();
+            let first = first.await.expect("ran");
+            assert_eq!(first.audit.outcome, CallOutcome::Ok);
+            // The place came back.
+            let third = runtime
+                .call(second_tool, &json!({"n": 3}), Default::default())
+                .await
+                .expect("ran");
+            assert_eq!(third.audit.outcome, CallOutcome::Ok, "{limits:?}");
+        });
+    }
+}

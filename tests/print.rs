@@ -470,6 +470,16 @@ fn tool(refs: usize) -> impl Strategy<Value = Tool> {
                     } else {
                         Formats::Assert
                     },
+                    // `@provider` rides on the generated metadata: a target whose name needs
+                    // quotes, holding it as its fields.
+                    provider: if meta.is_empty() {
+                        IndexMap::new()
+                    } else {
+                        IndexMap::from([(
+                            "openai-strict".to_string(),
+                            meta.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                        )])
+                    },
                     meta,
                     span: Span::default(),
                 }

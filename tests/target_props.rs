@@ -357,7 +357,7 @@ fn schema_of(target: Target, out: &Value) -> Option<Value> {
         Target::JsonSchema => out[0]["parameters"].clone(),
         Target::OpenAi | Target::OpenAiStrict => out[0]["function"]["parameters"].clone(),
         Target::OpenAiResponses => out[0]["parameters"].clone(),
-        Target::Anthropic => out[0]["input_schema"].clone(),
+        Target::Anthropic | Target::AnthropicStrict => out[0]["input_schema"].clone(),
         Target::Mcp => out["tools"][0]["inputSchema"].clone(),
         Target::Gemini => out[0]["functionDeclarations"][0]
             .get("parametersJsonSchema")?

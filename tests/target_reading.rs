@@ -467,3 +467,53 @@ tool pick {
     let v = Validator::for_target(&module, &module.tools[0], Target::GeminiOpenApi).unwrap();
     assert!(v.is_valid(&json!({"which": 1}), Mode::Strict));
 }
+
+#[test]
+fn the_anthropic_strict_reading_keeps_optional_fields_optional() {
+    // Nothing of WEATHER is lowered: the source's reading, where `null` is not "absent".
+    let v = validator(Target::AnthropicStrict);
+    assert_eq!(v.reading(), Reading::Source);
+    assert!(v.is_valid(&json!({"city": "Oslo"}), Mode::Strict));
+    assert!(!v.is_valid(&json!({"city": "Oslo", "days": null}), Mode::Strict));
+
+    let source = r#"
+/// Send.
+tool send {
+  city: string
+  days?: integer @min(1) = 1
+  headers?: map<string>
+  meta?: { known: string, ... }
+  pair?: [integer, string?]
+}
+"#;
+    let module = tooldef::compile(source).unwrap().module;
+    let v = Validator::for_target(&module, &module.tools[0], Target::AnthropicStrict).unwrap();
+    assert_eq!(v.reading(), Reading::Closed);
+    // An optional field left out is absent, and its default fills in.
+    let bare = json!({"city": "Oslo"});
+    let ok = v.validate_value(&bare, Mode::Strict).unwrap();
+    assert_eq!(*ok.arguments, json!({"city": "Oslo", "days": 1}));
+    // Maps, open objects and tuples come in their lowered shape and go back to the source's.
+    let call = json!({
+        "city": "Oslo",
+        "headers": [{"key": "a", "value": "b"}],
+        "meta": {"known": "k", "_extra_keys": [{"key": "x", "value": "[1, 2]"}]},
+        "pair": {"0": 3}
+    });
+    let ok = v.validate_value(&call, Mode::Strict).unwrap();
+    assert_eq!(
+        *ok.arguments,
+        json!({"city": "Oslo", "days": 1, "headers": {"a": "b"}, "meta": {"known": "k", "x": [1, 2]}, "pair": [3]})
+    );
+    // The source's shape is not what the model was shown, and `null` is not "absent".
+    assert!(!v.is_valid(
+        &json!({"city": "Oslo", "headers": {"a": "b"}}),
+        Mode::Strict
+    ));
+    assert!(!v.is_valid(&json!({"city": "Oslo", "days": null}), Mode::Strict));
+    // What the target folded is still enforced.
+    let err = v
+        .validate_value(&json!({"city": "Oslo", "days": 0}), Mode::Strict)
+        .unwrap_err();
+    assert_eq!(err.errors[0].path, "/days");
+}

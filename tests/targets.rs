@@ -94,9 +94,21 @@ fn snapshots_of_every_example_in_every_target() {
 const REFUSED: &[(&str, &str, Code, &str)] = &[
     (
         "issue_tracker",
+        "anthropic-strict",
+        Code::TargetLimit,
+        "its tools have 33 optional parameters together; Anthropic allows 24 over the strict tools of a request",
+    ),
+    (
+        "issue_tracker",
         "gemini",
         Code::NotRepresentable,
         "`Comment` recurs through the required `replies`; Gemini unrolls a cycle only through optional properties",
+    ),
+    (
+        "tasks",
+        "anthropic-strict",
+        Code::NotRepresentable,
+        "`Task` is recursive; Anthropic's strict subset has no recursive schemas",
     ),
     (
         "tasks",
@@ -177,6 +189,36 @@ fn the_checkers_catch_broken_outputs() {
         (
             Target::Anthropic,
             serde_json::json!([{"name": "a", "description": "d", "input_schema": {"type": "object", "properties": {"a b": {"type": "string"}}}}]),
+        ),
+        (
+            Target::AnthropicStrict,
+            serde_json::json!([{"name": "a", "description": "d", "strict": true,
+                "input_schema": {"type": "object", "properties": {"x": {"type": "integer", "minimum": 1}}, "additionalProperties": false}}]),
+        ),
+        (
+            Target::AnthropicStrict,
+            serde_json::json!([{"name": "a", "description": "d", "strict": true,
+                "input_schema": {"type": "object", "properties": {"x": {"type": "array", "items": {"type": "string"}, "minItems": 2}}, "additionalProperties": false}}]),
+        ),
+        (
+            Target::AnthropicStrict,
+            serde_json::json!([{"name": "a", "description": "d", "strict": true,
+                "input_schema": {"type": "object", "properties": {"x": {"type": "object", "properties": {}}}, "additionalProperties": false}}]),
+        ),
+        (
+            Target::AnthropicStrict,
+            serde_json::json!([{"name": "a", "description": "d",
+                "input_schema": {"type": "object", "properties": {}, "additionalProperties": false}}]),
+        ),
+        (
+            Target::AnthropicStrict,
+            serde_json::Value::Array((0..21).map(|i| serde_json::json!({"name": format!("t{i}"), "description": "d", "strict": true,
+                "input_schema": {"type": "object", "properties": {}, "additionalProperties": false}})).collect()),
+        ),
+        (
+            Target::AnthropicStrict,
+            serde_json::json!([{"name": "a", "description": "d", "strict": true,
+                "input_schema": {"type": "object", "properties": (0..25).map(|i| (format!("p{i}"), serde_json::json!({"type": "string"}))).collect::<serde_json::Map<_, _>>(), "additionalProperties": false}}]),
         ),
         (
             Target::GeminiOpenApi,
@@ -307,6 +349,7 @@ fn every_schema_is_a_valid_json_schema() {
             Target::OpenAi,
             Target::OpenAiStrict,
             Target::Anthropic,
+            Target::AnthropicStrict,
             Target::Mcp,
         ] {
             let Ok(e) = emit_all(&ex, target) else {
@@ -320,7 +363,7 @@ fn every_schema_is_a_valid_json_schema() {
                 let schema = match target {
                     Target::JsonSchema => &tool["parameters"],
                     Target::OpenAi | Target::OpenAiStrict => &tool["function"]["parameters"],
-                    Target::Anthropic => &tool["input_schema"],
+                    Target::Anthropic | Target::AnthropicStrict => &tool["input_schema"],
                     _ => &tool["inputSchema"],
                 };
                 assert!(
@@ -498,6 +541,7 @@ fn names_a_provider_forbids_are_errors() {
         Target::OpenAiStrict,
         Target::OpenAiResponses,
         Target::Anthropic,
+        Target::AnthropicStrict,
     ] {
         let err =
             emit::tools(&module, target, &Options::default()).expect_err("dots are forbidden");
@@ -567,4 +611,117 @@ fn a_schema_that_would_explode_when_inlined_is_an_error_not_a_hang() {
         err.errors().all(|d| d.code == Code::SchemaTooLarge),
         "{err:?}"
     );
+}
+
+#[test]
+fn anthropic_strict_keeps_its_subset_and_folds_the_rest() {
+    let source = r#"/// Book.
+tool book {
+  /// Guests.
+  guests: integer @min(1) @max(8) @multiple_of(2)
+  /// Name.
+  name?: string @min_length(2) @pattern("^[a-z]+$") = "xy"
+  /// Word.
+  word?: string @pattern("\\bok\\b")
+  /// Tags.
+  tags: string[] @min_items(3) @max_items(5)
+  /// Some.
+  some: string[] @min_items(1)
+  /// Site.
+  site: string @format(uri)
+  /// Extra.
+  extra: { a: integer, ...: string }
+}
+"#;
+    let module = tooldef::compile(source).expect("compiles").module;
+    let e = emit::tools(&module, Target::AnthropicStrict, &Options::default()).expect("compiles");
+    let tool = &e.json[0];
+    assert_eq!(tool["strict"], true);
+    let schema = &tool["input_schema"];
+    let props = &schema["properties"];
+    assert_eq!(schema["additionalProperties"], false);
+    // Optional fields stay optional: no null stands for "absent".
+    assert_eq!(
+        schema["required"],
+        serde_json::json!(["guests", "tags", "some", "site", "extra"])
+    );
+    assert_eq!(props["name"]["type"], "string");
+    assert_eq!(props["name"]["default"], "xy");
+    // No numeric keyword at all: the range and the multiple are folded.
+    let guests = props["guests"].as_object().expect("an object");
+    assert!(!guests.contains_key("minimum") && !guests.contains_key("maximum"));
+    assert_eq!(
+        guests["description"],
+        "Guests. Must be between 1 and 8 (inclusive). Must be a multiple of 2."
+    );
+    // A simple pattern is kept; a word boundary is not supported.
+    assert_eq!(props["name"]["pattern"], "^[a-z]+$");
+    assert!(props["word"].get("pattern").is_none());
+    // `minItems` only 0 or 1: a larger minimum keeps 1, and the count is folded.
+    assert_eq!(props["tags"]["minItems"], 1);
+    assert!(props["tags"].get("maxItems").is_none());
+    assert_eq!(
+        props["tags"]["description"],
+        "Tags. Must have between 3 and 5 items."
+    );
+    assert_eq!(props["some"]["minItems"], 1);
+    assert_eq!(props["site"]["format"], "uri");
+    // Extra keys travel as entries in a closed object.
+    assert_eq!(props["extra"]["additionalProperties"], false);
+    assert!(props["extra"]["properties"]["_extra_keys"].is_object());
+    let codes: Vec<Code> = e.warnings.iter().map(|d| d.code).collect();
+    assert!(codes.contains(&Code::FoldedConstraint) && codes.contains(&Code::LoweredConstruct));
+    assert!(target_rules::check(Target::AnthropicStrict, &e.json).is_empty());
+}
+
+#[test]
+fn anthropic_strict_limits_are_checked_per_tool_and_per_request() {
+    // 25 optional fields in one tool: over the 24 of a request on its own.
+    let fields: Vec<String> = (0..25).map(|i| format!("f{i}?: string")).collect();
+    let source = format!("/// Many.\ntool many {{ {} }}\n", fields.join(", "));
+    let module = tooldef::compile(&source).expect("compiles").module;
+    let err = emit::tools(&module, Target::AnthropicStrict, &Options::default())
+        .expect_err("too many optional fields");
+    let messages: Vec<&str> = err.errors().map(|d| d.message.as_str()).collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].contains("25 optional parameters"),
+        "{messages:?}"
+    );
+
+    // 9 union-typed fields in each of two tools: 18 together, over 16.
+    let unions: Vec<String> = (0..9).map(|i| format!("u{i}: string | null")).collect();
+    let source = format!(
+        "/// A.\ntool a {{ {0} }}\n/// B.\ntool b {{ {0} }}\n",
+        unions.join(", ")
+    );
+    let module = tooldef::compile(&source).expect("compiles").module;
+    assert!(emit::tool(
+        &module,
+        &module.tools[0],
+        Target::AnthropicStrict,
+        &Options::default()
+    )
+    .is_ok());
+    let err = emit::tools(&module, Target::AnthropicStrict, &Options::default())
+        .expect_err("too many unions together");
+    let d = err.errors().next().expect("an error");
+    assert_eq!(d.code, Code::TargetLimit);
+    assert!(
+        d.message.contains("18 parameters with union types") && d.message.contains("tool `b`"),
+        "{}",
+        d.message
+    );
+    let toolset = tooldef::Toolset::new([tooldef::Source::new("t.tool", source)]).expect("loads");
+    assert!(toolset.emit(Target::AnthropicStrict).is_err());
+    assert!(toolset.emit(Target::Anthropic).is_ok());
+
+    // 21 strict tools.
+    let tools: Vec<String> = (0..21)
+        .map(|i| format!("/// T.\ntool t{i} {{ x: string }}\n"))
+        .collect();
+    let module = tooldef::compile(&tools.concat()).expect("compiles").module;
+    let err = emit::tools(&module, Target::AnthropicStrict, &Options::default())
+        .expect_err("too many strict tools");
+    assert!(err.errors().any(|d| d.message.contains("21 strict tools")));
 }

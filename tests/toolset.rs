@@ -196,3 +196,47 @@ fn a_set_is_shared_across_threads() {
         assert_eq!(h.join().unwrap(), expected);
     }
 }
+
+/// A clone of a tool's validator outlives its toolset and gives the same verdicts, messages
+/// and arguments, in the source's reading and in a target's (whose shown shape it copies too).
+#[test]
+fn a_cloned_validator_outlives_its_set_with_the_same_verdicts() {
+    use tooldef::validate::Mode;
+    let source = "/// Weather.\ntool get_weather {\n  /// City.\n  city: string @min_length(1)\n  \
+                  /// Days.\n  days?: integer @min(1) = 1\n  /// Note.\n  note?: string\n}\n";
+    let calls = [
+        r#"{"city": "Oslo"}"#,
+        r#"{"city": "Oslo", "days": "2"}"#,
+        r#"{"city": "", "days": 0}"#,
+        r#"{"cty": "x"}"#,
+        r#"{"city": "Oslo", "note": null, "days": null}"#,
+        "not json",
+    ];
+    for target in [None, Some(Target::OpenAiStrict)] {
+        let tools = Toolset::new([Source::new("w.tool", source)]).unwrap();
+        let original = match target {
+            None => tools.validator("get_weather"),
+            Some(t) => tools.validator_for("get_weather", t),
+        }
+        .unwrap();
+        let verdicts = |v: &tooldef::validate::Validator| {
+            let mut out = Vec::new();
+            for call in calls {
+                for mode in [Mode::Strict, Mode::Lax] {
+                    out.push((
+                        v.is_valid(call, mode),
+                        v.validate_str(call, mode)
+                            .map(|ok| ok.into_arguments())
+                            .map_err(|e| e.message()),
+                    ));
+                }
+            }
+            out
+        };
+        let expected = verdicts(original);
+        let copy = original.clone();
+        drop(tools);
+        assert_eq!(verdicts(&copy), expected, "target {target:?}");
+        assert_eq!(copy.tool(), "get_weather");
+    }
+}

@@ -227,6 +227,8 @@ enum TargetArg {
     OpenaiResponses,
     /// Anthropic Messages API tools.
     Anthropic,
+    /// Anthropic Messages API tools in strict mode (strict tool use).
+    AnthropicStrict,
     /// Gemini function declarations, `parametersJsonSchema` (JSON Schema).
     Gemini,
     /// Gemini function declarations, `parameters` (Gemini's OpenAPI schema subset).
@@ -243,6 +245,7 @@ impl From<TargetArg> for Target {
             TargetArg::OpenaiStrict => Target::OpenAiStrict,
             TargetArg::OpenaiResponses => Target::OpenAiResponses,
             TargetArg::Anthropic => Target::Anthropic,
+            TargetArg::AnthropicStrict => Target::AnthropicStrict,
             TargetArg::Gemini => Target::Gemini,
             TargetArg::GeminiOpenapi => Target::GeminiOpenApi,
             TargetArg::Mcp => Target::Mcp,

@@ -34,8 +34,8 @@ pub(crate) struct ServeArgs {
     /// With --upstream-url: send `Authorization: Bearer <the value of VAR>` to it.
     #[arg(long, value_name = "VAR", requires = "upstream_url")]
     upstream_token_env: Option<String>,
-    /// Serve streamable HTTP at this loopback address (e.g. 127.0.0.1:8000) instead of stdio;
-    /// the endpoint is `/mcp`.
+    /// Serve streamable HTTP at this address (e.g. 127.0.0.1:8000) instead of stdio; the
+    /// endpoint is `/mcp`. An address beyond loopback (e.g. 0.0.0.0:8000) needs --token-env.
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
     /// With --http: require `Authorization: Bearer <value of VAR>` on every request (HTTP 401
@@ -46,10 +46,34 @@ pub(crate) struct ServeArgs {
     /// (`https://app.example.com`; `:*` for any port); repeatable. Other origins get 403.
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
     allowed_origins: Vec<String>,
+    /// With --http: a `Host` the server is reached by (a name or address, no port) beside the
+    /// bound address and loopback's; repeatable. Requests naming another host get 403.
+    #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
+    allowed_hosts: Vec<String>,
     /// With --http: the most sessions kept at once; a new `initialize` past it gets 503.
     #[arg(long, value_name = "N", default_value_t = http::DEFAULT_MAX_SESSIONS as u64,
           value_parser = clap::value_parser!(u64).range(1..))]
     max_sessions: u64,
+    /// With --http: keep no session on the server, so that several processes can serve behind
+    /// any load balancer.
+    #[arg(long, requires = "http")]
+    stateless: bool,
+    /// With --http: close a session after this many seconds without a request.
+    #[arg(long, value_name = "SECONDS", requires = "http",
+          default_value_t = http::DEFAULT_SESSION_IDLE.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..))]
+    session_idle: u64,
+    /// With --http: on SIGTERM or Ctrl-C, let running calls finish for at most this many
+    /// seconds, then stop.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    shutdown_grace: u64,
+    /// The most calls whose handlers run at once; a call past it is answered that the server is
+    /// busy (not queued).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_calls: Option<u64>,
+    /// The most calls of one tool whose handlers run at once; past it, busy.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_calls_per_tool: Option<u64>,
     /// How each call is logged on standard error.
     #[arg(long, value_enum, default_value_t = LogArg::Text)]
     log: LogArg,
@@ -80,6 +104,14 @@ pub(crate) fn run(a: &ServeArgs, limits: &InputLimits) -> Result<u8, String> {
             LogArg::Json => LogFormat::Json,
             LogArg::Off => LogFormat::Off,
         },
+        concurrency: tooldef::runtime::ConcurrencyLimits {
+            total: a
+                .max_calls
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+            per_tool: a
+                .max_calls_per_tool
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+        },
         ..ServerOptions::default()
     };
     let server = if a.upstream.is_some() || a.upstream_url.is_some() {
@@ -108,10 +140,15 @@ pub(crate) fn run(a: &ServeArgs, limits: &InputLimits) -> Result<u8, String> {
                     token,
                     allowed_origins: a.allowed_origins.clone(),
                     max_sessions: usize::try_from(a.max_sessions).unwrap_or(usize::MAX),
+                    allowed_hosts: a.allowed_hosts.clone(),
+                    stateless: a.stateless,
+                    session_idle: std::time::Duration::from_secs(a.session_idle),
                 };
-                let (bound, serving) = http::bind_with(server, addr, options)
-                    .await
-                    .map_err(|e| e.to_string())?;
+                let grace = std::time::Duration::from_secs(a.shutdown_grace);
+                let (bound, serving) =
+                    http::bind_until(server, addr, options, stop_signal(), grace)
+                        .await
+                        .map_err(|e| e.to_string())?;
                 // The address first, so that a caller who asked for port 0 learns the port.
                 eprintln!("serving MCP on http://{bound}{}", http::ENDPOINT);
                 serving.await.map_err(|e| e.to_string())
@@ -119,6 +156,31 @@ pub(crate) fn run(a: &ServeArgs, limits: &InputLimits) -> Result<u8, String> {
         }
     })?;
     Ok(0)
+}
+
+/// Completes on SIGTERM (how a service manager or a container runtime stops a process) or
+/// Ctrl-C.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    eprintln!("stopping: letting running calls finish");
 }
 
 /// The server of another server's tools (`--upstream`, `--upstream-url`): what the import

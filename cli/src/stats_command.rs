@@ -2,6 +2,10 @@
 //! weighs in each target, in bytes and tokens of the compact JSON the provider receives, with
 //! the share of description text and the growth over the plain `json-schema` form.
 //!
+//! With `anthropic-strict` among the targets, it also counts what Anthropic limits per request
+//! over the strict tools sent together (strict tools, optional parameters, parameters with
+//! union types), and exits with 1 when the toolset passes a limit.
+//!
 //! Tokens are OpenAI's `o200k_base` (tiktoken-rs, which bundles the encoding): exact for the
 //! OpenAI targets, and the same count standing in as an estimate for the others, whose
 //! tokenizers are not public.
@@ -10,7 +14,7 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 use tooldef::emit::measure::{payload, Size};
-use tooldef::emit::Target;
+use tooldef::emit::{AnthropicStrictCounts, Options, Target, ANTHROPIC_STRICT_LIMITS};
 use tooldef::model::{Module, Tool};
 
 use crate::build_command::{read_sources, report, tool_files};
@@ -119,14 +123,63 @@ pub(crate) fn run(args: &StatsArgs, limits: &InputLimits) -> Result<u8, String> 
     for (module, tool) in toolset.tools() {
         rows.extend(measure_tool(module, tool, &targets));
     }
+    let request = targets
+        .contains(&Target::AnthropicStrict)
+        .then(|| anthropic_strict_request(&toolset));
     match args.format {
         Format::Json => {
             let all: Vec<Value> = rows.iter().map(Row::to_json).collect();
             to_stdout(&format!("{}\n", Value::Array(all)));
         }
-        Format::Human => to_stdout(&table(&rows)),
+        Format::Human => {
+            let mut text = table(&rows);
+            if let Some(counts) = &request {
+                text.push_str(&request_line(counts));
+            }
+            to_stdout(&text);
+        }
     }
-    Ok(over_budget(&rows, args.budget))
+    let over_limit = request.as_ref().map_or(0, over_request_limits);
+    Ok(over_budget(&rows, args.budget).max(over_limit))
+}
+
+/// What Anthropic counts over the strict tools of one request, for the tools of the toolset that
+/// `anthropic-strict` can represent.
+fn anthropic_strict_request(toolset: &tooldef::Toolset) -> AnthropicStrictCounts {
+    let quiet = Options { warnings: false };
+    let tools: Vec<Value> = toolset
+        .tools()
+        .filter_map(|(module, tool)| {
+            tooldef::emit::tool(module, tool, Target::AnthropicStrict, &quiet).ok()
+        })
+        .map(|e| e.json)
+        .collect();
+    AnthropicStrictCounts::of_document(&Value::Array(tools))
+}
+
+/// The line under the table that gives the per-request counts against their limits.
+fn request_line(c: &AnthropicStrictCounts) -> String {
+    let l = ANTHROPIC_STRICT_LIMITS;
+    format!(
+        "anthropic-strict, per request (the tools above sent together): {} of {} strict tools, \
+         {} of {} optional parameters, {} of {} parameters with union types.\n",
+        c.strict_tools, l.strict_tools, c.optional, l.optional, c.unions, l.unions
+    )
+}
+
+/// Names every per-request limit the counts pass on standard error; 1 if any is passed, else 0.
+fn over_request_limits(c: &AnthropicStrictCounts) -> u8 {
+    let problems = c.problems();
+    for p in &problems {
+        to_stderr(&format!(
+            "over a limit: the tools sent together for anthropic-strict have {p}\n"
+        ));
+    }
+    if problems.is_empty() {
+        0
+    } else {
+        EXIT_ERRORS
+    }
 }
 
 /// The rows of one tool, one per target that can represent it; a note on standard error for

@@ -267,3 +267,37 @@ fn run_executes_the_calls_and_builds_the_next_message() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `delete_file`"));
 }
+
+#[test]
+fn anthropic_strict_calls_are_read_in_the_shape_strict_mode_showed() {
+    let dir = std::env::temp_dir().join(format!("tooldef-astrict-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let file = dir.join("tag.tool");
+    std::fs::write(
+        &file,
+        "/// Tag a page.\ntool tag {\n  page: string\n  labels: map<string>\n  limit?: integer = 5\n}\n",
+    )
+    .expect("the tool file is written");
+    let file = file.display().to_string();
+    // The map comes as key/value entries, the optional field left out.
+    let response = r#"{"content": [{"type": "tool_use", "id": "t1", "name": "tag",
+        "input": {"page": "home", "labels": [{"key": "a", "value": "b"}]}}]}"#;
+    let strict = run(
+        &[&file, "--from", "anthropic", "--target", "anthropic-strict"],
+        Some(response),
+    );
+    assert_eq!(
+        strict.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&strict.stderr)
+    );
+    assert_eq!(
+        json(&strict)["calls"][0]["arguments"],
+        serde_json::json!({"page": "home", "labels": {"a": "b"}, "limit": 5})
+    );
+    // The plain anthropic target showed a map, so entries are not its shape.
+    let plain = run(&[&file, "--from", "anthropic"], Some(response));
+    assert_eq!(plain.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -222,6 +222,12 @@ fn typed_extra_keys_reach_every_target() {
                             .is_some());
                         continue;
                     }
+                    Target::AnthropicStrict => {
+                        assert!(out.json[0]["input_schema"]["properties"]
+                            .get(tooldef::validate::EXTRA_KEYS)
+                            .is_some());
+                        continue;
+                    }
                     _ => {
                         assert!(
                             out.json[0]["functionDeclarations"][0]["parameters"]["properties"]

@@ -147,3 +147,38 @@ fn the_table_marks_estimates() {
     assert!(gemini.contains('~'), "{gemini}");
     assert!(stdout.contains("o200k_base"), "{stdout}");
 }
+
+#[test]
+fn anthropic_strict_counts_the_limits_of_one_request() {
+    let (code, stdout, stderr) = tooldef(&[
+        "stats",
+        "examples/weather.tool",
+        "--target",
+        "anthropic-strict",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains(
+            "anthropic-strict, per request (the tools above sent together): 1 of 20 strict tools, 8 of 24 optional parameters, 1 of 16 parameters with union types."
+        ),
+        "{stdout}"
+    );
+    // issue_tracker's tools have 33 optional parameters together.
+    let (code, _, stderr) = tooldef(&[
+        "stats",
+        "examples/issue_tracker.tool",
+        "--target",
+        "anthropic-strict",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("over a limit: the tools sent together for anthropic-strict have 33 optional parameters; the limit per request is 24"),
+        "{stderr}"
+    );
+    // Without anthropic-strict, no such count.
+    let (code, stdout, _) = tooldef(&["stats", "examples/issue_tracker.tool"]);
+    assert_eq!(code, 0);
+    assert!(!stdout.contains("per request"));
+}

@@ -26,6 +26,7 @@ fn every_target_prints_its_shape() {
         ("openai-strict", "/0/function/strict"),
         ("openai-responses", "/0/strict"),
         ("anthropic", "/0/input_schema/type"),
+        ("anthropic-strict", "/0/strict"),
         (
             "gemini",
             "/0/functionDeclarations/0/parametersJsonSchema/type",
@@ -106,4 +107,42 @@ fn a_target_that_cannot_represent_the_file_exits_1() {
     assert_eq!(code, 0);
     let json: Value = serde_json::from_str(&stdout).expect("stdout is JSON");
     assert_eq!(json["name"], "complete_task");
+}
+
+#[test]
+fn build_checks_the_per_request_limits_of_anthropic_strict() {
+    let out_dir =
+        std::env::temp_dir().join(format!("tooldef-astrict-build-{}", std::process::id()));
+    let out = out_dir.display().to_string();
+    // issue_tracker's tools have 33 optional parameters together; Anthropic allows 24.
+    let (code, _, stderr) = tooldef(&[
+        "build",
+        "examples/issue_tracker.tool",
+        "--target",
+        "anthropic-strict",
+        "--out-dir",
+        &out,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("target-limit")
+            && stderr.contains("have 33 optional parameters; the limit per request is 24"),
+        "{stderr}"
+    );
+    assert!(!out_dir.join("anthropic-strict.json").exists());
+    let (code, _, stderr) = tooldef(&[
+        "build",
+        "examples/weather.tool",
+        "--target",
+        "anthropic-strict",
+        "--out-dir",
+        &out,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let written = std::fs::read_to_string(out_dir.join("anthropic-strict.json")).expect("written");
+    let json: Value = serde_json::from_str(&written).expect("JSON");
+    assert_eq!(json[0]["strict"], true);
+    let _ = std::fs::remove_dir_all(&out_dir);
 }

@@ -255,6 +255,7 @@ fn lock_writes_each_tools_hashes_and_mcp_definition() {
         targets,
         [
             "anthropic",
+            "anthropic-strict",
             "gemini",
             "gemini-openapi",
             "json-schema",

@@ -168,6 +168,15 @@ def measure(
         items = [(c.tools.is_valid, c.tool, c.text) for c in cases]
         return lambda: [f(t, x) for f, t, x in items]
 
+    # Each tool's validator taken once, as the peers' validators are.
+    validators: dict[tuple[int, str], tooldef.ToolValidator] = {}
+    for c in valid + invalid:
+        validators.setdefault((id(c.tools), c.tool), c.tools.validator(c.tool))
+
+    def ours_validator(cases: Sequence[Case]) -> Callable[[], object]:
+        items = [(validators[id(c.tools), c.tool].is_valid, c.text) for c in cases]
+        return lambda: [f(x) for f, x in items]
+
     def rs_is_valid(cases: Sequence[Case]) -> Callable[[], object]:
         items = [(rs[id(c.schema)].is_valid, c.text) for c in cases]
         return lambda: [f(loads(x)) for f, x in items]
@@ -187,26 +196,28 @@ def measure(
     for kind, cases in (("valid", valid), ("invalid", invalid)):
         n = len(cases)
         ours = best(ours_is_valid(cases), rounds)
+        held = best(ours_validator(cases), rounds)
         peer = best(rs_is_valid(cases), rounds)
         slow = best(py_is_valid(cases), py_rounds)
-        rows.append(
-            [
-                f"{label} {kind} ({n})",
-                "is_valid",
-                us(ours, n),
-                f"jsonschema_rs {us(peer, n)}",
-                ratio(peer, ours),
-            ]
-        )
-        rows.append(
-            [
-                f"{label} {kind} ({n})",
-                "is_valid",
-                us(ours, n),
-                f"jsonschema {us(slow, n)}",
-                ratio(slow, ours),
-            ]
-        )
+        for operation, t in (("is_valid", ours), ("validator(tool).is_valid", held)):
+            rows.append(
+                [
+                    f"{label} {kind} ({n})",
+                    operation,
+                    us(t, n),
+                    f"jsonschema_rs {us(peer, n)}",
+                    ratio(peer, t),
+                ]
+            )
+            rows.append(
+                [
+                    f"{label} {kind} ({n})",
+                    operation,
+                    us(t, n),
+                    f"jsonschema {us(slow, n)}",
+                    ratio(slow, t),
+                ]
+            )
         ours = best(ours_validate(cases), rounds)
         peer = best(rs_validate(cases), rounds)
         rows.append(
@@ -230,6 +241,7 @@ def ratio(peer: float, ours: float) -> str:
 
 def pydantic_rows(tools: tooldef.Toolset, rounds: int, rows: list[list[str]]) -> None:
     adapter = TypeAdapter(Weather)
+    validator = tools.validator(WEATHER_TOOL)
     for kind, args in (("valid", WEATHER_VALID), ("invalid", WEATHER_INVALID)):
         text = json.dumps(args)
         reps = 20_000
@@ -239,6 +251,10 @@ def pydantic_rows(tools: tooldef.Toolset, rounds: int, rows: list[list[str]]) ->
             for _ in range(reps):
                 tools.validate(WEATHER_TOOL, text).arguments  # noqa: B018
 
+        def held(text: str = text, reps: int = reps) -> None:
+            for _ in range(reps):
+                validator.validate(text).arguments  # noqa: B018
+
         def peer(bytes_text: bytes = bytes_text, reps: int = reps) -> None:
             for _ in range(reps):
                 try:
@@ -246,16 +262,17 @@ def pydantic_rows(tools: tooldef.Toolset, rounds: int, rows: list[list[str]]) ->
                 except ValueError:
                     pass
 
-        a, b = best(ours, rounds), best(peer, rounds)
-        rows.append(
-            [
-                f"weather {kind} (1)",
-                "validate → arguments",
-                us(a, reps),
-                f"pydantic validate_json {us(b, reps)}",
-                ratio(b, a),
-            ]
-        )
+        a, h, b = best(ours, rounds), best(held, rounds), best(peer, rounds)
+        for operation, t in (("validate → arguments", a), ("validator.validate → arguments", h)):
+            rows.append(
+                [
+                    f"weather {kind} (1)",
+                    operation,
+                    us(t, reps),
+                    f"pydantic validate_json {us(b, reps)}",
+                    ratio(b, t),
+                ]
+            )
 
 
 def many_rows(

@@ -9,6 +9,9 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Mutex;
 
 /// The deepest nesting converted. The validator's own limit (128 levels) is lower, so a value
 /// between the two reaches the validator, which refuses it with its message.
@@ -120,10 +123,71 @@ pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// A JSON value as Python objects: `dict` (in the value's key order), `list`, `str`, `int`,
 /// `float`, `bool`, `None`.
 pub(crate) fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    to_py_at(py, value, 0)
+    // The key cache is never waited for: a conversion that finds it taken (by another thread,
+    // or by a conversion under way on this one, re-entered from a finalizer) makes its keys.
+    match KEYS.try_lock() {
+        Ok(mut keys) => to_py_at(py, value, 0, Some(&mut keys)),
+        Err(_) => to_py_at(py, value, 0, None),
+    }
 }
 
-fn to_py_at<'py>(py: Python<'py>, value: &Value, depth: usize) -> PyResult<Bound<'py, PyAny>> {
+/// The `str` objects made for object keys, shared by every conversion: the keys a tool's
+/// arguments repeat (its field names) are each made, decoded and hashed by Python once, and
+/// then only counted again. Bounded, so that keys a model makes up cannot grow it without end;
+/// a key past the bound is made each time, as every key was before.
+type KeyCache = HashMap<Box<str>, Py<PyString>, BuildHasherDefault<Fnv>>;
+
+static KEYS: Mutex<KeyCache> = Mutex::new(HashMap::with_hasher(BuildHasherDefault::new()));
+
+/// The most keys cached, and the longest (in bytes).
+const MAX_KEYS: usize = 4096;
+const MAX_KEY_LEN: usize = 64;
+
+/// The `str` of an object key, from the cache when it is there (and put there when it fits).
+fn key<'py>(py: Python<'py>, k: &str, keys: Option<&mut KeyCache>) -> Bound<'py, PyString> {
+    let Some(keys) = keys.filter(|_| k.len() <= MAX_KEY_LEN) else {
+        return PyString::new(py, k);
+    };
+    if let Some(s) = keys.get(k) {
+        return s.bind(py).clone();
+    }
+    let s = PyString::new(py, k);
+    if keys.len() < MAX_KEYS {
+        keys.insert(k.into(), s.clone().unbind());
+    }
+    s
+}
+
+/// FNV-1a: keys are short, and looked up far more often than they are added; no key a caller
+/// sends is ever added past the bound, so a poor spread costs at most a slower lookup.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+fn to_py_at<'py>(
+    py: Python<'py>,
+    value: &Value,
+    depth: usize,
+    mut keys: Option<&mut KeyCache>,
+) -> PyResult<Bound<'py, PyAny>> {
     if depth > MAX_DEPTH {
         return Err(PyValueError::new_err(format!(
             "a value nested deeper than {MAX_DEPTH} levels"
@@ -143,16 +207,17 @@ fn to_py_at<'py>(py: Python<'py>, value: &Value, depth: usize) -> PyResult<Bound
         }
         Value::String(s) => PyString::new(py, s).into_any(),
         Value::Array(items) => {
-            let list = PyList::empty(py);
+            let mut out = Vec::with_capacity(items.len());
             for item in items {
-                list.append(to_py_at(py, item, depth + 1)?)?;
+                out.push(to_py_at(py, item, depth + 1, keys.as_deref_mut())?);
             }
-            list.into_any()
+            PyList::new(py, out)?.into_any()
         }
         Value::Object(map) => {
             let dict = PyDict::new(py);
             for (k, v) in map {
-                dict.set_item(k, to_py_at(py, v, depth + 1)?)?;
+                let k = key(py, k, keys.as_deref_mut());
+                dict.set_item(k, to_py_at(py, v, depth + 1, keys.as_deref_mut())?)?;
             }
             dict.into_any()
         }

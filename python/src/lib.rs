@@ -12,6 +12,7 @@ mod errors;
 mod results;
 mod run;
 mod toolset;
+mod validator;
 
 use pyo3::prelude::*;
 
@@ -21,6 +22,7 @@ fn _tooldef(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<toolset::PyToolset>()?;
     m.add_function(wrap_pyfunction!(toolset::import_tools, m)?)?;
     m.add_function(wrap_pyfunction!(run::_wait_for_handlers, m)?)?;
+    m.add_class::<validator::ToolValidator>()?;
     m.add_class::<results::ValidationResult>()?;
     m.add_class::<results::Batch>()?;
     m.add_class::<results::Call>()?;

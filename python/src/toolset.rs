@@ -17,6 +17,7 @@ use crate::convert::{to_py, to_value, type_name};
 use crate::errors::{compile_error, diagnostics_list, load_error, validator_error};
 use crate::results::{Batch, Call, Dispatched, ValidationResult};
 use crate::run;
+use crate::validator::{strs_of, texts_of, ToolValidator};
 use tooldef::runtime::{RunOptions, Runtime};
 
 /// What `__reduce__` returns: the constructor and its arguments (the `(name, text)` sources).
@@ -35,16 +36,20 @@ pub(crate) struct PyToolset {
     pub(crate) inner: Arc<Toolset>,
     /// The Python handlers registered, by tool (not pickled: a process registers its own).
     handlers: Mutex<Vec<(String, Py<PyAny>)>>,
+    /// Each tool's `ToolValidator` in its own mode and the source's reading, by name, made
+    /// when `is_valid` or `validate` first asks for the tool with neither `mode` nor `target`:
+    /// the call after that is a lookup in a `dict` whose `str` keys hash once.
+    validators: Py<PyDict>,
 }
 
 /// The arguments of a call as Python gave them.
-enum Args<'a> {
+pub(crate) enum Args<'a> {
     Text(&'a str),
     Value(Value),
 }
 
 /// `str` and `bytes` are text for the Rust reader; a `dict` is a parsed value.
-fn read_args<'a>(obj: &'a Bound<'_, PyAny>, param: &str) -> PyResult<Args<'a>> {
+pub(crate) fn read_args<'a>(obj: &'a Bound<'_, PyAny>, param: &str) -> PyResult<Args<'a>> {
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(Args::Text(s.to_str()?));
     }
@@ -61,7 +66,7 @@ fn read_args<'a>(obj: &'a Bound<'_, PyAny>, param: &str) -> PyResult<Args<'a>> {
 }
 
 /// The text of a `str` or `bytes` (which must be UTF-8); `None` for other objects.
-fn text_of<'a>(obj: &'a Bound<'_, PyAny>, param: &str) -> PyResult<Option<&'a str>> {
+pub(crate) fn text_of<'a>(obj: &'a Bound<'_, PyAny>, param: &str) -> PyResult<Option<&'a str>> {
     if let Ok(s) = obj.cast::<PyString>() {
         return s.to_str().map(Some);
     }
@@ -195,11 +200,44 @@ fn expand(paths: &[PathBuf]) -> PyResult<Vec<PathBuf>> {
 }
 
 impl PyToolset {
-    fn wrap(toolset: Toolset) -> PyToolset {
+    fn wrap(py: Python<'_>, toolset: Toolset) -> PyToolset {
         PyToolset {
             inner: Arc::new(toolset),
             handlers: Mutex::new(Vec::new()),
+            validators: PyDict::new(py).unbind(),
         }
+    }
+
+    /// The cached validator of `tool` (see `validators`), made on first use; `None` when `tool`
+    /// is not exactly a `str` (a subclass could hash or compare as another name) or names no
+    /// tool, for the general path to answer.
+    fn cached<'py>(
+        &self,
+        py: Python<'py>,
+        tool: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, ToolValidator>>> {
+        let Ok(name) = tool.cast_exact::<PyString>() else {
+            return Ok(None);
+        };
+        let cache = self.validators.bind(py);
+        if let Some(found) = cache.get_item(name)? {
+            if let Ok(v) = found.cast_into::<ToolValidator>() {
+                return Ok(Some(v));
+            }
+        }
+        let Ok(v) = self.inner.validator(name.to_str()?) else {
+            return Ok(None);
+        };
+        let made = Bound::new(
+            py,
+            ToolValidator {
+                mode: v.default_mode(),
+                validator: v.clone(),
+                target: None,
+            },
+        )?;
+        cache.set_item(name, &made)?;
+        Ok(Some(made))
     }
 
     /// A runtime over the toolset with the handlers registered and the approver given.
@@ -242,13 +280,13 @@ impl PyToolset {
 
     fn from_sources(py: Python<'_>, sources: Vec<Source>) -> PyResult<PyToolset> {
         py.detach(|| Toolset::new(sources))
-            .map(PyToolset::wrap)
+            .map(|t| PyToolset::wrap(py, t))
             .map_err(|e| compile_error(py, &e))
     }
 }
 
 /// Validates with the GIL released when the text is long.
-fn run<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn run<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
     if len > DETACH_BYTES {
         py.detach(f)
     } else {
@@ -280,7 +318,7 @@ impl PyToolset {
         }
         let files = expand(&given)?;
         py.detach(|| Toolset::from_files(&files))
-            .map(PyToolset::wrap)
+            .map(|t| PyToolset::wrap(py, t))
             .map_err(|e| load_error(py, e))
     }
 
@@ -368,6 +406,11 @@ impl PyToolset {
         mode: Option<&Bound<'_, PyAny>>,
         target: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<ValidationResult> {
+        if mode.is_none() && target.is_none() {
+            if let Some(v) = self.cached(py, tool)? {
+                return v.get().validate(py, arguments);
+            }
+        }
         let tool = str_arg(tool, "tool")?;
         let mode = opt_str_arg(mode, "mode")?;
         let target = opt_str_arg(target, "target")?;
@@ -392,6 +435,11 @@ impl PyToolset {
         mode: Option<&Bound<'_, PyAny>>,
         target: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<bool> {
+        if mode.is_none() && target.is_none() {
+            if let Some(v) = self.cached(py, tool)? {
+                return v.get().is_valid(py, arguments);
+            }
+        }
         let tool = str_arg(tool, "tool")?;
         let mode = opt_str_arg(mode, "mode")?;
         let target = opt_str_arg(target, "target")?;
@@ -402,6 +450,34 @@ impl PyToolset {
         Ok(match args {
             Args::Text(text) => run(py, text.len(), || v.is_valid(text, mode)),
             Args::Value(value) => v.is_valid(&value, mode),
+        })
+    }
+
+    /// One tool's validator, with the mode and target settled once: its `is_valid` and
+    /// `validate` take only the arguments, so a caller validating many calls of one tool pays
+    /// for neither the name lookup nor the options on each call.
+    #[pyo3(name = "validator", signature = (tool, *, mode = None, target = None))]
+    fn validator_of(
+        &self,
+        py: Python<'_>,
+        tool: &Bound<'_, PyAny>,
+        mode: Option<&Bound<'_, PyAny>>,
+        target: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<ToolValidator> {
+        let name = str_arg(tool, "tool")?;
+        let mode = parse_mode(opt_str_arg(mode, "mode")?)?;
+        let target = opt_str_arg(target, "target")?
+            .map(parse_target)
+            .transpose()?;
+        let v = match target {
+            None => self.inner.validator(name),
+            Some(t) => self.inner.validator_for(name, t),
+        }
+        .map_err(|e| validator_error(py, e))?;
+        Ok(ToolValidator {
+            mode: mode.unwrap_or(v.default_mode()),
+            validator: v.clone(),
+            target,
         })
     }
 
@@ -420,32 +496,8 @@ impl PyToolset {
         let mode = opt_str_arg(mode, "mode")?;
         let target = opt_str_arg(target, "target")?;
         let mode = parse_mode(mode)?;
-        if texts.cast::<PyString>().is_ok() || texts.cast::<PyBytes>().is_ok() {
-            return Err(PyTypeError::new_err(
-                "texts must be an iterable of str or bytes, not a single str or bytes",
-            ));
-        }
-        let items: Vec<Bound<'_, PyAny>> = texts
-            .try_iter()
-            .map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "texts must be an iterable of str or bytes, not {}",
-                    type_name(texts)
-                ))
-            })?
-            .collect::<PyResult<_>>()?;
-        let mut strs: Vec<&str> = Vec::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            match text_of(item, &format!("texts[{i}]"))? {
-                Some(t) => strs.push(t),
-                None => {
-                    return Err(PyTypeError::new_err(format!(
-                        "texts[{i}] must be str or bytes, not {}",
-                        type_name(item)
-                    )))
-                }
-            }
-        }
+        let items = texts_of(texts)?;
+        let strs = strs_of(&items)?;
         let v = self.validator(py, tool, target)?;
         let mode = mode.unwrap_or(v.default_mode());
         let threads = threads
@@ -796,7 +848,12 @@ fn dispatched(
 }
 
 /// The verdict on each text, on up to `threads` scoped threads.
-fn many(v: &Validator, texts: &[&str], mode: Mode, threads: usize) -> Vec<Option<String>> {
+pub(crate) fn many(
+    v: &Validator,
+    texts: &[&str],
+    mode: Mode,
+    threads: usize,
+) -> Vec<Option<String>> {
     let one = |text: &str| -> Option<String> {
         if mode == Mode::Strict && v.is_valid(text, mode) {
             return None;

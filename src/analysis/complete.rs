@@ -888,6 +888,10 @@ fn attribute_help(name: &str) -> (&'static str, Option<&'static str>) {
             Some("cache(ttl: \"${1:5m}\")"),
         ),
         "meta" => ("@meta(key: value, …): free metadata", Some("meta($1)")),
+        "provider" => (
+            "@provider(target: {…}): fields added to that target's tool object",
+            Some("provider($1: {$2})"),
+        ),
         "scope" => (
             "@scope(name): free access-scope metadata",
             Some("scope($1)"),

@@ -162,6 +162,45 @@ impl Checker {
                         }
                     }
                 }
+                "provider" => {
+                    if a.args().is_empty() {
+                        self.bad_arg(a.span, "`@provider` takes a target and the fields to add to its tool object, e.g. `@provider(anthropic: {\"cache_control\": {\"type\": \"ephemeral\"}})`");
+                    }
+                    for arg in a.args() {
+                        let Some(key) = &arg.name else {
+                            self.bad_arg(arg.span, "`@provider` takes named arguments: a target, then an object of fields");
+                            continue;
+                        };
+                        if crate::emit::Target::from_name(&key.text).is_none() {
+                            let names = crate::emit::Target::ALL.iter().map(|t| t.as_str());
+                            let hint = crate::suggest::did_you_mean(&key.text, names)
+                                .map(|s| format!("; did you mean `{s}`?"))
+                                .unwrap_or_default();
+                            self.bad_arg(
+                                key.span,
+                                &format!("`{}` is not a target{hint}", key.text),
+                            );
+                            continue;
+                        }
+                        match &arg.value {
+                            AttrValue::Value(v) => match self.value(v) {
+                                Some(Value::Object(fields)) => {
+                                    // A repeated key is reported with the attribute's arguments.
+                                    tool.provider.insert(key.text.clone(), fields);
+                                }
+                                Some(_) => self.bad_arg(
+                                    arg.span,
+                                    "`@provider` takes an object of fields for each target",
+                                ),
+                                None => {}
+                            },
+                            _ => self.bad_arg(
+                                arg.span,
+                                "`@provider` takes an object of fields for each target",
+                            ),
+                        }
+                    }
+                }
                 "meta" => {
                     for arg in a.args() {
                         let Some(key) = &arg.name else {

@@ -69,7 +69,6 @@ pub(crate) const ARRAY_CONSTRAINTS: &[&str] = &["min_items", "max_items", "uniqu
 pub(crate) const FIELD_ANNOTATIONS: &[&str] = &["deprecated", "example"];
 
 pub(crate) const TOOL_ATTRIBUTES: &[&str] = &[
-    "allow",
     "title",
     "read_only",
     "destructive",
@@ -83,6 +82,8 @@ pub(crate) const TOOL_ATTRIBUTES: &[&str] = &[
     "on_invalid",
     "cache",
     "meta",
+    "provider",
+    "allow",
     "scope",
     "deprecated",
     "formats",

@@ -205,6 +205,7 @@ fn policies(old: &Tool, new: &Tool, push: &mut impl FnMut(ChangeKind, &str, Stri
         ),
         ("/cache", "@cache", old.cache != new.cache),
         ("/meta", "@meta", old.meta != new.meta),
+        ("/provider", "@provider", old.provider != new.provider),
     ];
     for (path, attribute, changed) in others {
         if changed {

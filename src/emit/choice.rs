@@ -51,7 +51,7 @@ pub fn tool_choice(target: Target, choice: ToolChoice<'_>) -> Option<Value> {
             ToolChoice::Required => json!("required"),
             ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
         },
-        Target::Anthropic => match choice {
+        Target::Anthropic | Target::AnthropicStrict => match choice {
             ToolChoice::Auto => json!({"type": "auto"}),
             ToolChoice::None => json!({"type": "none"}),
             ToolChoice::Required => json!({"type": "any"}),

@@ -16,20 +16,26 @@ use crate::model::{EnumMember, Format, KeyGroup, NumberRules};
 pub(crate) enum Folded {
     /// A `= default`: OpenAI strict mode and Gemini's JSON Schema have no `default` keyword.
     Default,
-    /// An `@example(...)`: OpenAI strict mode and Gemini's JSON Schema have no `examples`
-    /// keyword.
+    /// An `@example(...)`: OpenAI strict mode, Anthropic strict mode and Gemini's JSON Schema
+    /// have no `examples` keyword.
     Example,
-    /// A `@pattern(...)`: Gemini's JSON Schema has no `pattern` keyword.
+    /// A `@pattern(...)`: Gemini's JSON Schema has no `pattern` keyword, and Anthropic strict
+    /// mode takes only a subset of regular expressions.
     Pattern,
     /// A value of an enum whose values have descriptions: every target lists them, with their
     /// descriptions, in a "One of: ..." sentence (the JSON Schema family in the description of
     /// a field that has one).
     DocumentedEnumValue,
-    /// A value of an enum that mixes strings with numbers: Gemini's OpenAPI enums hold strings
-    /// only.
+    /// A value of an enum that mixes strings with numbers, two of them spelled alike (`1` and
+    /// `"1"`): Gemini's OpenAPI enums hold strings only, and it sends the values as their
+    /// spellings unless two are alike.
     MixedEnumValue,
-    /// A value of an enum that holds a boolean: Gemini's enums (both forms) hold no booleans.
-    BooleanEnumValue,
+    /// A value of an enum that holds a boolean: Gemini's JSON Schema enums hold no booleans;
+    /// its OpenAPI form sends them as spellings, unless two values are spelled `alike`.
+    BooleanEnumValue {
+        /// Whether two values are spelled alike, so that gemini-openapi folds them too.
+        alike: bool,
+    },
 }
 
 impl Folded {
@@ -39,9 +45,9 @@ impl Folded {
             Folded::Default => "default",
             Folded::Example => "example",
             Folded::Pattern => "pattern",
-            Folded::DocumentedEnumValue | Folded::MixedEnumValue | Folded::BooleanEnumValue => {
-                "enum value"
-            }
+            Folded::DocumentedEnumValue
+            | Folded::MixedEnumValue
+            | Folded::BooleanEnumValue { .. } => "enum value",
         }
     }
 }
@@ -54,19 +60,24 @@ pub(crate) fn folding_targets(folded: Folded) -> Vec<Target> {
         .iter()
         .copied()
         .filter(|t| match folded {
-            Folded::Default | Folded::Example => strict(t) || *t == Target::Gemini,
-            Folded::Pattern => *t == Target::Gemini,
+            Folded::Default => strict(t) || *t == Target::Gemini,
+            Folded::Example => strict(t) || matches!(t, Target::Gemini | Target::AnthropicStrict),
+            Folded::Pattern => matches!(t, Target::Gemini | Target::AnthropicStrict),
             Folded::DocumentedEnumValue => true,
             Folded::MixedEnumValue => *t == Target::GeminiOpenApi,
-            Folded::BooleanEnumValue => matches!(t, Target::Gemini | Target::GeminiOpenApi),
+            Folded::BooleanEnumValue { alike } => {
+                *t == Target::Gemini || (alike && *t == Target::GeminiOpenApi)
+            }
         })
         .collect()
 }
 
 /// How targets fold the values of an enum into descriptions, if any does: every target when a
-/// value has a description; both Gemini forms when a value is a boolean; gemini-openapi when
-/// strings are mixed with numbers (a literal array or object keeps the enum out of Gemini
-/// altogether). Values no target folds are data, written only as `enum` and `const` keywords.
+/// value has a description; Gemini's JSON Schema form when a value is a boolean; gemini-openapi
+/// when a value is not a string and two are spelled alike (otherwise it sends the spellings as
+/// a string enum, [`crate::validate::reading`]); a literal array or object keeps the enum out of
+/// Gemini altogether. Values no target folds are data, written only as `enum` and `const`
+/// keywords.
 pub(crate) fn enum_folding<'a>(
     values: impl IntoIterator<Item = &'a Value>,
     documented: bool,
@@ -74,16 +85,18 @@ pub(crate) fn enum_folding<'a>(
     if documented {
         return Some(Folded::DocumentedEnumValue);
     }
+    let values: Vec<&Value> = values.into_iter().collect();
     let (mut number, mut boolean, mut composite) = (false, false, false);
-    for v in values {
+    for v in &values {
         number |= v.is_number();
         boolean |= v.is_boolean();
         composite |= v.is_array() || v.is_object();
     }
+    let alike = || crate::validate::reading::spelled_alike(values.iter().copied());
     match (composite, boolean, number) {
         (true, _, _) => None,
-        (false, true, _) => Some(Folded::BooleanEnumValue),
-        (false, false, true) => Some(Folded::MixedEnumValue),
+        (false, true, _) => Some(Folded::BooleanEnumValue { alike: alike() }),
+        (false, false, true) => alike().then_some(Folded::MixedEnumValue),
         (false, false, false) => None,
     }
 }
@@ -120,6 +133,19 @@ pub(crate) fn length(min: Option<u64>, max: Option<u64>) -> Option<String> {
         (Some(a), Some(b)) => format!("Must be between {a} and {b} characters long."),
         (Some(a), None) => format!("Must be at least {a} {} long.", chars(a)),
         (None, Some(b)) => format!("Must be at most {b} {} long.", chars(b)),
+        (None, None) => return None,
+    })
+}
+
+/// "Must have between 2 and 5 items.", "Must have at least 2 items.", ...: `@min_items` and
+/// `@max_items`.
+pub(crate) fn item_count(min: Option<u64>, max: Option<u64>) -> Option<String> {
+    let items = |n: u64| if n == 1 { "item" } else { "items" };
+    Some(match (min, max) {
+        (Some(a), Some(b)) if a == b => format!("Must have exactly {a} {}.", items(a)),
+        (Some(a), Some(b)) => format!("Must have between {a} and {b} items."),
+        (Some(a), None) => format!("Must have at least {a} {}.", items(a)),
+        (None, Some(b)) => format!("Must have at most {b} {}.", items(b)),
         (None, None) => return None,
     })
 }

@@ -1,4 +1,5 @@
-//! Lowering the model into the restricted schema dialects of OpenAI strict mode and Gemini.
+//! Lowering the model into the restricted schema dialects of OpenAI strict mode, Anthropic
+//! strict mode and Gemini.
 //!
 //! These dialects accept only a subset of JSON Schema. The lowering walks the model (not the
 //! canonical JSON output) so that every constraint it cannot express can be folded into a
@@ -22,6 +23,9 @@ use crate::validate::reading::{self, Reading, EXTRA_KEYS, TUPLE_REST};
 pub(crate) enum Flavor {
     /// OpenAI Structured Outputs ("strict": true).
     Strict,
+    /// Anthropic strict tool use ("strict": true): the JSON Schema subset of Anthropic's
+    /// structured outputs.
+    AnthropicStrict,
     /// Gemini's OpenAPI 3.0 subset (`Schema`, in `parameters`).
     GeminiOpenApi,
     /// The JSON Schema subset Gemini supports (`parametersJsonSchema`, `responseJsonSchema`).
@@ -34,11 +38,18 @@ impl Flavor {
         matches!(self, Flavor::Strict | Flavor::GeminiJson)
     }
 
+    /// Whether every object of the dialect is closed (`"additionalProperties": false`) and
+    /// lists all its properties.
+    fn closed(self) -> bool {
+        matches!(self, Flavor::Strict | Flavor::AnthropicStrict)
+    }
+
     /// How a validator for the dialect reads a call, which says what the dialect lowers (maps,
     /// extra keys and `any`, see [`Reading`]).
     fn reading(self) -> Reading {
         match self {
             Flavor::Strict => Reading::NullForAbsent,
+            Flavor::AnthropicStrict => Reading::Closed,
             Flavor::GeminiOpenApi => Reading::Lowered,
             Flavor::GeminiJson => Reading::Source,
         }
@@ -77,6 +88,27 @@ const STRICT_FORMATS: &[Format] = &[
     Format::Ipv6,
     Format::Uuid,
 ];
+
+/// The string formats Anthropic strict mode supports (structured outputs, "JSON Schema
+/// limitations").
+const ANTHROPIC_FORMATS: &[Format] = &[
+    Format::DateTime,
+    Format::Time,
+    Format::Date,
+    Format::Duration,
+    Format::Email,
+    Format::Hostname,
+    Format::Uri,
+    Format::Ipv4,
+    Format::Ipv6,
+    Format::Uuid,
+];
+
+/// The largest bound of a counted repetition (`{n,m}`) that tooldef keeps in a pattern for
+/// Anthropic strict mode, which supports "simple `{n,m}` cases" and not "complex `{n,m}`
+/// quantifiers with large ranges" (structured outputs, "JSON Schema limitations"). The
+/// documentation gives no number; this is tooldef's choice.
+const ANTHROPIC_MAX_REPEAT: u32 = 100;
 
 /// The string formats Gemini's JSON Schema subset supports (structured output guide, "JSON
 /// Schema support").
@@ -185,7 +217,7 @@ impl<'m> Lowering<'m> {
 
     fn type_name(&self, t: &str) -> String {
         match self.flavor {
-            Flavor::Strict | Flavor::GeminiJson => t.to_string(),
+            Flavor::Strict | Flavor::AnthropicStrict | Flavor::GeminiJson => t.to_string(),
             Flavor::GeminiOpenApi => t.to_ascii_uppercase(),
         }
     }
@@ -193,6 +225,7 @@ impl<'m> Lowering<'m> {
     fn dialect(&self) -> &'static str {
         match self.flavor {
             Flavor::Strict => "OpenAI strict mode",
+            Flavor::AnthropicStrict => "Anthropic strict mode",
             Flavor::GeminiOpenApi => "Gemini's schema",
             Flavor::GeminiJson => "Gemini's JSON Schema",
         }
@@ -354,6 +387,9 @@ impl<'m> Lowering<'m> {
     }
 
     fn number(&mut self, r: &NumberRules, integer: bool) -> Node {
+        if self.flavor == Flavor::AnthropicStrict {
+            return self.folded_number(r, integer);
+        }
         let mut node = Node::typed(&self.type_name(if integer { "integer" } else { "number" }));
         let mut folded_range = false;
         let put = |m: &mut Map<String, Value>, key: &str, b: &Option<Spanned<Number>>| {
@@ -369,7 +405,7 @@ impl<'m> Lowering<'m> {
                 put(&mut node.map, "exclusiveMaximum", &r.exclusive_maximum);
                 put(&mut node.map, "multipleOf", &r.multiple_of);
             }
-            Flavor::GeminiOpenApi | Flavor::GeminiJson => {
+            Flavor::AnthropicStrict | Flavor::GeminiOpenApi | Flavor::GeminiJson => {
                 let bounds = [
                     (&r.exclusive_minimum, "minimum", true),
                     (&r.exclusive_maximum, "maximum", false),
@@ -424,6 +460,32 @@ impl<'m> Lowering<'m> {
         node
     }
 
+    /// Anthropic strict mode: a number without any numeric keyword ("Numerical constraints
+    /// (such as `minimum`, `maximum`, `multipleOf`)" are not supported), its range and multiple
+    /// said in the description.
+    fn folded_number(&mut self, r: &NumberRules, integer: bool) -> Node {
+        let mut node = Node::typed(if integer { "integer" } else { "number" });
+        if let Some(sentence) = fold::range(r) {
+            node.notes.push(sentence);
+            let bounds = [
+                (&r.minimum, "`@min`"),
+                (&r.maximum, "`@max`"),
+                (&r.exclusive_minimum, "`@exclusive_min`"),
+                (&r.exclusive_maximum, "`@exclusive_max`"),
+            ];
+            for (bound, name) in bounds {
+                if let Some(b) = bound {
+                    self.folded(b.span, &format!("a numeric bound ({name})"));
+                }
+            }
+        }
+        if let Some(m) = &r.multiple_of {
+            node.notes.push(fold::multiple_of(&m.value));
+            self.folded(m.span, "`@multiple_of`");
+        }
+        node
+    }
+
     fn string(&mut self, r: &StringRules) -> Node {
         let mut node = Node::typed(&self.type_name("string"));
         let lengths_supported = self.flavor == Flavor::GeminiOpenApi;
@@ -447,7 +509,12 @@ impl<'m> Lowering<'m> {
             }
         }
         if let Some(p) = &r.pattern {
-            if self.flavor == Flavor::GeminiJson {
+            let kept = match self.flavor {
+                Flavor::GeminiJson => false,
+                Flavor::AnthropicStrict => anthropic_pattern(&p.value),
+                Flavor::Strict | Flavor::GeminiOpenApi => true,
+            };
+            if !kept {
                 node.notes.push(fold::pattern(&p.value));
                 self.folded(p.span, "`@pattern`");
             } else {
@@ -457,6 +524,7 @@ impl<'m> Lowering<'m> {
         if let Some(f) = &r.format {
             let supported = match self.flavor {
                 Flavor::Strict => STRICT_FORMATS.contains(&f.value),
+                Flavor::AnthropicStrict => ANTHROPIC_FORMATS.contains(&f.value),
                 Flavor::GeminiOpenApi => f.value == Format::DateTime,
                 Flavor::GeminiJson => GEMINI_JSON_FORMATS.contains(&f.value),
             };
@@ -475,7 +543,7 @@ impl<'m> Lowering<'m> {
             (Flavor::GeminiJson, Value::Null) => Node::typed("null"),
             (Flavor::GeminiOpenApi, Value::String(_))
             | (Flavor::GeminiJson, Value::String(_) | Value::Number(_))
-            | (Flavor::Strict, _) => {
+            | (Flavor::Strict | Flavor::AnthropicStrict, _) => {
                 let mut node = match json_type(v) {
                     Some(t) => Node::typed(&self.type_name(t)),
                     None => Node::default(),
@@ -514,13 +582,16 @@ impl<'m> Lowering<'m> {
             types.retain(|t| *t != "integer");
         }
         match self.flavor {
-            Flavor::Strict => {
+            Flavor::Strict | Flavor::AnthropicStrict => {
                 let mut node = Node::default();
                 match types.as_slice() {
                     [] => {}
                     [one] => {
                         node.map.insert("type".into(), json!(one));
                     }
+                    // Anthropic strict mode: the values alone, no type array (see
+                    // `make_nullable`).
+                    _ if self.flavor == Flavor::AnthropicStrict => {}
                     many => {
                         node.map.insert("type".into(), json!(many));
                     }
@@ -582,11 +653,15 @@ impl<'m> Lowering<'m> {
         let items = self.ty(&a.items, at);
         let items = self.finish(items);
         node.map.insert("items".into(), Value::Object(items));
-        if let Some(n) = &a.min_items {
-            node.map.insert("minItems".into(), json!(n.value));
-        }
-        if let Some(n) = &a.max_items {
-            node.map.insert("maxItems".into(), json!(n.value));
+        if self.flavor == Flavor::AnthropicStrict {
+            self.item_count(&mut node, a);
+        } else {
+            if let Some(n) = &a.min_items {
+                node.map.insert("minItems".into(), json!(n.value));
+            }
+            if let Some(n) = &a.max_items {
+                node.map.insert("maxItems".into(), json!(n.value));
+            }
         }
         if let Some(u) = &a.unique {
             if u.value {
@@ -595,6 +670,32 @@ impl<'m> Lowering<'m> {
             }
         }
         node
+    }
+
+    /// Anthropic strict mode: an array's item count, where `minItems` may only be 0 or 1 and
+    /// `maxItems` is not supported ("Array constraints beyond `minItems` of 0 or 1"). A larger
+    /// minimum keeps `minItems: 1`, which it implies, and the whole count is said in the
+    /// description.
+    fn item_count(&mut self, node: &mut Node, a: &ArrayTy) {
+        let (min, max) = (&a.min_items, &a.max_items);
+        if let Some(n) = min {
+            node.map.insert("minItems".into(), json!(n.value.min(1)));
+        }
+        let folds = min.as_ref().is_some_and(|n| n.value > 1) || max.is_some();
+        if !folds {
+            return;
+        }
+        if let Some(sentence) =
+            fold::item_count(min.as_ref().map(|n| n.value), max.as_ref().map(|n| n.value))
+        {
+            node.notes.push(sentence);
+        }
+        for n in min.iter().filter(|n| n.value > 1).chain(max) {
+            self.folded(
+                n.span,
+                "a number of items (`@min_items` above 1, `@max_items`)",
+            );
+        }
     }
 
     /// Gemini JSON: an enum as the `enum`s of its strings and of its numbers (an `anyOf` when
@@ -722,15 +823,15 @@ impl<'m> Lowering<'m> {
                 required.push(Value::String(f.name.clone()));
             }
         }
-        if !o.is_map() || self.flavor == Flavor::Strict {
+        if !o.is_map() || self.flavor.closed() {
             node.map.insert("properties".into(), Value::Object(props));
         }
-        if self.flavor == Flavor::Strict {
+        if self.flavor == Flavor::Strict || !required.is_empty() {
             node.map.insert("required".into(), Value::Array(required));
+        }
+        if self.flavor.closed() {
             node.map
                 .insert("additionalProperties".into(), Value::Bool(false));
-        } else if !required.is_empty() {
-            node.map.insert("required".into(), Value::Array(required));
         }
         if let Some(a) = additional {
             node.map.insert("additionalProperties".into(), a);
@@ -847,8 +948,10 @@ impl<'m> Lowering<'m> {
         let reshaped = reading::shown_differs(self.module, &f.ty, reading)
             && !reading::spells(resolved, reading);
         let in_schema = self.flavor == Flavor::GeminiOpenApi && !reshaped;
+        // Anthropic strict mode supports "`default` property for all supported types".
+        let default_in_schema = in_schema || (self.flavor == Flavor::AnthropicStrict && !reshaped);
         if let Some(v) = &f.default {
-            if in_schema {
+            if default_in_schema {
                 let v = spelled(v).unwrap_or_else(|| v.clone());
                 node.map.insert("default".into(), v);
             } else {
@@ -896,20 +999,28 @@ impl<'m> Lowering<'m> {
                     .insert("$ref".into(), json!(format!("#/$defs/{}", named.name)));
                 node
             }
-            Flavor::GeminiOpenApi => {
+            Flavor::GeminiOpenApi | Flavor::AnthropicStrict => {
+                let (why, help) = if self.flavor == Flavor::GeminiOpenApi {
+                    ("Gemini's schema has no `$ref`, and a recursive type cannot be inlined", "flatten the structure to a fixed depth for Gemini, or compile for a target with `$ref` (openai, anthropic, mcp)")
+                } else {
+                    ("Anthropic strict mode does not support recursive schemas", "flatten the structure to a fixed depth, or compile for `anthropic` (without strict mode)")
+                };
                 self.diagnostics.push(
                     Diagnostic::error(
                         Code::NotRepresentable,
                         at,
                         format!(
-                            "the recursive type `{}` cannot be expressed for target {}: Gemini's schema has no `$ref`, and a recursive type cannot be inlined",
+                            "the recursive type `{}` cannot be expressed for target {}: {why}",
                             named.name,
                             self.target.as_str()
                         ),
                     )
                     .with_label("uses a recursive type")
-                    .with_related(named.span, format!("`{}` refers to itself here", named.name))
-                    .with_help("flatten the structure to a fixed depth for Gemini, or compile for a target with `$ref` (openai, anthropic, mcp)"),
+                    .with_related(
+                        named.span,
+                        format!("`{}` refers to itself here", named.name),
+                    )
+                    .with_help(help),
                 );
                 Node::default()
             }
@@ -965,6 +1076,26 @@ impl<'m> Lowering<'m> {
             }
             Flavor::GeminiJson => {
                 node.map = nullable_json(std::mem::take(&mut node.map));
+                node
+            }
+            // The anthropic SDK's `transform_schema` cannot read a type array, so Anthropic
+            // strict mode says `null` in the enum or with an `anyOf` member.
+            Flavor::AnthropicStrict => {
+                let m = &mut node.map;
+                let null_type = json!({"type": "null"});
+                if m.contains_key("enum") {
+                    m.shift_remove("type");
+                    push_null(m);
+                } else if m.len() == 1 && m.contains_key("anyOf") {
+                    if let Some(Value::Array(members)) = m.get_mut("anyOf") {
+                        if !members.contains(&null_type) {
+                            members.push(null_type);
+                        }
+                    }
+                } else if m.get("type") != Some(&json!("null")) {
+                    let inner = std::mem::take(m);
+                    m.insert("anyOf".into(), json!([Value::Object(inner), null_type]));
+                }
                 node
             }
             Flavor::Strict => {
@@ -1024,6 +1155,43 @@ impl<'m> Lowering<'m> {
         }
         node
     }
+}
+
+/// Whether Anthropic strict mode takes the pattern `p` as it is: it supports anchors,
+/// quantifiers (simple `{n,m}` cases), classes and groups, and not "Backreferences",
+/// "Lookahead/lookbehind assertions", "Word boundaries: `\b`, `\B`" nor "Complex `{n,m}`
+/// quantifiers with large ranges" (structured outputs, "JSON Schema limitations"). A pattern
+/// that the parser does not read is not taken either.
+fn anthropic_pattern(p: &str) -> bool {
+    use regex_syntax::ast::{parse::Parser, AssertionKind, Ast, RepetitionKind, RepetitionRange};
+    fn fits(ast: &Ast) -> bool {
+        match ast {
+            Ast::Assertion(a) => matches!(
+                a.kind,
+                AssertionKind::StartLine
+                    | AssertionKind::EndLine
+                    | AssertionKind::StartText
+                    | AssertionKind::EndText
+            ),
+            Ast::Repetition(r) => {
+                let small = match &r.op.kind {
+                    RepetitionKind::Range(
+                        RepetitionRange::Exactly(n) | RepetitionRange::AtLeast(n),
+                    ) => *n <= ANTHROPIC_MAX_REPEAT,
+                    RepetitionKind::Range(RepetitionRange::Bounded(a, b)) => {
+                        *a <= ANTHROPIC_MAX_REPEAT && *b <= ANTHROPIC_MAX_REPEAT
+                    }
+                    _ => true,
+                };
+                small && fits(&r.ast)
+            }
+            Ast::Group(g) => fits(&g.ast),
+            Ast::Alternation(a) => a.asts.iter().all(fits),
+            Ast::Concat(c) => c.asts.iter().all(fits),
+            _ => true,
+        }
+    }
+    Parser::new().parse(p).is_ok_and(|ast| fits(&ast))
 }
 
 /// The JSON Schema type name of a scalar value.

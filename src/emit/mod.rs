@@ -5,7 +5,7 @@
 //! (`fold`) with a warning; what it cannot represent at all is an error for that target only.
 //! docs/targets.md lists every transformation and the source of each rule.
 
-mod anthropic;
+pub(crate) mod anthropic;
 mod choice;
 pub(crate) mod fold;
 pub(crate) mod gemini;
@@ -16,13 +16,14 @@ pub mod measure;
 pub(crate) mod openai;
 mod response;
 
+pub use anthropic::{Counts as AnthropicStrictCounts, LIMITS as ANTHROPIC_STRICT_LIMITS};
 pub use choice::{tool_choice, tool_choice_field, ToolChoice};
 pub use json_schema::{output, parameters, type_schema};
 pub use response::{forced_tool, response_format, RESPONSE_TARGETS};
 
 use serde_json::{json, Map, Value};
 
-use crate::diagnostic::{Diagnostic, Errors, Span};
+use crate::diagnostic::{Code, Diagnostic, Errors, Span};
 use crate::model::{Module, Tool};
 
 /// The output formats `tooldef compile` can produce.
@@ -40,6 +41,9 @@ pub enum Target {
     OpenAiResponses,
     /// Anthropic Messages: `{name, description, input_schema}` per tool.
     Anthropic,
+    /// Anthropic Messages with `"strict": true` (strict tool use) and the JSON Schema subset of
+    /// Anthropic's structured outputs.
+    AnthropicStrict,
     /// Gemini: `[{"functionDeclarations": [{name, description, parametersJsonSchema,
     /// responseJsonSchema?}]}]` in the JSON Schema subset Gemini supports.
     Gemini,
@@ -59,6 +63,7 @@ impl Target {
         Target::OpenAiStrict,
         Target::OpenAiResponses,
         Target::Anthropic,
+        Target::AnthropicStrict,
         Target::Gemini,
         Target::GeminiOpenApi,
         Target::Mcp,
@@ -72,6 +77,7 @@ impl Target {
             Target::OpenAiStrict => "openai-strict",
             Target::OpenAiResponses => "openai-responses",
             Target::Anthropic => "anthropic",
+            Target::AnthropicStrict => "anthropic-strict",
             Target::Gemini => "gemini",
             Target::GeminiOpenApi => "gemini-openapi",
             Target::Mcp => "mcp",
@@ -167,7 +173,24 @@ pub fn tools(module: &Module, target: Target, options: &Options) -> Result<Emitt
         all.push(json);
         diagnostics.extend(d);
     }
+    // The limits of one request are counted once every tool compiles.
+    if !diagnostics.iter().any(Diagnostic::is_error) {
+        diagnostics.extend(request_problems(target, module.tools.iter().zip(&all)));
+    }
     finish(document(target, all), diagnostics, options)
+}
+
+/// The errors of a target's limits on the tools sent together in one request, each tool
+/// already in the target's shape: Anthropic strict mode counts its strict tools, optional
+/// parameters and union-typed parameters over the whole request ([`anthropic::Counts`]).
+pub(crate) fn request_problems<'t>(
+    target: Target,
+    tools: impl IntoIterator<Item = (&'t Tool, &'t Value)>,
+) -> Vec<Diagnostic> {
+    match target {
+        Target::AnthropicStrict => anthropic::request_problems(tools),
+        _ => Vec::new(),
+    }
 }
 
 /// The document of several tools, each already in the target's shape ([`tool`]): an array,
@@ -237,6 +260,50 @@ fn one(
     if let Some(d) = too_large(&shapes.tool(module, t), &what, t.span) {
         return (Value::Null, vec![d]);
     }
+    let (mut json, mut diagnostics) = shaped(module, t, target);
+    if let Some(fields) = t.provider.get(target.as_str()) {
+        merge_provider_fields(t, target, fields, &mut json, &mut diagnostics);
+    }
+    (json, diagnostics)
+}
+
+/// `@provider(target: {...})`: the fields added to the target's tool object. A field the
+/// target's shape already has would replace what tooldef wrote (the schema, the name), so it is
+/// an error.
+fn merge_provider_fields(
+    t: &Tool,
+    target: Target,
+    fields: &Map<String, Value>,
+    json: &mut Value,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let Value::Object(out) = json else {
+        return;
+    };
+    for (key, value) in fields {
+        if out.contains_key(key) {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::InvalidAttributeArgument,
+                    t.span,
+                    format!(
+                        "`@provider({}: ...)` of tool `{}` sets `{key}`, which the {} tool object already has",
+                        target.as_str(),
+                        t.name,
+                        target.as_str()
+                    ),
+                )
+                .with_label("would replace what tooldef writes")
+                .with_help("`@provider` adds fields the tool object does not have (e.g. Anthropic's `cache_control`); say the others in the tool itself"),
+            );
+        } else {
+            out.insert(key.clone(), value.clone());
+        }
+    }
+}
+
+/// A tool in a target's shape, before `@provider`'s fields.
+fn shaped(module: &Module, t: &Tool, target: Target) -> (Value, Vec<Diagnostic>) {
     match target {
         Target::JsonSchema => {
             let mut out = Map::new();
@@ -252,6 +319,7 @@ fn one(
         Target::OpenAiStrict => openai::strict(module, t),
         Target::OpenAiResponses => openai::responses(module, t),
         Target::Anthropic => anthropic::tool(module, t),
+        Target::AnthropicStrict => anthropic::strict(module, t),
         Target::Gemini => gemini::declaration(module, t),
         Target::GeminiOpenApi => gemini::openapi_declaration(module, t),
         Target::Mcp => mcp::tool(module, t),

@@ -158,13 +158,6 @@ fn schemas(doc: &Value, options: &Options, units: &mut Units) -> Result<Imported
         }
         units.seen.push(ptr.clone());
         let title = schema.get("title").and_then(Value::as_str);
-        let base = options.name.clone().or(title.map(str::to_string));
-        let name = match (base, many) {
-            (Some(b), true) => format!("{b}_{}", i + 1),
-            (Some(b), false) => b,
-            (None, true) => format!("imported_{}", i + 1),
-            (None, false) => "imported".to_string(),
-        };
         core.reset_defs();
         core.set_defs(schema, &ptr);
         // The root's `title` names the tool (and is kept as its title), so it is not an
@@ -176,8 +169,29 @@ fn schemas(doc: &Value, options: &Options, units: &mut Units) -> Result<Imported
         let Some(ty) = core.ty(&root, &ptr) else {
             continue;
         };
-        match ty {
-            Ty::Object(o) => {
+        // A root `$ref` to an object definition is that object; the definition's description
+        // stands for the root's when it has none.
+        let object = core.root_object(ty);
+        let def = match &object {
+            Ok((_, Some(id))) => core.type_pointer(*id).and_then(|p| {
+                let p = p.strip_prefix(ptr.as_str())?;
+                schema.pointer(p).map(|d| (d, format!("{ptr}{p}")))
+            }),
+            _ => None,
+        };
+        let (described, description_ptr) = match &def {
+            Some((d, dptr)) if schema.get("description").is_none() => (*d, dptr.clone()),
+            _ => (schema, ptr.clone()),
+        };
+        let base = options.name.clone().or(title.map(str::to_string));
+        let name = match (base, many) {
+            (Some(b), true) => format!("{b}_{}", i + 1),
+            (Some(b), false) => b,
+            (None, true) => format!("imported_{}", i + 1),
+            (None, false) => "imported".to_string(),
+        };
+        match object {
+            Ok((o, _)) => {
                 // A name the checker refuses (from a title) is made valid in `finish`.
                 let mut origin = ToolOrigin {
                     pointer: ptr.clone(),
@@ -185,13 +199,13 @@ fn schemas(doc: &Value, options: &Options, units: &mut Units) -> Result<Imported
                     params: ptr.clone(),
                     ..ToolOrigin::default()
                 };
-                let description = match schema
+                let description = match described
                     .get("description")
                     .and_then(Value::as_str)
-                    .and_then(|d| core.description(d, &format!("{ptr}/description")))
+                    .and_then(|d| core.description(d, &format!("{description_ptr}/description")))
                 {
                     Some(d) => {
-                        origin.description = Some(format!("{ptr}/description"));
+                        origin.description = Some(format!("{description_ptr}/description"));
                         d
                     }
                     None => {
@@ -209,14 +223,14 @@ fn schemas(doc: &Value, options: &Options, units: &mut Units) -> Result<Imported
                 }
                 tools.push(Tool {
                     title,
-                    ..Tool::new(name, description, *o)
+                    ..Tool::new(name, description, o)
                 });
                 core.origins.tools.push(origin);
             }
-            other => {
+            Err(other) => {
                 let tname = core.fresh_type_name(&name);
                 core.warn(&ptr, Code::ImportInterpreted, format!("the schema does not describe an object, so it cannot be a tool's parameters; it became the named type `{tname}`"));
-                push_named(&mut core, tname, other, schema, &ptr);
+                push_named(&mut core, tname, *other, schema, &ptr);
             }
         }
     }

@@ -37,7 +37,7 @@ pub(crate) mod schema;
 use serde_json::Value;
 
 use crate::diagnostic::Code;
-use crate::model::{Hints, Module, Tool, Ty, TypeId};
+use crate::model::{Hints, Module, Tool, TypeId};
 use origins::{Origins, Part, Repair, Table, ToolOrigin};
 
 /// The formats `tooldef import` reads.
@@ -566,8 +566,13 @@ pub(crate) fn tools(
         let input_value = Value::Object(input_map);
         core.reset_defs();
         core.set_defs_owned(&input_value, &input_ptr);
-        let params = match core.ty(&input_value, &input_ptr) {
-            Some(Ty::Object(mut o)) => {
+        let params = match core
+            .ty(&input_value, &input_ptr)
+            .map(|t| core.root_object(t))
+        {
+            // A root `$ref` to an object definition: that object, as its definition says.
+            Some(Ok((o, Some(_)))) => o,
+            Some(Ok((mut o, None))) => {
                 // A tool's parameters are closed too when they declare none: a tool that takes
                 // no parameters takes no unknown ones either.
                 if rules.close_objects
@@ -579,9 +584,9 @@ pub(crate) fn tools(
                     o.additional = crate::model::Additional::Closed;
                     core.closed_by_default = true;
                 }
-                *o
+                o
             }
-            Some(_) => {
+            Some(Err(_)) => {
                 core.error(
                     &input_ptr,
                     None,

@@ -113,6 +113,9 @@ pub(crate) struct Core {
     /// For each base name given a number, the next number to try: every lower one is taken.
     next_number: HashMap<String, usize>,
     depth: usize,
+    /// Whether the next schema read is a property's, whose `default` and `examples` the field
+    /// keeps; anywhere else they have no place.
+    property: bool,
 }
 
 /// The deepest schema nesting the importer follows.
@@ -163,6 +166,7 @@ impl Core {
             type_names: std::collections::HashSet::new(),
             next_number: HashMap::new(),
             depth: 0,
+            property: false,
         }
     }
 
@@ -294,6 +298,26 @@ impl Core {
             self.def_texts.insert(name.to_string(), (text, refs));
         }
         self.def_texts.get(name)
+    }
+
+    /// The object a tool's parameters take from the model type of a root schema: the object
+    /// itself, or the object definition a root `$ref` names (Pydantic writes a recursive model
+    /// as `{"$ref": "#/$defs/Node", "$defs": {"Node": {...}}}`), with that definition; any
+    /// other type is given back.
+    pub(crate) fn root_object(&self, ty: Ty) -> Result<(ObjectTy, Option<TypeId>), Box<Ty>> {
+        match ty {
+            Ty::Object(o) => Ok((*o, None)),
+            Ty::Ref(id) => match self.types.get(id.0).map(|t| &t.ty) {
+                Some(Ty::Object(o)) => Ok(((**o).clone(), Some(id))),
+                _ => Err(Box::new(Ty::Ref(id))),
+            },
+            other => Err(Box::new(other)),
+        }
+    }
+
+    /// The JSON pointer of the definition a named type was made from.
+    pub(crate) fn type_pointer(&self, id: TypeId) -> Option<&str> {
+        self.origins.types.get(id.0).map(|o| o.pointer.as_str())
     }
 
     /// A unique type name for a definition.
@@ -431,6 +455,7 @@ impl Core {
 
     /// The model type of a schema, or `None` after reporting an error.
     pub(crate) fn ty(&mut self, schema: &Value, ptr: &str) -> Option<Ty> {
+        let property = std::mem::take(&mut self.property);
         if self.depth >= MAX_DEPTH {
             self.error(
                 ptr,
@@ -441,9 +466,27 @@ impl Core {
             return None;
         }
         self.depth += 1;
+        if let (false, Value::Object(s)) = (property, schema) {
+            self.values_without_place(s, ptr);
+        }
         let r = self.ty_inner(schema, ptr);
         self.depth -= 1;
         r
+    }
+
+    /// A `default` or `examples` on a schema that is not a property's (a tool's parameters, a
+    /// definition, an item, a branch: Pydantic writes a model's `examples` at its root) has no
+    /// place in the language: dropped with a warning.
+    fn values_without_place(&mut self, s: &Map<String, Value>, ptr: &str) {
+        for key in ["default", "examples"] {
+            if s.contains_key(key) {
+                self.warn(
+                    &format!("{ptr}/{key}"),
+                    Code::ImportDropped,
+                    format!("`{key}` is kept only on a property (as its `= default` or `@example`); here it has no place in the language and was dropped"),
+                );
+            }
+        }
     }
 
     fn ty_inner(&mut self, schema: &Value, ptr: &str) -> Option<Ty> {
@@ -1231,7 +1274,15 @@ impl Core {
         let min = min_items.as_ref().map_or(0, |m| m.value);
         let required = usize::try_from(min).map_or(prefix.len(), |m| m.min(prefix.len()));
         let min_items = min_items.filter(|m| m.value > prefix.len() as u64);
+        // A `maxItems` within the positional items leaves no room for more (Pydantic writes a
+        // `tuple[float, float]` as two `prefixItems` with `maxItems: 2` and no `items`): the
+        // tuple is closed, and a `maxItems` equal to its length says nothing more.
+        let full = max_items
+            .as_ref()
+            .is_some_and(|m| m.value <= prefix.len() as u64);
+        let max_items = max_items.filter(|m| m.value != prefix.len() as u64);
         let rest = match items {
+            _ if full => Additional::Closed,
             Ty::Never => Additional::Closed,
             Ty::Any => Additional::Open,
             t => Additional::Schema(t),
@@ -1299,6 +1350,7 @@ impl Core {
         let mut failed = false;
         for (name, p) in props {
             let pptr = format!("{ptr}/properties/{}", escape_pointer(name));
+            self.property = true;
             let Some(ty) = self.ty(p, &pptr) else {
                 failed = true;
                 continue;

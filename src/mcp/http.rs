@@ -1,23 +1,27 @@
-//! Streamable HTTP on loopback: the MCP endpoint at `/mcp`, with an optional bearer token.
+//! Streamable HTTP: the MCP endpoint at `/mcp`, with an optional bearer token.
 //!
 //! With a token, a request without `Authorization: Bearer <token>` gets HTTP 401 (with
 //! `WWW-Authenticate: Bearer`) before it reaches the MCP layer; the token is compared in constant
-//! time and never logged. Only loopback addresses are served: the endpoint runs commands.
+//! time and never logged. An address other than loopback is served only with a token
+//! ([`HttpError::Unauthenticated`] otherwise): the endpoint runs commands, and is never open to
+//! a network by accident.
 //!
 //! As the MCP specification asks, a request's `Origin` is validated (a page of another site is
 //! answered 403, so that DNS rebinding cannot reach the endpoint) and so is its `Host` (the bound
-//! address, `localhost`, `127.0.0.1` and `::1`). The sessions the server keeps are capped
+//! address, `localhost`, `127.0.0.1`, `::1` and [`HttpOptions::allowed_hosts`]). The sessions the server keeps are capped
 //! ([`HttpOptions::max_sessions`]): past the cap a new `initialize` is answered 503. Every
 //! refusal, the SDK's included, carries a JSON-RPC error as its body (a body that is not JSON is
 //! a parse error, -32700, with HTTP 400), so that an MCP client can read why.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::http::{header, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 use axum::Router;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -27,6 +31,14 @@ use super::server::ToolServer;
 
 /// The path of the MCP endpoint.
 pub const ENDPOINT: &str = "/mcp";
+
+/// The path of the health check: `200 {"status": "ok"}` while the process serves, without the
+/// token.
+pub const HEALTH: &str = "/healthz";
+
+/// The path of the Prometheus metrics ([`ToolServer::metrics`]), behind the token when one is
+/// set.
+pub const METRICS: &str = "/metrics";
 
 /// The default of [`HttpOptions::max_sessions`]: about 60 MB of sessions at the most.
 pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
@@ -45,7 +57,19 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// The most sessions kept at once.
     pub max_sessions: usize,
+    /// The `Host`s (names or addresses, without a port) a request may name beside the bound
+    /// address and loopback's: the names a server beyond loopback is reached by.
+    pub allowed_hosts: Vec<String>,
+    /// Keep no session on the server: every request stands on its own, so that several
+    /// processes can serve behind any load balancer (protocol revisions from 2026-07-28 on are
+    /// always served this way).
+    pub stateless: bool,
+    /// How long a session with no request lives (stateful mode).
+    pub session_idle: Duration,
 }
+
+/// The default of [`HttpOptions::session_idle`]: five minutes.
+pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(300);
 
 impl Default for HttpOptions {
     fn default() -> Self {
@@ -53,6 +77,9 @@ impl Default for HttpOptions {
             token: None,
             allowed_origins: Vec::new(),
             max_sessions: DEFAULT_MAX_SESSIONS,
+            allowed_hosts: Vec::new(),
+            stateless: false,
+            session_idle: DEFAULT_SESSION_IDLE,
         }
     }
 }
@@ -60,11 +87,11 @@ impl Default for HttpOptions {
 /// Why HTTP serving stopped or could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum HttpError {
-    /// The address is not a loopback address.
+    /// The address is not a loopback address, and no authentication is configured.
     #[error(
-        "{0} is not a loopback address; tooldef serves HTTP on loopback only (127.0.0.1, ::1)"
+        "{0} is not a loopback address, and serving beyond loopback needs authentication: give a bearer token (--token-env VAR), or bind 127.0.0.1 or ::1"
     )]
-    NotLoopback(SocketAddr),
+    Unauthenticated(SocketAddr),
     /// Binding or serving failed.
     #[error("cannot serve on {addr}: {error}")]
     Io {
@@ -112,8 +139,34 @@ pub async fn bind_with(
     ),
     HttpError,
 > {
-    if !addr.ip().is_loopback() {
-        return Err(HttpError::NotLoopback(addr));
+    bind_until(
+        server,
+        addr,
+        options,
+        std::future::pending(),
+        Duration::ZERO,
+    )
+    .await
+}
+
+/// [`bind_with`], with a graceful end: once `shutdown` completes (e.g. on SIGTERM) the server
+/// takes no new connection and lets the requests in flight (running calls) finish, for at most
+/// `grace`; then it closes every session and its future returns.
+pub async fn bind_until(
+    server: ToolServer,
+    addr: SocketAddr,
+    options: HttpOptions,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    grace: Duration,
+) -> Result<
+    (
+        SocketAddr,
+        impl std::future::Future<Output = Result<(), HttpError>>,
+    ),
+    HttpError,
+> {
+    if !addr.ip().is_loopback() && options.token.is_none() {
+        return Err(HttpError::Unauthenticated(addr));
     }
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -121,22 +174,29 @@ pub async fn bind_with(
     let bound = listener
         .local_addr()
         .map_err(|error| HttpError::Io { addr, error })?;
-    let sessions = Arc::new(LocalSessionManager::default());
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(options.session_idle);
+    let sessions = Arc::new(manager);
     // The bound address is a host the endpoint answers to, whatever loopback address it is.
     let hosts = [
         "localhost".to_string(),
         "127.0.0.1".into(),
         "::1".into(),
         bound.ip().to_string(),
-    ];
+    ]
+    .into_iter()
+    .chain(options.allowed_hosts.iter().cloned());
     let origins = LOOPBACK_ORIGINS
         .iter()
         .map(|o| (*o).to_string())
         .chain(options.allowed_origins.iter().cloned());
-    let config = StreamableHttpServerConfig::default()
+    let mut config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
         .enforce_origin_validation();
+    config.legacy_session_mode = !options.stateless;
+    let sessions_end = config.cancellation_token.clone();
+    let observed = server.clone();
     let service =
         StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
     let guard = Guard {
@@ -144,16 +204,59 @@ pub async fn bind_with(
         sessions,
         max_sessions: options.max_sessions,
     };
+    // `/metrics` is behind the token like the endpoint; `/healthz` is not, for a balancer's
+    // probes (it says nothing but that the process serves).
     let app = Router::new()
         .nest_service(ENDPOINT, service)
+        .route(
+            METRICS,
+            get(move || {
+                let text = observed.metrics();
+                async move {
+                    (
+                        [(
+                            header::CONTENT_TYPE,
+                            "text/plain; version=0.0.4; charset=utf-8",
+                        )],
+                        text,
+                    )
+                }
+            }),
+        )
         .layer(middleware::from_fn_with_state(
             Arc::new(guard),
             guard_request,
-        ));
+        ))
+        .route(
+            HEALTH,
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "application/json")],
+                    r#"{"status":"ok"}"#,
+                )
+            }),
+        );
+    let (began, ending) = tokio::sync::oneshot::channel::<()>();
     let serving = async move {
-        axum::serve(listener, app)
-            .await
-            .map_err(|error| HttpError::Io { addr: bound, error })
+        let served = axum::serve(listener, app).with_graceful_shutdown(async move {
+            shutdown.await;
+            let _ = began.send(());
+        });
+        let served = std::future::IntoFuture::into_future(served);
+        tokio::pin!(served);
+        let ended = tokio::select! {
+            r = &mut served => r,
+            // The grace runs from the signal; past it, what is still open is cut.
+            () = async {
+                if ending.await.is_ok() {
+                    tokio::time::sleep(grace).await;
+                } else {
+                    std::future::pending::<()>().await;
+                }
+            } => Ok(()),
+        };
+        sessions_end.cancel();
+        ended.map_err(|error| HttpError::Io { addr: bound, error })
     };
     Ok((bound, serving))
 }

@@ -12,6 +12,7 @@
 pub mod bindings;
 pub mod client;
 pub mod http;
+mod metrics;
 mod process;
 pub mod server;
 mod stdio;

@@ -62,6 +62,9 @@ pub struct ServerOptions {
     pub instructions: Option<String>,
     /// How often a running handler reports progress, when the call asked for it.
     pub progress_every: Duration,
+    /// Caps on the calls running at once ([`crate::runtime::Runtime::with_concurrency`]); the
+    /// default (no caps) leaves the runtime's own.
+    pub concurrency: crate::runtime::ConcurrencyLimits,
 }
 
 impl Default for ServerOptions {
@@ -71,6 +74,7 @@ impl Default for ServerOptions {
             log: LogFormat::Text,
             instructions: None,
             progress_every: Duration::from_millis(500),
+            concurrency: crate::runtime::ConcurrencyLimits::default(),
         }
     }
 }
@@ -96,6 +100,8 @@ struct Inner {
     /// The end of the message of a call to a tool without a handler.
     unbound: String,
     options: ServerOptions,
+    /// What `/metrics` reports.
+    metrics: super::metrics::Metrics,
 }
 
 /// The call being run, for the approver (which is registered once, for every call).
@@ -142,6 +148,11 @@ impl ToolServer {
         unbound: &str,
         options: ServerOptions,
     ) -> Result<ToolServer, ServeError> {
+        let runtime = if options.concurrency == crate::runtime::ConcurrencyLimits::default() {
+            runtime
+        } else {
+            runtime.with_concurrency(options.concurrency)
+        };
         let toolset = runtime.toolset();
         let listed = toolset
             .emit_with(Target::Mcp, &Options { warnings: false })
@@ -167,8 +178,15 @@ impl ToolServer {
                 tools,
                 unbound: unbound.to_string(),
                 options,
+                metrics: super::metrics::Metrics::default(),
             }),
         })
+    }
+
+    /// The calls served so far, per tool and outcome, with a latency histogram per tool, in the
+    /// Prometheus text format (what the HTTP transport serves at `/metrics`).
+    pub fn metrics(&self) -> String {
+        self.inner.metrics.render()
     }
 
     /// The tools as `tools/list` returns them, all pages together.
@@ -190,6 +208,7 @@ impl ToolServer {
                 .map(|s| format!("; did you mean `{s}`?"))
                 .unwrap_or_default();
             log_unknown(inner.options.log, &name);
+            inner.metrics.unknown();
             return Err(McpError::invalid_params(
                 format!("unknown tool `{name}`{hint}"),
                 None,
@@ -273,6 +292,7 @@ impl ToolServer {
         Ok(CallToolResponse::from(match result {
             Ok(reply) => {
                 log(inner.options.log, &reply.audit);
+                inner.metrics.record(&reply.audit);
                 if reply.is_error {
                     CallToolResult::error(vec![ContentBlock::text(as_text(&reply.content))])
                 } else {
@@ -286,6 +306,7 @@ impl ToolServer {
             }
             Err(e) => {
                 log(inner.options.log, &e.audit);
+                inner.metrics.record(&e.audit);
                 CallToolResult::error(vec![ContentBlock::text(self.error_text(&name, &e))])
             }
         }))

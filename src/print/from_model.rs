@@ -316,6 +316,14 @@ impl ToAst<'_> {
             }
             attrs.push(attr("meta", Some(args)));
         }
+        if !t.provider.is_empty() {
+            let args = t
+                .provider
+                .iter()
+                .map(|(target, fields)| named_arg(target, val(&Value::Object(fields.clone()))))
+                .collect();
+            attrs.push(attr("provider", Some(args)));
+        }
         if t.deprecated {
             attrs.push(attr("deprecated", None));
         }

@@ -127,6 +127,9 @@ pub enum CallOutcome {
     TimedOut,
     /// The caller cancelled the call.
     Cancelled,
+    /// The call was not run: as many calls as the runtime's [`super::ConcurrencyLimits`] allow
+    /// were running.
+    Busy,
     /// The call was not run: an earlier call of the same response halted the loop
     /// ([`super::CallContext::halt`]).
     NotRun,

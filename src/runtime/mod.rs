@@ -47,6 +47,7 @@ mod clock;
 mod context;
 mod handler;
 mod policy;
+mod running;
 mod turn;
 
 use std::borrow::Cow;
@@ -68,6 +69,7 @@ pub use cancel::CancelToken;
 pub use clock::{Clock, FakeClock, Sleep, SystemClock};
 pub use context::CallContext;
 pub use handler::{Approval, ApprovalRequest, Approver, BoxFuture, Handler, ToolError};
+pub use running::ConcurrencyLimits;
 pub use turn::{Turn, TurnCall};
 
 use cache::ResultCache;
@@ -118,6 +120,7 @@ pub struct Runtime {
     timeout: Option<Duration>,
     on_error: OnError,
     cache: ResultCache,
+    running: running::Running,
 }
 
 /// A registered handler, with the validator of its tool's output type.
@@ -137,6 +140,7 @@ impl fmt::Debug for Runtime {
             .field("timeout", &self.timeout)
             .field("on_error", &self.on_error)
             .field("cache", &self.cache.limits())
+            .field("concurrency", &self.running.limits())
             .finish_non_exhaustive()
     }
 }
@@ -342,6 +346,7 @@ impl Runtime {
             timeout: None,
             on_error: OnError::Raise,
             cache: ResultCache::new(CacheLimits::default()),
+            running: running::Running::default(),
         }
     }
 
@@ -349,6 +354,14 @@ impl Runtime {
     /// [`CacheLimits::default`]), and an empty cache.
     pub fn with_cache_limits(mut self, limits: CacheLimits) -> Runtime {
         self.cache = ResultCache::new(limits);
+        self
+    }
+
+    /// The same runtime with caps on the calls whose handlers run at once, in all and per tool
+    /// (none by default). A call past a cap is answered at once that the server is busy (its
+    /// outcome [`CallOutcome::Busy`]); it is not queued.
+    pub fn with_concurrency(mut self, limits: ConcurrencyLimits) -> Runtime {
+        self.running = running::Running::new(limits);
         self
     }
 
@@ -543,6 +556,12 @@ impl Runtime {
             }
             audit.cache = Some(CacheUse::Miss);
         }
+        // The handler's place among the calls running, kept until the call ends (or is
+        // dropped); past a cap the call is answered at once, not queued.
+        let _place = match self.running.enter(name) {
+            Ok(place) => place,
+            Err(message) => return end(audit, CallOutcome::Busy, message),
+        };
         let ended = self
             .attempts(tool, registered, arguments, options, audit, metadata)
             .await;

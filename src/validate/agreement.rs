@@ -564,3 +564,60 @@ fn strict_problems_found_while_reading_come_in_the_full_runs_order() {
     let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
     assert_eq!(paths, ["/points/0/x", "/points/1/y", "/points/2/z"]);
 }
+
+/// `is_valid` reads text without building the value, but for the items of a `@unique` array
+/// (which it compares): unique arrays of objects, strings and nested arrays, repeated declared
+/// and undeclared keys, maps and open objects get the full path's verdict.
+#[test]
+fn the_check_that_builds_nothing_agrees_where_values_are_compared() {
+    let source =
+        "/// A point.\ntype P {\n  /// X.\n  x: integer\n  /// Tag.\n  tag?: string\n}\n\n\
+                  /// T.\ntool t {\n  /// Points.\n  points?: P[] @unique\n  /// Names.\n  \
+                  names?: string[] @unique\n  /// Grid.\n  grid?: string[][] @unique\n  \
+                  /// Rows, not unique.\n  rows?: P[]\n  /// Labels.\n  labels?: map<string>\n  \
+                  /// Open.\n  open?: { ... }\n  ...: integer\n}\n";
+    let module = tooldef::compile(source)
+        .unwrap_or_else(|e| panic!("compiles: {e:?}"))
+        .module;
+    let v = Validator::for_tool(&module, "t").unwrap_or_else(|e| panic!("{e}"));
+    let texts = [
+        r#"{}"#,
+        r#"{"points": [{"x": 1}, {"x": 2}]}"#,
+        r#"{"points": [{"x": 1}, {"x": 1}]}"#,
+        r#"{"points": [{"x": 1, "tag": "a"}, {"x": 1, "tag": "b"}]}"#,
+        r#"{"points": [{"x": 1, "tag": "a"}, {"tag": "a", "x": 1}]}"#,
+        r#"{"names": ["a", "b"]}"#,
+        r#"{"names": ["a", "a"]}"#,
+        r#"{"names": ["a", "\u0061"]}"#,
+        r#"{"grid": [["a"], ["b"]]}"#,
+        r#"{"grid": [["a", "b"], ["a", "b"]]}"#,
+        r#"{"rows": [{"x": 1}, {"x": 1}]}"#,
+        r#"{"rows": [{"x": 1}, {"x": "1"}]}"#,
+        r#"{"labels": {"a": "x", "b": "y"}}"#,
+        r#"{"labels": {"a": "x", "a": "y"}}"#,
+        r#"{"open": {"a": 1, "a": 2}}"#,
+        r#"{"extra": 1, "other": 2}"#,
+        r#"{"extra": 1, "extra": 2}"#,
+        r#"{"extra": "1"}"#,
+        r#"{"names": ["a"], "names": ["b"]}"#,
+    ];
+    for text in texts {
+        for mode in [Mode::Strict, Mode::Lax] {
+            assert_eq!(
+                v.is_valid(text, mode),
+                v.validate_full(text, mode).is_ok(),
+                "{mode:?} {text}"
+            );
+            assert_eq!(
+                v.validate_str(text, mode),
+                v.validate_full(text, mode),
+                "{mode:?} {text}"
+            );
+        }
+    }
+    assert!(v.is_valid(r#"{"points": [{"x": 1}, {"x": 2}]}"#, Mode::Strict));
+    assert!(!v.is_valid(r#"{"points": [{"x": 1}, {"x": 1}]}"#, Mode::Strict));
+    assert!(v.is_valid(r#"{"rows": [{"x": 1}, {"x": 1}]}"#, Mode::Strict));
+    assert!(!v.is_valid(r#"{"names": ["a", "\u0061"]}"#, Mode::Strict));
+    assert!(!v.is_valid(r#"{"extra": 1, "extra": 2}"#, Mode::Strict));
+}

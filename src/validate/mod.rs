@@ -477,10 +477,12 @@ pub enum CompileError {
     },
 }
 
-/// A tool's compiled validator.
+/// A tool's compiled validator. A clone is a validator of its own (sharing the compiled
+/// program, which is reference-counted), for a caller that keeps one tool's validator apart
+/// from its toolset.
 // What every call reads comes first, and the validator starts a cache line: a call for a tool
 // whose validator is cold reads one line of it (the names and the texts of errors come after).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub struct Validator {
     limits: Limits,
@@ -498,7 +500,7 @@ pub struct Validator {
 
 /// A tool as a target showed it: the validator of that shape, and the two modules that turn its
 /// arguments back into the source's shape.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Shown {
     validator: Validator,
     reading: Reading,

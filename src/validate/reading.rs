@@ -57,13 +57,18 @@ pub enum Reading {
     /// rebuilt, the JSON text decoded, the tuples made arrays again and the spellings read as
     /// the values they stand for.
     Lowered,
+    /// Every object closed, with the optional fields as declared (Anthropic strict mode): maps,
+    /// extra keys (typed `...: T` and open `...`), `any` and tuples are lowered as for
+    /// [`Reading::NullForAbsent`], and a field left out is absent, as in the source.
+    Closed,
 }
 
 impl Reading {
     /// The reading of `tool` for a target, when the target can carry the tool: `openai-strict`
     /// reads [`Reading::NullForAbsent`], `openai-responses` too when it emits the tool with
-    /// `"strict": true`, `gemini-openapi` reads [`Reading::Lowered`] when the tool holds what it
-    /// lowers, and every other target reads the source's shape. `Err` holds the target's errors
+    /// `"strict": true`, `gemini-openapi` reads [`Reading::Lowered`] and `anthropic-strict`
+    /// [`Reading::Closed`] when the tool holds what they lower, and every other target reads the
+    /// source's shape. `Err` holds the target's errors
     /// when it refuses the tool (so no model was shown it).
     pub fn for_target(
         module: &Module,
@@ -79,6 +84,14 @@ impl Reading {
                 let (json, _) = crate::emit::openai::responses(module, tool);
                 Ok(if json["strict"] == Value::Bool(true) {
                     Reading::NullForAbsent
+                } else {
+                    Reading::Source
+                })
+            }
+            Target::AnthropicStrict => {
+                refused(crate::emit::anthropic::strict(module, tool).1)?;
+                Ok(if lowers_any(module, tool, Reading::Closed) {
+                    Reading::Closed
                 } else {
                     Reading::Source
                 })
@@ -139,15 +152,15 @@ pub(crate) const JSON_TEXT_NOTE: &str =
     "Holds JSON text: any JSON value, encoded as a string (e.g. \"{\\\"a\\\": 1}\", \"[1, 2]\" or \"\\\"text\\\"\").";
 
 /// The value type of the extra keys of `o` that `reading` lowers into entries: typed extra keys
-/// for every lowering reading; open ones (as `any`) for strict mode, which has no open object,
-/// and for Gemini's OpenAPI form when `o` has no fields (an object of any keys: that form has
-/// no OBJECT without `properties`, and an open object with fields keeps just those, since
-/// Gemini sends no other keys). `None` when the keys are kept as they are.
+/// for every lowering reading; open ones (as `any`) for the strict modes, which have no open
+/// object, and for Gemini's OpenAPI form when `o` has no fields (an object of any keys: that
+/// form has no OBJECT without `properties`, and an open object with fields keeps just those,
+/// since Gemini sends no other keys). `None` when the keys are kept as they are.
 pub(crate) fn lowered_extra(o: &ObjectTy, reading: Reading) -> Option<Ty> {
     match (&o.additional, reading) {
         (_, Reading::Source) => None,
         (Additional::Schema(t), _) => Some(t.clone()),
-        (Additional::Open, Reading::NullForAbsent) => Some(Ty::Any),
+        (Additional::Open, Reading::NullForAbsent | Reading::Closed) => Some(Ty::Any),
         (Additional::Open, Reading::Lowered) if o.fields.is_empty() => Some(Ty::Any),
         _ => None,
     }
@@ -246,6 +259,16 @@ fn spelling(v: &Value) -> Option<String> {
     }
 }
 
+/// Whether two of `values` are spelled alike ([`spelling`]: `1` and `"1"`), so that a target
+/// that sends them as strings could not tell them apart on the way back.
+pub(crate) fn spelled_alike<'a>(values: impl IntoIterator<Item = &'a Value>) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    values
+        .into_iter()
+        .filter_map(spelling)
+        .any(|s| !seen.insert(s))
+}
+
 /// A literal or enum of scalars, one of them neither a string nor `null`, as the string
 /// literal or enum of the values' spellings ([`spelling`]), nullable when it holds `null`.
 /// `None` when it holds only strings and `null` (sent as it is), an array or object (which no
@@ -266,19 +289,18 @@ fn spelled(ty: &Ty) -> Option<Ty> {
     {
         return None;
     }
-    let mut seen = std::collections::HashSet::new();
-    let mut spelled = Vec::new();
-    for (v, description) in &members {
-        if let Some(s) = spelling(v) {
-            if !seen.insert(s.clone()) {
-                return None;
-            }
-            spelled.push(EnumMember {
+    if spelled_alike(values()) {
+        return None;
+    }
+    let spelled: Vec<EnumMember> = members
+        .iter()
+        .filter_map(|(v, description)| {
+            spelling(v).map(|s| EnumMember {
                 value: Value::String(s),
                 description: description.map(str::to_string),
-            });
-        }
-    }
+            })
+        })
+        .collect();
     let lowered = match (ty, spelled.as_slice()) {
         (Ty::Const(_), [one]) => Ty::Const(one.value.clone()),
         _ => Ty::Enum(spelled),

@@ -101,6 +101,7 @@ fn read(
         normal: true,
         root_defaults: None,
         salvage,
+        keep: salvage,
         collect: salvage && !lax,
         errors: Vec::new(),
         deep: false,
@@ -273,6 +274,10 @@ struct Pass<'p> {
     /// ([`Read::Invalid`]) rather than stop at once ([`Read::Unsure`]), for a caller that only
     /// asks whether the text is valid.
     salvage: bool,
+    /// Whether the pass builds the value it reads. A caller that only asks whether the text is
+    /// valid has no use for it: objects, arrays, keys and strings are then only checked, not
+    /// copied (but for the items of a `@unique` array, which are compared).
+    keep: bool,
     /// Whether the pass records each problem where it finds it and checks on (strict mode,
     /// salvaging): a value a node rejects gets the problems the run that collects them finds
     /// in it, a missing field or an unknown key its problem from its object, and a container
@@ -396,6 +401,17 @@ impl Pass<'_> {
         // (Only the problems inside a container have paths of their own.)
         if matches!(value, Value::Array(_) | Value::Object(_)) {
             self.deep |= flip_all(self.errors[before..].iter_mut().map(|e| &mut e.path));
+        }
+    }
+
+    /// A string the node accepts, as the value holds it: copied from the text when the pass
+    /// builds the value, a placeholder when it does not ([`Pass::keep`]).
+    #[inline]
+    fn text(&self, s: &str) -> Value {
+        if self.keep {
+            Value::String(s.to_owned())
+        } else {
+            Value::Null
         }
     }
 
@@ -718,7 +734,7 @@ impl<'de> Visitor<'de> for LeafVisitor<'_, '_> {
     // leaf takes any string and no other leaf takes one.
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<Value>, E> {
         match self.0.leaf {
-            Leaf::String => Ok(Some(Value::String(v.to_owned()))),
+            Leaf::String => Ok(Some(self.0.pass.text(v))),
             _ => self.0.scalar_visitor().visit_str(v),
         }
     }
@@ -798,13 +814,11 @@ impl NodeVisitor<'_, '_> {
 
     fn string<E: de::Error>(self, s: &str) -> Result<Option<Value>, E> {
         match &self.pass.prog.nodes[self.node] {
-            Node::String(c) if c.accepts(s) => Ok(Some(Value::String(s.to_owned()))),
+            Node::String(c) if c.accepts(s) => Ok(Some(self.pass.text(s))),
             // The usual enum value: a string equal to a member is that member, copied from the
             // text (in the cache) rather than from the member (which may not be).
-            Node::Enum(members) if members.find_str(s).is_some() => {
-                Ok(Some(Value::String(s.to_owned())))
-            }
-            Node::Const(m) if m.as_str() == Some(s) => Ok(Some(Value::String(s.to_owned()))),
+            Node::Enum(members) if members.find_str(s).is_some() => Ok(Some(self.pass.text(s))),
+            Node::Const(m) if m.as_str() == Some(s) => Ok(Some(self.pass.text(s))),
             _ => self.mismatch(Value::String(s.to_owned())),
         }
     }
@@ -897,6 +911,11 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         };
         let depth = self.pass.enter(self.depth)?;
         let mut items = Vec::new();
+        // The items are kept when the value is built, and to be compared when they must be
+        // unique; otherwise they are only counted.
+        let keep = self.pass.keep;
+        self.pass.keep |= c.unique;
+        let mut count = 0usize;
         // When collecting: where the array's problems start, and whether it breaks a rule of
         // its own (its problems are then those of the run over the whole array).
         let start = self.pass.errors.len();
@@ -913,10 +932,13 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
             match item {
                 Some(Some(v)) => {
                     if self.pass.recorded() > since {
-                        self.pass.prefix(since, &items.len().to_string());
+                        self.pass.prefix(since, &count.to_string());
                     }
-                    items.push(v);
-                    if !whole && c.too_many(items.len() as u64) && !self.pass.failed {
+                    count += 1;
+                    if self.pass.keep {
+                        items.push(v);
+                    }
+                    if !whole && c.too_many(count as u64) && !self.pass.failed {
                         whole = self.pass.broken()?;
                     }
                 }
@@ -924,10 +946,10 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                 None => break,
             }
         }
+        self.pass.keep = keep;
         if !self.pass.failed
             && !whole
-            && (c.too_few(items.len() as u64)
-                || (c.unique && equal::first_duplicate(&items).is_some()))
+            && (c.too_few(count as u64) || (c.unique && equal::first_duplicate(&items).is_some()))
         {
             // The items are as sent (coerced): no default is filled in below (see `Typed`), so
             // they are equal exactly when the items as normalized are.
@@ -964,7 +986,13 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         // copies every entry into a new allocation and rebuilds the hash table. A larger
         // object grows. (Entries are 112 bytes: eight keep the first allocation within the
         // sizes allocators serve fastest.)
-        let mut out = Map::with_capacity((n + 1).min(8));
+        let keep = self.pass.keep;
+        let mut out = if keep {
+            Map::with_capacity((n + 1).min(8))
+        } else {
+            // Only the keys the object does not declare go in, to tell a repeated one.
+            Map::new()
+        };
         // Declared keys sent (for duplicates and required fields), and fields given a value
         // (not a `null` read as absent).
         let mut seen = Bits::new(n);
@@ -992,6 +1020,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
         while let Some(key) = map.next_key_seed(KeySeed {
             check: c,
             hint: next,
+            keep,
         })? {
             let since = self.pass.recorded();
             match key {
@@ -1017,7 +1046,9 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_> {
                     match value {
                         Some(v) => {
                             given.set(i);
-                            out.insert(key, v);
+                            if keep {
+                                out.insert(key, v);
+                            }
                         }
                         None => {
                             // The default, if any, is filled in by the normalization.
@@ -1228,6 +1259,8 @@ enum Key {
 struct KeySeed<'c> {
     check: &'c ObjectCheck,
     hint: usize,
+    /// Whether a declared key is copied for the output ([`Pass::keep`]).
+    keep: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
@@ -1247,6 +1280,7 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
         Ok(match self.check.lookup_from(v, self.hint) {
+            Some(i) if !self.keep => Key::Field(i, String::new()),
             Some(i) => Key::Field(i, v.to_owned()),
             None => Key::Extra(v.to_owned()),
         })

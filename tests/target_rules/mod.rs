@@ -17,6 +17,7 @@ pub fn check(target: Target, output: &Value) -> Vec<String> {
         Target::OpenAiStrict => each(output, &mut errors, |t, e| openai_chat(t, true, e)),
         Target::OpenAiResponses => each(output, &mut errors, openai_responses),
         Target::Anthropic => each(output, &mut errors, anthropic),
+        Target::AnthropicStrict => anthropic_strict(output, &mut errors),
         Target::Gemini => gemini_tool(output, &mut errors, gemini_json_declaration),
         Target::GeminiOpenApi => gemini_tool(output, &mut errors, gemini_declaration),
         Target::Mcp => {
@@ -353,6 +354,216 @@ fn anthropic(tool: &Value, errors: &mut Vec<String>) {
                 ));
             }
         }
+    }
+}
+
+/// The keywords of Anthropic's strict JSON Schema subset (structured outputs, "JSON Schema
+/// limitations": basic types, `enum`, `const`, `anyOf`, `allOf`, `$ref`/`$defs`/`definitions`,
+/// `default`, `required`, `additionalProperties`, string formats, `minItems`; regular
+/// expressions in `pattern`), and the annotations `description` and `items`, `properties`.
+const ANTHROPIC_STRICT_KEYWORDS: &[&str] = &[
+    "type",
+    "description",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "anyOf",
+    "allOf",
+    "default",
+    "format",
+    "minItems",
+    "pattern",
+];
+
+/// The string formats of Anthropic's strict subset.
+const ANTHROPIC_STRICT_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+/// Anthropic's explicit per-request limits (structured outputs, "Schema complexity limits"):
+/// strict tools, optional parameters, parameters with union types.
+const ANTHROPIC_STRICT_LIMITS: (usize, usize, usize) = (20, 24, 16);
+
+fn anthropic_strict(output: &Value, errors: &mut Vec<String>) {
+    let Some(tools) = output.as_array() else {
+        errors.push(format!("expected an array of tools, got {output}"));
+        return;
+    };
+    // (strict tools, optional parameters, union-typed parameters) over the whole request.
+    let mut counts = (0, 0, 0);
+    for tool in tools {
+        keys_within(
+            tool,
+            &["name", "description", "input_schema", "strict"],
+            "anthropic-strict tool",
+            errors,
+        );
+        if tool.get("strict") != Some(&Value::Bool(true)) {
+            errors.push(format!(
+                "anthropic-strict tool without `strict: true`: {tool}"
+            ));
+        }
+        counts.0 += 1;
+        let name = name_of(tool, "name", errors);
+        let ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+        if !matches(name, 128, ok, ok) {
+            errors.push(format!(
+                "tool name `{name}` breaks ^[a-zA-Z0-9_-]{{1,128}}$"
+            ));
+        }
+        description(tool, errors);
+        let schema = &tool["input_schema"];
+        if schema.get("type") != Some(&Value::String("object".into())) {
+            errors.push(format!("`{name}`: input_schema must be of type object"));
+        }
+        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+            let key_ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+            for k in props.keys() {
+                if !matches(k, 64, key_ok, key_ok) {
+                    errors.push(format!(
+                        "`{name}`: property key `{k}` breaks ^[a-zA-Z0-9_.-]{{1,64}}$"
+                    ));
+                }
+            }
+        }
+        anthropic_strict_schema(schema, name, "#", errors, &mut counts);
+    }
+    let (tools_max, optional_max, unions_max) = ANTHROPIC_STRICT_LIMITS;
+    if counts.0 > tools_max {
+        errors.push(format!(
+            "{} strict tools in one request; the limit is {tools_max}",
+            counts.0
+        ));
+    }
+    if counts.1 > optional_max {
+        errors.push(format!(
+            "{} optional parameters in one request; the limit is {optional_max}",
+            counts.1
+        ));
+    }
+    if counts.2 > unions_max {
+        errors.push(format!(
+            "{} union-typed parameters in one request; the limit is {unions_max}",
+            counts.2
+        ));
+    }
+}
+
+fn anthropic_strict_schema(
+    s: &Value,
+    name: &str,
+    at: &str,
+    errors: &mut Vec<String>,
+    counts: &mut (usize, usize, usize),
+) {
+    let Some(m) = s.as_object() else {
+        errors.push(format!("`{name}` {at}: a schema must be an object"));
+        return;
+    };
+    for k in m.keys() {
+        if !ANTHROPIC_STRICT_KEYWORDS.contains(&k.as_str()) {
+            errors.push(format!(
+                "`{name}` {at}: keyword `{k}` is not in the strict subset"
+            ));
+        }
+    }
+    if !["type", "anyOf", "enum", "const"]
+        .iter()
+        .any(|k| m.contains_key(*k))
+    {
+        errors.push(format!("`{name}` {at}: a schema needs a type"));
+    }
+    if let Some(f) = m.get("format").and_then(Value::as_str) {
+        if !ANTHROPIC_STRICT_FORMATS.contains(&f) {
+            errors.push(format!("`{name}` {at}: format `{f}` is not supported"));
+        }
+    }
+    if let Some(n) = m.get("minItems") {
+        if n != 0 && n != 1 {
+            errors.push(format!(
+                "`{name}` {at}: minItems may only be 0 or 1, got {n}"
+            ));
+        }
+    }
+    if let Some(p) = m.get("pattern").and_then(Value::as_str) {
+        let unsupported = ["\\b", "\\B", "(?=", "(?!", "(?<=", "(?<!"]
+            .iter()
+            .any(|x| p.contains(x))
+            || (1..=9).any(|d| p.contains(&format!("\\{d}")));
+        if unsupported {
+            errors.push(format!(
+                "`{name}` {at}: pattern `{p}` uses an unsupported regex feature"
+            ));
+        }
+    }
+    for v in m
+        .get("enum")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if v.is_array() || v.is_object() {
+            errors.push(format!("`{name}` {at}: enums hold scalars only"));
+        }
+    }
+    let is_object = match m.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+        _ => false,
+    };
+    if is_object && m.get("additionalProperties") != Some(&Value::Bool(false)) {
+        errors.push(format!(
+            "`{name}` {at}: objects need additionalProperties: false"
+        ));
+    }
+    if let Some(a) = m.get("additionalProperties") {
+        if a != &Value::Bool(false) {
+            errors.push(format!("`{name}` {at}: additionalProperties must be false"));
+        }
+    }
+    let required: Vec<&str> = m
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let props = m.get("properties").and_then(Value::as_object);
+    for r in &required {
+        if !props.is_some_and(|p| p.contains_key(*r)) {
+            errors.push(format!("`{name}` {at}: required `{r}` is not a property"));
+        }
+    }
+    for (k, v) in props.into_iter().flatten() {
+        if !required.contains(&k.as_str()) {
+            counts.1 += 1;
+        }
+        if v.get("anyOf").is_some() || v.get("type").is_some_and(Value::is_array) {
+            counts.2 += 1;
+        }
+        anthropic_strict_schema(v, name, &format!("{at}/properties/{k}"), errors, counts);
+    }
+    if let Some(items) = m.get("items") {
+        anthropic_strict_schema(items, name, &format!("{at}/items"), errors, counts);
+    }
+    for (i, member) in m
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        anthropic_strict_schema(member, name, &format!("{at}/anyOf/{i}"), errors, counts);
     }
 }
 

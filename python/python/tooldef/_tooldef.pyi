@@ -15,6 +15,7 @@ Target = Literal[
     "openai-strict",
     "openai-responses",
     "anthropic",
+    "anthropic-strict",
     "gemini",
     "gemini-openapi",
     "mcp",
@@ -149,6 +150,24 @@ class Dispatched:
 Arguments = str | bytes | dict[str, Any]
 
 @final
+class ToolValidator:
+    """One tool's validator with its mode and target settled (``Toolset.validator``)."""
+
+    def is_valid(self, arguments: Arguments) -> bool: ...
+    def validate(self, arguments: Arguments) -> ValidationResult: ...
+    def validate_many(
+        self, texts: Iterable[str | bytes], *, threads: int | None = None
+    ) -> Batch: ...
+    @property
+    def tool(self) -> str: ...
+    @property
+    def mode(self) -> Mode: ...
+    @property
+    def target(self) -> Target | None: ...
+    @property
+    def signature(self) -> str: ...
+
+@final
 class Toolset:
     @staticmethod
     def from_files(*paths: str | PathLike[str]) -> Toolset: ...
@@ -180,6 +199,13 @@ class Toolset:
         mode: Mode | None = None,
         target: Target | None = None,
     ) -> bool: ...
+    def validator(
+        self,
+        tool: str,
+        *,
+        mode: Mode | None = None,
+        target: Target | None = None,
+    ) -> ToolValidator: ...
     def validate_many(
         self,
         tool: str,
