@@ -233,8 +233,9 @@ fn a_value_too_deep_is_the_checkers_nesting_limit() {
 
 #[test]
 fn a_folded_enum_value_with_a_hidden_character_points_at_the_value() {
-    // Gemini states an enum of strings and numbers in the description.
-    let doc = one_property(json!({"enum": ["a", 1, "a", "b\u{E0041}"]}));
+    // Gemini states an enum of strings and numbers in the description when two of them are
+    // spelled alike (`1`, `"1"`).
+    let doc = one_property(json!({"enum": ["a", 1, "1", "b\u{E0041}"]}));
     let err = refused(&doc, &Options::default());
     assert_eq!(
         issues(&err),
@@ -243,16 +244,17 @@ fn a_folded_enum_value_with_a_hidden_character_points_at_the_value() {
             Code::ForbiddenCharacter
         )]
     );
-    // In a named type too.
+    // In a named type too (its values spelled alike, `1` and `"1"`, so that gemini-openapi
+    // folds them rather than sending them as strings).
     let doc = mcp(
         json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/Level"}},
-        "$defs": {"Level": {"enum": [1, "b\u{E0041}"]}}}),
+        "$defs": {"Level": {"enum": [1, "1", "b\u{E0041}"]}}}),
     );
     let err = refused(&doc, &Options::default());
     assert_eq!(
         issues(&err),
         [(
-            "/tools/0/inputSchema/$defs/Level/enum/1",
+            "/tools/0/inputSchema/$defs/Level/enum/2",
             Code::ForbiddenCharacter
         )]
     );

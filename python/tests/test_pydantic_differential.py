@@ -43,6 +43,7 @@ TARGETS: list[Target] = [
     "openai-strict",
     "openai-responses",
     "anthropic",
+    "anthropic-strict",
     "gemini",
     "gemini-openapi",
     "mcp",
@@ -555,9 +556,12 @@ CASES = [
 
 # Compilations a target refuses, with the reason.
 RECURSION = "Gemini's OpenAPI schema has no `$ref`, and a recursive type cannot be inlined"
+STRICT_RECURSION = "Anthropic's strict mode does not support recursive schemas"
 KNOWN_REFUSALS: dict[tuple[str, str], str] = {
     ("node", "gemini-openapi"): RECURSION,
     ("tree", "gemini-openapi"): RECURSION,
+    ("node", "anthropic-strict"): STRICT_RECURSION,
+    ("tree", "anthropic-strict"): STRICT_RECURSION,
 }
 
 
