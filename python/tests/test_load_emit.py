@@ -108,7 +108,8 @@ def test_emit_is_what_each_sdk_request_takes(
     assert responses.validate_python(weather.emit("openai-responses"))[0]["type"] == "function"
     claude = TypeAdapter(list[anthropic.types.ToolParam])
     assert claude.validate_python(weather.emit("anthropic"))[0]["input_schema"]["type"] == "object"
-    assert claude.validate_python(weather.emit("anthropic-strict"), strict=True)[0]["strict"] is True
+    strict_tools = claude.validate_python(weather.emit("anthropic-strict"), strict=True)
+    assert strict_tools[0]["strict"] is True
     for tools, target in ((weather, "gemini"), (forecast, "gemini-openapi")):
         [tool] = tools.emit(target)
         parsed = genai.Tool.model_validate(tool)
