@@ -41,17 +41,19 @@ fn schema_of(block: &Value, target: Target) -> &Value {
     }
 }
 
+/// The names of a set's named types and enums, sorted.
+fn type_names(set: &Toolset) -> std::collections::BTreeSet<String> {
+    set.tools()
+        .flat_map(|(m, _)| m.types.iter().map(|t| t.name.clone()))
+        .collect()
+}
+
 /// Every block of every example, with the answer it is for.
 fn blocks() -> Vec<(String, Target, Value)> {
     let mut out = Vec::new();
     for (file, set) in examples() {
         let mut answers: Vec<(String, Answer)> = Vec::new();
-        let names: Vec<String> = set
-            .tools()
-            .flat_map(|(m, _)| m.types.iter().map(|t| t.name.clone()))
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
+        let names = type_names(&set);
         let outputs: Vec<String> = set
             .tools()
             .filter(|(_, t)| t.output.is_some())
@@ -285,11 +287,7 @@ sys.exit(1 if problems else 0)
 fn forced_tools() -> Vec<(String, Target, Value)> {
     let mut out = Vec::new();
     for (file, set) in examples() {
-        let names: std::collections::BTreeSet<String> = set
-            .tools()
-            .flat_map(|(m, _)| m.types.iter().map(|t| t.name.clone()))
-            .collect();
-        for n in &names {
+        for n in &type_names(&set) {
             for target in [
                 Target::OpenAi,
                 Target::OpenAiStrict,
