@@ -31,7 +31,8 @@ struct Counts {
 /// A running call's place, given back when it is dropped (also when its call is dropped).
 #[derive(Debug)]
 pub(crate) struct Permit<'a> {
-    running: &'a Running,
+    /// `None` when nothing is capped: no count is kept then.
+    running: Option<&'a Running>,
     tool: String,
 }
 
@@ -49,6 +50,13 @@ impl Running {
 
     /// A place for a call of `tool`, or the message for the model when a cap is reached.
     pub(crate) fn enter(&self, tool: &str) -> Result<Permit<'_>, String> {
+        // Without caps a call takes no lock and allocates nothing.
+        if self.limits == ConcurrencyLimits::default() {
+            return Ok(Permit {
+                running: None,
+                tool: String::new(),
+            });
+        }
         let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(cap) = self.limits.total {
             if counts.total >= cap {
@@ -68,7 +76,7 @@ impl Running {
         counts.total += 1;
         counts.per_tool.insert(tool.to_string(), of_tool + 1);
         Ok(Permit {
-            running: self,
+            running: Some(self),
             tool: tool.to_string(),
         })
     }
@@ -76,8 +84,10 @@ impl Running {
 
 impl Drop for Permit<'_> {
     fn drop(&mut self) {
-        let mut counts = self
-            .running
+        let Some(running) = self.running else {
+            return;
+        };
+        let mut counts = running
             .counts
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
